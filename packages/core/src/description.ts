@@ -1,0 +1,506 @@
+import type { Connection } from './driver.js';
+import { ConfigError } from './errors.js';
+
+/**
+ * A table description says which table holds a queue and what each column means. It comes in two
+ * spellings that build the same value: the declarative object of {@link inbox} and the builder of
+ * {@link table}. The description selects the claim form: none set is the row lock form, a lease
+ * column is the lease form, an advisory key is the advisory lock form.
+ */
+
+/** The three ways a row is held while its handler runs. */
+export type Form = 'rowlock' | 'lease' | 'advisory';
+
+/** Transaction isolation levels a table may declare (SQLite declares a {@link SqliteMode} instead). */
+export type IsolationLevel = 'read_uncommitted' | 'read_committed' | 'repeatable_read' | 'serializable';
+
+/** SQLite transaction modes: when a transaction takes the database's write lock. */
+export type SqliteMode = 'deferred' | 'immediate' | 'exclusive';
+
+/** Whose clock decides "now" for due rows: the host's (default) or the database's. */
+export type Clock = 'host' | 'database';
+
+/** How the payload column stores a message. `json` (default) encodes with JSON. */
+export type PayloadType = 'json' | 'text' | 'bytes';
+
+/** One part of an advisory key: literal text, or the text of a column of the row. */
+export type KeyPart = { readonly literal: string } | { readonly column: string };
+
+/** Builders of {@link KeyPart}s, for the builder spelling. */
+export const KeyPart = {
+  literal: (text: string): KeyPart => ({ literal: text }),
+  column: (name: string): KeyPart => ({ column: name }),
+} as const;
+
+/** A queryable handle given to custom statements: the delivery's connection or transaction. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<{ rows: R[]; rowCount: number }>;
+}
+
+/** The service's own lock for the advisory form: try without waiting, answer whether it took the key. */
+export type CustomLock = (conn: Queryable, key: string) => Promise<boolean>;
+/** The service's own release: answer whether the session held the key. */
+export type CustomUnlock = (conn: Queryable, key: string) => Promise<boolean>;
+
+/** What a custom settlement statement is told about the row it settles. */
+export interface CustomStatementContext {
+  readonly table: string;
+  readonly id: unknown;
+  readonly row: Readonly<Record<string, unknown>>;
+  /** Lease form: the delivery's token; a custom statement must keep `locked_until = token` in its WHERE. */
+  readonly token: Date | undefined;
+  /** Outcomes with a delay: the instant the row is due again. */
+  readonly retryAfter: Date | undefined;
+}
+
+/**
+ * The service's own SQL for an outcome, run in place of the dialect's statement in the same
+ * transaction or on the same connection. It answers how many rows it changed (0 in the lease form
+ * means the lease was lost).
+ */
+export type CustomStatement = (conn: Queryable, ctx: CustomStatementContext) => Promise<number>;
+
+/** Outcomes that take a custom statement. */
+export interface CustomStatements {
+  readonly ack?: CustomStatement;
+  readonly drop?: CustomStatement;
+  readonly retry?: CustomStatement;
+  readonly retryAfter?: CustomStatement;
+}
+
+/** A column with a role; `generated` means the database fills it on insert. */
+export interface ColumnRole {
+  readonly column: string;
+  readonly generated: boolean;
+}
+
+/**
+ * The resolved table description: the one value both spellings build, and what a dialect reads to
+ * write its statements. Every identifier in it has been validated.
+ */
+export interface TableDescription<F extends Form = Form, I extends IsolationLevel | undefined = IsolationLevel | undefined> {
+  readonly kind: 'sqlinbox.table';
+  readonly form: F;
+  /** Table name, optionally schema-qualified (`app.jobs`). */
+  readonly table: string;
+  readonly id: ColumnRole;
+  readonly payload: { readonly column: string; readonly type: PayloadType } | undefined;
+  readonly attempt: ColumnRole | undefined;
+  /** Lease form: the `locked_until` column. */
+  readonly lease: string | undefined;
+  /** Advisory form: the key's parts. */
+  readonly key: readonly KeyPart[] | undefined;
+  readonly retryAfter: string | undefined;
+  readonly processedAt: string | undefined;
+  readonly group: string | undefined;
+  readonly partitionKey: string | undefined;
+  /** Other columns the description names (placeholders of the key may name them). */
+  readonly columns: readonly string[];
+  readonly isolation: I;
+  readonly mode: SqliteMode | undefined;
+  readonly clock: Clock;
+  readonly lock: CustomLock | undefined;
+  readonly unlock: CustomUnlock | undefined;
+  readonly custom: CustomStatements;
+}
+
+export type AnyTable = TableDescription<Form, IsolationLevel | undefined>;
+
+// ---------------------------------------------------------------------------------------------
+// Identifiers
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Validates an identifier (a table may be `schema.table`); throws a {@link ConfigError} naming it. */
+export function validateIdentifier(name: string, what: string, table?: string, qualified = false): string {
+  const parts = qualified ? name.split('.') : [name];
+  if (typeof name !== 'string' || parts.length > 2 || !parts.every((p) => IDENT.test(p))) {
+    throw new ConfigError(`invalid ${what} identifier ${JSON.stringify(name)}`, {
+      ...(table === undefined ? {} : { table }),
+      ...(what === 'table' ? {} : { column: String(name) }),
+      fix: 'use letters, digits and underscores, starting with a letter or underscore, at most 63 characters',
+    });
+  }
+  return name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Advisory key templates: "accounts-{account}"
+
+/** The placeholders of a key template, as a union of column names. */
+export type Placeholders<S extends string> = S extends `${string}{${infer C}}${infer Rest}`
+  ? C | Placeholders<Rest>
+  : never;
+
+/** Parses a key template into parts; `{` and `}` only delimit placeholders. */
+export function parseKeyTemplate(template: string, table: string): KeyPart[] {
+  const parts: KeyPart[] = [];
+  const re = /\{([^{}]*)\}/g;
+  let last = 0;
+  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
+    if (m.index > last) parts.push({ literal: template.slice(last, m.index) });
+    parts.push({ column: validateIdentifier(m[1] ?? '', 'advisory key column', table) });
+    last = m.index + m[0].length;
+  }
+  if (last < template.length) parts.push({ literal: template.slice(last) });
+  if (parts.some((p) => 'literal' in p && /[{}]/.test(p.literal))) {
+    throw new ConfigError(`advisory key ${JSON.stringify(template)} has an unmatched brace`, {
+      table,
+      fix: 'write placeholders as {column}',
+    });
+  }
+  if (!parts.some((p) => 'column' in p)) {
+    throw new ConfigError(`advisory key ${JSON.stringify(template)} names no column: every row would share one lock`, {
+      table,
+      fix: 'name a column, e.g. "jobs-{id}"',
+    });
+  }
+  return parts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The declarative spelling
+
+type ColumnSpec = string | { readonly column: string; readonly generated?: boolean };
+type PayloadSpec = string | { readonly column: string; readonly type?: PayloadType };
+
+/** The declarative spelling of a table description. */
+export interface InboxInput {
+  /** Table name, optionally schema-qualified. */
+  readonly table: string;
+  /** The id column; `{ column, generated: true }` when the database fills it. */
+  readonly id: ColumnSpec;
+  /** The payload column; JSON unless `type` says `text` or `bytes`. */
+  readonly payload?: PayloadSpec;
+  /** The attempt column (default 1 on insert). Without it attempts are not counted. */
+  readonly attempt?: ColumnSpec;
+  /** Selects the lease form: the `locked_until` column. */
+  readonly lease?: string;
+  /** Selects the advisory lock form: a key template such as `"accounts-{account}"`. */
+  readonly advisory?: string;
+  /** Rows are not due before this instant; enables `retryAfter(d)`. */
+  readonly retryAfter?: string;
+  /** Settled rows are stamped here instead of deleted. */
+  readonly processedAt?: string;
+  /** FIFO group column. */
+  readonly group?: string;
+  /** Partition key column for `workersByKey(n)`. */
+  readonly partitionKey?: string;
+  /** Other columns of the table the description names (e.g. for key placeholders). */
+  readonly columns?: readonly string[];
+  /** Isolation level of row-lock claims and transactional-mode transactions. */
+  readonly isolation?: IsolationLevel;
+  /** SQLite transaction mode (default `deferred`). */
+  readonly mode?: SqliteMode;
+  /** Whose clock decides "now" (default `host`). A lease table takes the host's. */
+  readonly clock?: Clock;
+  /** Custom lock and unlock: together, and only in the advisory form. */
+  readonly lock?: CustomLock;
+  readonly unlock?: CustomUnlock;
+  /** Custom settlement statements per outcome. */
+  readonly custom?: CustomStatements;
+}
+
+type ColName<S> = S extends string ? S : S extends { readonly column: infer C extends string } ? C : never;
+type Prop<D, K extends string, Else = never> = D extends { readonly [P in K]: infer V } ? V : Else;
+
+/** Every column name a declarative description declares. */
+type DeclaredColumns<D extends InboxInput> =
+  | ColName<Prop<D, 'id'>>
+  | ColName<Prop<D, 'payload'>>
+  | ColName<Prop<D, 'attempt'>>
+  | ColName<Prop<D, 'lease'>>
+  | ColName<Prop<D, 'retryAfter'>>
+  | ColName<Prop<D, 'processedAt'>>
+  | ColName<Prop<D, 'group'>>
+  | ColName<Prop<D, 'partitionKey'>>
+  | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
+
+type FormOf<D> = D extends { lease: string } ? 'lease' : D extends { advisory: string } ? 'advisory' : 'rowlock';
+
+type Has<D, K extends string> = D extends { readonly [P in K]: infer V } ? (undefined extends V ? false : true) : false;
+
+/** The first rule a declarative description breaks, as a message; `never` when it keeps them all. */
+export type DescriptionProblem<D extends InboxInput> = Has<D, 'lease'> extends true
+  ? Has<D, 'advisory'> extends true
+    ? 'a table takes one claim form: set `lease` or `advisory`, not both'
+    : D extends { clock: 'database' }
+      ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
+      : LockRule<D>
+  : LockRule<D>;
+
+type LockRule<D extends InboxInput> = Has<D, 'lock'> extends Has<D, 'unlock'>
+  ? Has<D, 'lock'> extends true
+    ? Has<D, 'advisory'> extends true
+      ? PlaceholderRule<D>
+      : 'custom `lock` and `unlock` belong to the advisory lock form only'
+    : PlaceholderRule<D>
+  : 'custom `lock` and `unlock` come together: give both or neither';
+
+type PlaceholderRule<D extends InboxInput> = D extends { advisory: infer K extends string }
+  ? [Exclude<Placeholders<K>, DeclaredColumns<D>>] extends [never]
+    ? never
+    : `advisory key placeholder {${Exclude<Placeholders<K>, DeclaredColumns<D>> & string}} names no declared column`
+  : never;
+
+/** A description value's type, from its declarative input. */
+export type DescriptionOf<D extends InboxInput> = TableDescription<
+  FormOf<D>,
+  D extends { isolation: infer I extends IsolationLevel } ? I : undefined
+>;
+
+type Checked<D extends InboxInput> = [DescriptionProblem<D>] extends [never]
+  ? D
+  : D & { readonly 'type error': DescriptionProblem<D> };
+
+/**
+ * Describes a queue table, declaratively.
+ *
+ * ```ts
+ * const jobs = inbox({ table: 'report_jobs', id: { column: 'id', generated: true },
+ *   attempt: 'attempt', lease: 'locked_until', payload: 'payload' });
+ * ```
+ * Type errors: `lease` beside `advisory`; `lease` with `clock: 'database'`; `lock` without
+ * `unlock` (or either outside the advisory form); a key placeholder that names no declared column.
+ */
+export function inbox<const D extends InboxInput>(input: Checked<D>): DescriptionOf<D> {
+  const d = input as InboxInput;
+  const table = validateIdentifier(d.table, 'table', undefined, true);
+  const col = (spec: ColumnSpec | undefined, what: string): ColumnRole | undefined =>
+    spec === undefined
+      ? undefined
+      : typeof spec === 'string'
+        ? { column: validateIdentifier(spec, what, table), generated: false }
+        : { column: validateIdentifier(spec.column, what, table), generated: spec.generated ?? false };
+  const name = (s: string | undefined, what: string) => (s === undefined ? undefined : validateIdentifier(s, what, table));
+  if (d.lease !== undefined && d.advisory !== undefined) {
+    throw new ConfigError('a table takes one claim form: set lease or advisory, not both', { table });
+  }
+  const payload =
+    d.payload === undefined
+      ? undefined
+      : typeof d.payload === 'string'
+        ? { column: validateIdentifier(d.payload, 'payload', table), type: 'json' as const }
+        : { column: validateIdentifier(d.payload.column, 'payload', table), type: d.payload.type ?? 'json' };
+  return finish({
+    kind: 'sqlinbox.table',
+    form: d.lease !== undefined ? 'lease' : d.advisory !== undefined ? 'advisory' : 'rowlock',
+    table,
+    id: col(d.id, 'id')!,
+    payload,
+    attempt: col(d.attempt, 'attempt'),
+    lease: name(d.lease, 'lease'),
+    key: d.advisory === undefined ? undefined : parseKeyTemplate(d.advisory, table),
+    retryAfter: name(d.retryAfter, 'retryAfter'),
+    processedAt: name(d.processedAt, 'processedAt'),
+    group: name(d.group, 'group'),
+    partitionKey: name(d.partitionKey, 'partitionKey'),
+    columns: (d.columns ?? []).map((c) => validateIdentifier(c, 'column', table)),
+    isolation: d.isolation,
+    mode: d.mode,
+    clock: d.clock ?? 'host',
+    lock: d.lock,
+    unlock: d.unlock,
+    custom: d.custom ?? {},
+  }) as DescriptionOf<D>;
+}
+
+/** Rules both spellings share, checked at run time too (for plain JavaScript callers). */
+function finish(t: AnyTable): AnyTable {
+  if (t.form === 'lease' && t.clock === 'database') {
+    throw new ConfigError('a lease table reads the host clock', { table: t.table, column: t.lease, fix: 'drop clock' });
+  }
+  if ((t.lock === undefined) !== (t.unlock === undefined)) {
+    throw new ConfigError('custom lock and unlock come together', { table: t.table, fix: 'give both or neither' });
+  }
+  if (t.lock !== undefined && t.form !== 'advisory') {
+    throw new ConfigError('custom lock and unlock belong to the advisory lock form', { table: t.table });
+  }
+  if (t.isolation !== undefined && t.mode !== undefined) {
+    throw new ConfigError('declare an isolation level or a SQLite mode, not both', { table: t.table });
+  }
+  return Object.freeze(t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder spelling
+
+interface BuilderState {
+  form: Form;
+  clock: Clock;
+  iso: IsolationLevel | undefined;
+  own: boolean;
+}
+
+type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & { [P in K]: V } extends infer R extends
+  BuilderState
+  ? R
+  : never;
+
+/** Methods always available on the builder. */
+interface BuilderBase<S extends BuilderState> {
+  payload(column: string, type?: PayloadType): TableBuilder<S>;
+  attempt(column: string, opts?: { generated?: boolean }): TableBuilder<S>;
+  retryAfter(column: string): TableBuilder<S>;
+  processedAt(column: string): TableBuilder<S>;
+  group(column: string): TableBuilder<S>;
+  partitionKey(column: string): TableBuilder<S>;
+  columns(...names: string[]): TableBuilder<S>;
+  isolation<I extends IsolationLevel>(level: I): TableBuilder<Set<S, 'iso', I>>;
+  mode(mode: SqliteMode): TableBuilder<S>;
+  custom(statements: CustomStatements): TableBuilder<S>;
+  /** The finished description. */
+  build(): TableDescription<S['form'], S['iso']>;
+}
+
+/** `.lease(..)` while no form is chosen and the clock is the host's. */
+interface LeaseMethod<S extends BuilderState> {
+  lease(column: string): TableBuilder<Set<S, 'form', 'lease'>>;
+}
+/** `.advisory(..)` while no form is chosen. */
+interface AdvisoryMethod<S extends BuilderState> {
+  advisory(parts: readonly KeyPart[]): TableBuilder<Set<S, 'form', 'advisory'>>;
+}
+/** `.clock(..)` outside the lease form. */
+interface ClockMethod<S extends BuilderState> {
+  clock<C extends Clock>(clock: C): TableBuilder<Set<S, 'clock', C>>;
+}
+/** `.own({ lock, unlock })`: both together, advisory form only, once. */
+interface OwnMethod<S extends BuilderState> {
+  own(fns: { lock: CustomLock; unlock: CustomUnlock }): TableBuilder<Set<S, 'own', true>>;
+}
+
+/** The builder; its methods appear and disappear with what the description already says. */
+export type TableBuilder<S extends BuilderState> = BuilderBase<S> &
+  (S['form'] extends 'rowlock' ? AdvisoryMethod<S> & (S['clock'] extends 'host' ? LeaseMethod<S> : {}) : {}) &
+  (S['form'] extends 'lease' ? {} : ClockMethod<S>) &
+  (S['form'] extends 'advisory' ? (S['own'] extends false ? OwnMethod<S> : {}) : {});
+
+type Draft = { -readonly [K in keyof AnyTable]: AnyTable[K] };
+
+class Builder {
+  constructor(private readonly d: Draft) {}
+  private with(patch: Partial<Draft>): Builder {
+    return new Builder({ ...this.d, ...patch });
+  }
+  private col(name: string, what: string) {
+    return validateIdentifier(name, what, this.d.table);
+  }
+  payload(column: string, type: PayloadType = 'json') {
+    return this.with({ payload: { column: this.col(column, 'payload'), type } });
+  }
+  attempt(column: string, opts: { generated?: boolean } = {}) {
+    return this.with({ attempt: { column: this.col(column, 'attempt'), generated: opts.generated ?? false } });
+  }
+  retryAfter(column: string) {
+    return this.with({ retryAfter: this.col(column, 'retryAfter') });
+  }
+  processedAt(column: string) {
+    return this.with({ processedAt: this.col(column, 'processedAt') });
+  }
+  group(column: string) {
+    return this.with({ group: this.col(column, 'group') });
+  }
+  partitionKey(column: string) {
+    return this.with({ partitionKey: this.col(column, 'partitionKey') });
+  }
+  columns(...names: string[]) {
+    return this.with({ columns: [...this.d.columns, ...names.map((n) => this.col(n, 'column'))] });
+  }
+  isolation(level: IsolationLevel) {
+    return this.with({ isolation: level });
+  }
+  mode(mode: SqliteMode) {
+    return this.with({ mode });
+  }
+  custom(statements: CustomStatements) {
+    return this.with({ custom: { ...this.d.custom, ...statements } });
+  }
+  lease(column: string) {
+    if (this.d.form !== 'rowlock') throw new ConfigError('a table takes one claim form', { table: this.d.table });
+    return this.with({ form: 'lease', lease: this.col(column, 'lease') });
+  }
+  advisory(parts: readonly KeyPart[]) {
+    if (this.d.form !== 'rowlock') throw new ConfigError('a table takes one claim form', { table: this.d.table });
+    const key = parts.map((p) =>
+      'column' in p ? { column: this.col(p.column, 'advisory key column') } : { literal: String(p.literal) },
+    );
+    if (!key.some((p) => 'column' in p)) {
+      throw new ConfigError('an advisory key names no column', { table: this.d.table, fix: 'add KeyPart.column(..)' });
+    }
+    return this.with({ form: 'advisory', key });
+  }
+  clock(clock: Clock) {
+    return this.with({ clock });
+  }
+  own(fns: { lock: CustomLock; unlock: CustomUnlock }) {
+    return this.with({ lock: fns.lock, unlock: fns.unlock });
+  }
+  build(): AnyTable {
+    return finish({ ...this.d });
+  }
+}
+
+/**
+ * Describes a queue table with a builder (the seed's "by hand" spelling):
+ * ```ts
+ * const jobs = table('jobs', 'job_id', { generated: true })
+ *   .advisory([KeyPart.literal('jobs-'), KeyPart.column('job_id')])
+ *   .attempt('attempt').payload('payload').build();
+ * ```
+ */
+export function table(
+  name: string,
+  id: string,
+  opts: { generated?: boolean } = {},
+): TableBuilder<{ form: 'rowlock'; clock: 'host'; iso: undefined; own: false }> {
+  const t = validateIdentifier(name, 'table', undefined, true);
+  return new Builder({
+    kind: 'sqlinbox.table',
+    form: 'rowlock',
+    table: t,
+    id: { column: validateIdentifier(id, 'id', t), generated: opts.generated ?? false },
+    payload: undefined,
+    attempt: undefined,
+    lease: undefined,
+    key: undefined,
+    retryAfter: undefined,
+    processedAt: undefined,
+    group: undefined,
+    partitionKey: undefined,
+    columns: [],
+    isolation: undefined,
+    mode: undefined,
+    clock: 'host',
+    lock: undefined,
+    unlock: undefined,
+    custom: {},
+  }) as unknown as TableBuilder<{ form: 'rowlock'; clock: 'host'; iso: undefined; own: false }>;
+}
+
+/** Every column the description names, with the role it plays (for startup validation). */
+export function namedColumns(t: AnyTable): { column: string; role: string }[] {
+  const out: { column: string; role: string }[] = [{ column: t.id.column, role: 'id' }];
+  const add = (column: string | undefined, role: string) => column !== undefined && out.push({ column, role });
+  add(t.payload?.column, 'payload');
+  add(t.attempt?.column, 'attempt');
+  add(t.lease, 'lease');
+  add(t.retryAfter, 'retryAfter');
+  add(t.processedAt, 'processedAt');
+  add(t.group, 'group');
+  add(t.partitionKey, 'partitionKey');
+  for (const p of t.key ?? []) if ('column' in p) add(p.column, 'advisory key');
+  for (const c of t.columns) add(c, 'column');
+  return out;
+}
+
+/** The advisory key of a row, from its parts (the dialect renders the same text in SQL). */
+export function keyOf(t: AnyTable, row: Readonly<Record<string, unknown>>): string {
+  return (t.key ?? []).map((p) => ('literal' in p ? p.literal : String(row[p.column] ?? ''))).join('');
+}
+
+/** Used by the broker: run a custom statement through a connection. */
+export type { Connection };

@@ -1,0 +1,226 @@
+import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
+import type { Connection, Pool, Row } from './driver.js';
+import type { ErrorKind } from './errors.js';
+
+/**
+ * What a dialect can do. Every flag has a default (see {@link defaultCapabilities}), so a flag
+ * added later never breaks a dialect written outside this repo. The conformance suite reads these,
+ * never a dialect's name.
+ */
+export interface Capabilities {
+  /** Claim forms the database supports. Default: all three. */
+  readonly forms: readonly Form[];
+  /** Isolation levels a table may declare. Default: read_committed, repeatable_read, serializable. */
+  readonly isolationLevels: readonly IsolationLevel[];
+  /** SQLite-style transaction modes a table may declare. Default: none. */
+  readonly transactionModes: readonly SqliteMode[];
+  /** Whether several connections work at once. Default true (SQLite: false, one writer at a time). */
+  readonly multipleConnections: boolean;
+  /** Whether the dialect guards FIFO groups across processes. Default true. */
+  readonly fifoGuard: boolean;
+  /** Whether transactional mode is available. Default true. */
+  readonly transactional: boolean;
+  /** One claim at a time for every table (SQLite). Default false. */
+  readonly oneClaimAtATime: boolean;
+  /** One claim at a time for lease tables (MySQL and MariaDB). Default false. */
+  readonly oneLeaseClaimAtATime: boolean;
+  /**
+   * Lease claims take one row per worker the subscription has seen, and rows beyond the free
+   * workers wait in the subscription's lease book (SQLite, R-POOL-6). Default false.
+   */
+  readonly claimAhead: boolean;
+  /** Column kinds that hold an instant (`timestamp`, or `integer` for epoch milliseconds). */
+  readonly timeKinds: readonly ColumnKind[];
+}
+
+export const defaultCapabilities: Capabilities = {
+  forms: ['rowlock', 'lease', 'advisory'],
+  isolationLevels: ['read_committed', 'repeatable_read', 'serializable'],
+  transactionModes: [],
+  multipleConnections: true,
+  fifoGuard: true,
+  transactional: true,
+  oneClaimAtATime: false,
+  oneLeaseClaimAtATime: false,
+  claimAhead: false,
+  timeKinds: ['timestamp'],
+};
+
+/** A column as the database describes it. */
+export interface ColumnInfo {
+  readonly name: string;
+  /** The database's own type name, for messages. */
+  readonly type: string;
+  readonly kind: ColumnKind;
+  readonly nullable: boolean;
+  readonly hasDefault: boolean;
+}
+export type ColumnKind = 'integer' | 'text' | 'bytes' | 'json' | 'timestamp' | 'other';
+
+/** A due row found by the advisory form's candidate select, with its key rendered as text. */
+export interface Candidate {
+  readonly id: unknown;
+  readonly key: string;
+}
+
+/** What a settlement statement does to one row. `now` is the instant the settlement started. */
+export type Settlement =
+  /** ack and drop: delete the row, or stamp `processed_at` where the table has one; clears the lease. */
+  | { readonly kind: 'finish'; readonly id: unknown; readonly token?: Date; readonly now: Date }
+  /**
+   * Put the row back: optionally count an attempt (`attempt = attempt + 1`), set `retry_after`,
+   * and clear the lease (`locked_until = NULL`).
+   */
+  | {
+      readonly kind: 'return';
+      readonly id: unknown;
+      readonly token?: Date;
+      readonly now: Date;
+      readonly countAttempt: boolean;
+      readonly retryAfter?: Date;
+      readonly clearLease: boolean;
+    }
+  /** Move to the dead letter: set the row's group, or move it to a table of the same columns. */
+  | {
+      readonly kind: 'deadLetter';
+      readonly id: unknown;
+      readonly token?: Date;
+      readonly now: Date;
+      readonly target: DeadLetterTarget;
+      /** Whether the connection is already inside a transaction (row lock form, transactional mode). */
+      readonly inTransaction: boolean;
+    };
+
+export type DeadLetterTarget = { readonly group: string } | { readonly table: string };
+
+/** A message to insert. `payload` is already encoded for the payload column's type. */
+export interface Insert {
+  readonly payload: unknown;
+  readonly group?: string;
+  readonly partitionKey?: string;
+  readonly notBefore?: Date;
+  /** Extra column values (validated identifiers), e.g. the columns an advisory key names. */
+  readonly columns?: Readonly<Record<string, unknown>>;
+}
+
+/** Counts of a queue's rows. */
+export interface QueueStats {
+  /** Due now and not in work. */
+  readonly ready: number;
+  /** Waiting for their `retry_after`. */
+  readonly delayed: number;
+  /** Held by a lease (lease form); 0 where the form holds rows in sessions. */
+  readonly inWork: number;
+  /** Rows in the dead-letter group or table. */
+  readonly dead: number;
+}
+
+/**
+ * The advisory lock form's database part: the one a custom dialect (SQL Server's `sp_getapplock`)
+ * implements. None of its calls waits on a lock.
+ */
+export interface Advisory {
+  /**
+   * Up to `n` due rows in claim order with their keys. `own` holds the keys this process's
+   * deliveries hold; a database that can see other sessions' locks may leave those out too.
+   */
+  candidates(conn: Connection, n: number, now: Date | null, own: ReadonlySet<string>): Promise<Candidate[]>;
+  /** Tries the key's lock on this connection's session without waiting; true when taken. */
+  lock(conn: Connection, key: string): Promise<boolean>;
+  /** Releases the key's lock; true when this session held it. */
+  unlock(conn: Connection, key: string): Promise<boolean>;
+  /**
+   * Takes the row while it is still claimable: counts the attempt (where the table has the column)
+   * and returns the row as it stands after the count; null when the row was settled meanwhile.
+   * Commits on its own.
+   */
+  take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null>;
+}
+
+/**
+ * The statements of one table, prepared once by {@link Dialect.prepare}. `now` is the host's
+ * instant, or null where the table reads the database clock.
+ */
+export interface TableOps {
+  /**
+   * Row lock form, inside a transaction the engine opened with {@link Dialect.begin}: selects up to
+   * `n` due rows `FOR UPDATE SKIP LOCKED` (a FIFO table: group heads only, under the dialect's
+   * group guard) and returns them.
+   */
+  claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]>;
+  /**
+   * Lease form: claims up to `n` due rows whose lease is absent or ended at `now`, writes `expiry`
+   * into the lease column, counts the attempt, commits, and returns the rows after the update.
+   */
+  claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
+  /** Moves each lease that still holds its token to `expiry`; returns the ids it moved. */
+  extendLeases(conn: Connection, leases: readonly { id: unknown; token: Date }[], expiry: Date): Promise<unknown[]>;
+  /** Advisory form statements (candidates, lock, unlock, take). */
+  readonly advisory: Advisory;
+  /** Runs one settlement; answers the rows it changed (0: the row was gone or, with a token, lost). */
+  settle(conn: Connection, s: Settlement): Promise<number>;
+  /** Inserts messages; answers their ids in order. */
+  insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
+  /** Counts rows by state. */
+  stats(conn: Connection, now: Date, dead: DeadLetterTarget | undefined): Promise<QueueStats>;
+}
+
+/** A transaction's options: the table's isolation level or SQLite mode. */
+export interface BeginOptions {
+  readonly isolation?: IsolationLevel | undefined;
+  readonly mode?: SqliteMode | undefined;
+}
+
+/** One database family's SQL and facts. Shared by every driver of that database. */
+export interface Dialect {
+  /** e.g. `postgres`, `mysql`, `sqlite`, `mssql`. */
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  /** Reads the server's version and throws `ServerTooOldError` below the dialect's floor. */
+  checkServer(conn: Connection): Promise<{ version: string }>;
+  /** The table's columns, or null when there is no such table. */
+  describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null>;
+  /** Prepares the statements of one table. */
+  prepare(table: AnyTable): TableOps;
+  begin(conn: Connection, opts: BeginOptions): Promise<void>;
+  commit(conn: Connection): Promise<void>;
+  rollback(conn: Connection): Promise<void>;
+  savepoint(conn: Connection, name: string): Promise<void>;
+  rollbackToSavepoint(conn: Connection, name: string): Promise<void>;
+  /** Maps a driver error to a kind the engine acts on. */
+  classifyError(err: unknown): ErrorKind;
+  /** The `CREATE TABLE` and indexes for a description (R-PLUS-2). */
+  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string;
+}
+
+/**
+ * What a dialect package's driver factory returns, e.g. `pg(pool)`: the dialect and the pool.
+ * `F` and `I` carry, in types, the forms and isolation levels the database takes, so a table the
+ * database cannot run is a type error at `subscribe`.
+ */
+export interface Adapter<F extends Form = Form, I extends IsolationLevel = IsolationLevel> {
+  readonly dialect: Dialect;
+  readonly pool: Pool;
+  /** Type-level only: the forms and isolation levels the database takes. */
+  readonly __types?: { forms: F; isolation: I };
+  /**
+   * Optional wake-up channel (PostgreSQL LISTEN/NOTIFY): the broker calls `listen` once when it
+   * starts and `notify` after a publish commits.
+   */
+  readonly wakeup?: Wakeup;
+  /** Closes what the adapter itself opened (not the user's pool). */
+  close?(): Promise<void>;
+}
+
+/** A cross-process wake-up channel. */
+export interface Wakeup {
+  /** Subscribes to notifications for a table; resolves to an unsubscribe function. */
+  listen(table: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Notifies listeners of a table, on the given connection (inside the publisher's transaction). */
+  notify(conn: Connection, table: string): Promise<void>;
+}
+
+/** Fills a dialect's capabilities from the defaults. */
+export function capabilities(partial: Partial<Capabilities>): Capabilities {
+  return { ...defaultCapabilities, ...partial };
+}
