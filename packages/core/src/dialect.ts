@@ -162,7 +162,15 @@ export interface TableOps {
   /** Inserts messages; answers their ids in order. */
   insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
   /** Counts rows by state. */
-  stats(conn: Connection, now: Date, dead: DeadLetterTarget | undefined): Promise<QueueStats>;
+  stats(conn: Connection, now: Date): Promise<QueueStats>;
+}
+
+/**
+ * How a table's statements are prepared. With a dead-letter group, claims never take rows of that
+ * group; with a dead-letter table, `stats` counts its rows.
+ */
+export interface PrepareOptions {
+  readonly deadLetter?: DeadLetterTarget | undefined;
 }
 
 /** A transaction's options: the table's isolation level or SQLite mode. */
@@ -180,8 +188,8 @@ export interface Dialect {
   checkServer(conn: Connection): Promise<{ version: string }>;
   /** The table's columns, or null when there is no such table. */
   describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null>;
-  /** Prepares the statements of one table. */
-  prepare(table: AnyTable): TableOps;
+  /** Prepares the statements of one table, for one subscription's dead-letter target. */
+  prepare(table: AnyTable, opts?: PrepareOptions): TableOps;
   begin(conn: Connection, opts: BeginOptions): Promise<void>;
   commit(conn: Connection): Promise<void>;
   rollback(conn: Connection): Promise<void>;
@@ -189,8 +197,11 @@ export interface Dialect {
   rollbackToSavepoint(conn: Connection, name: string): Promise<void>;
   /** Maps a driver error to a kind the engine acts on. */
   classifyError(err: unknown): ErrorKind;
-  /** The `CREATE TABLE` and indexes for a description (R-PLUS-2). */
-  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string;
+  /**
+   * The `CREATE TABLE` and the indexes a claim needs, for a description (R-PLUS-2), one statement
+   * per element with no trailing semicolon. With `deadLetterTable`, that table too.
+   */
+  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[];
 }
 
 /**
