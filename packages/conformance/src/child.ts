@@ -1,0 +1,2 @@
+// The crash-scenario child process entry; filled in with the conformance suite.
+export {};

@@ -1,0 +1,1 @@
+export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';

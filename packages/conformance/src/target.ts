@@ -1,0 +1,36 @@
+import type { Adapter, Row } from '@sqlinbox/core';
+
+/** An adapter opened for a test, with its own pool; `close()` ends that pool. */
+export type OpenAdapter = Adapter & { close(): Promise<void> };
+
+/** Options a target's `open` takes. */
+export interface OpenOptions {
+  /** The pool's size (default 10). */
+  readonly poolSize?: number;
+  /** Makes the dialect report this server version instead of asking the server. */
+  readonly serverVersion?: string;
+}
+
+/**
+ * What an adapter author hands to `runConformance`: how to open the adapter, and the few
+ * operations a scenario needs from outside the engine.
+ */
+export interface ConformanceTarget {
+  /** Shown in test names, e.g. `postgres (pg)`. */
+  readonly name: string;
+  /** Opens a new adapter with a pool of its own. */
+  open(opts?: OpenOptions): Promise<OpenAdapter>;
+  /** Runs one admin statement on a connection of the target's own (create, drop, inspect). */
+  exec(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Absolute path of a plain ES module whose default export, `(opts?: OpenOptions) =>
+   * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios).
+   */
+  readonly childModule: string;
+  /** Ends a server session by its `Connection.id`, as an admin would. Absent where there are no sessions. */
+  killSession?(connectionId: string): Promise<void>;
+  /** How many advisory locks any session holds now. Absent where the database cannot tell. */
+  advisoryLocksHeld?(): Promise<number>;
+  /** Closes what the target itself opened. */
+  close?(): Promise<void>;
+}
