@@ -81,7 +81,10 @@ export interface ColumnRole {
  * The resolved table description: the one value both spellings build, and what a dialect reads to
  * write its statements. Every identifier in it has been validated.
  */
-export interface TableDescription<F extends Form = Form, I extends IsolationLevel | undefined = IsolationLevel | undefined> {
+export interface TableDescription<
+  F extends Form = Form,
+  I extends IsolationLevel | undefined = IsolationLevel | undefined,
+> {
   readonly kind: 'sqlinbox.table';
   readonly form: F;
   /** Table name, optionally schema-qualified (`app.jobs`). */
@@ -153,10 +156,13 @@ export function parseKeyTemplate(template: string, table: string): KeyPart[] {
     });
   }
   if (!parts.some((p) => 'column' in p)) {
-    throw new ConfigError(`advisory key ${JSON.stringify(template)} names no column: every row would share one lock`, {
-      table,
-      fix: 'name a column, e.g. "jobs-{id}"',
-    });
+    throw new ConfigError(
+      `advisory key ${JSON.stringify(template)} names no column: every row would share one lock`,
+      {
+        table,
+        fix: 'name a column, e.g. "jobs-{id}"',
+      },
+    );
   }
   return parts;
 }
@@ -219,26 +225,36 @@ type DeclaredColumns<D extends InboxInput> =
   | ColName<Prop<D, 'partitionKey'>>
   | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
 
-type FormOf<D> = D extends { lease: string } ? 'lease' : D extends { advisory: string } ? 'advisory' : 'rowlock';
+type FormOf<D> = D extends { lease: string }
+  ? 'lease'
+  : D extends { advisory: string }
+    ? 'advisory'
+    : 'rowlock';
 
-type Has<D, K extends string> = D extends { readonly [P in K]: infer V } ? (undefined extends V ? false : true) : false;
+type Has<D, K extends string> = D extends { readonly [P in K]: infer V }
+  ? undefined extends V
+    ? false
+    : true
+  : false;
 
 /** The first rule a declarative description breaks, as a message; `never` when it keeps them all. */
-export type DescriptionProblem<D extends InboxInput> = Has<D, 'lease'> extends true
-  ? Has<D, 'advisory'> extends true
-    ? 'a table takes one claim form: set `lease` or `advisory`, not both'
-    : D extends { clock: 'database' }
-      ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
-      : LockRule<D>
-  : LockRule<D>;
-
-type LockRule<D extends InboxInput> = Has<D, 'lock'> extends Has<D, 'unlock'>
-  ? Has<D, 'lock'> extends true
+export type DescriptionProblem<D extends InboxInput> =
+  Has<D, 'lease'> extends true
     ? Has<D, 'advisory'> extends true
-      ? PlaceholderRule<D>
-      : 'custom `lock` and `unlock` belong to the advisory lock form only'
-    : PlaceholderRule<D>
-  : 'custom `lock` and `unlock` come together: give both or neither';
+      ? 'a table takes one claim form: set `lease` or `advisory`, not both'
+      : D extends { clock: 'database' }
+        ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
+        : LockRule<D>
+    : LockRule<D>;
+
+type LockRule<D extends InboxInput> =
+  Has<D, 'lock'> extends Has<D, 'unlock'>
+    ? Has<D, 'lock'> extends true
+      ? Has<D, 'advisory'> extends true
+        ? PlaceholderRule<D>
+        : 'custom `lock` and `unlock` belong to the advisory lock form only'
+      : PlaceholderRule<D>
+    : 'custom `lock` and `unlock` come together: give both or neither';
 
 type PlaceholderRule<D extends InboxInput> = D extends { advisory: infer K extends string }
   ? [Exclude<Placeholders<K>, DeclaredColumns<D>>] extends [never]
@@ -275,7 +291,8 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
       : typeof spec === 'string'
         ? { column: validateIdentifier(spec, what, table), generated: false }
         : { column: validateIdentifier(spec.column, what, table), generated: spec.generated ?? false };
-  const name = (s: string | undefined, what: string) => (s === undefined ? undefined : validateIdentifier(s, what, table));
+  const name = (s: string | undefined, what: string) =>
+    s === undefined ? undefined : validateIdentifier(s, what, table);
   if (d.lease !== undefined && d.advisory !== undefined) {
     throw new ConfigError('a table takes one claim form: set lease or advisory, not both', { table });
   }
@@ -311,10 +328,17 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
 /** Rules both spellings share, checked at run time too (for plain JavaScript callers). */
 function finish(t: AnyTable): AnyTable {
   if (t.form === 'lease' && t.clock === 'database') {
-    throw new ConfigError('a lease table reads the host clock', { table: t.table, column: t.lease, fix: 'drop clock' });
+    throw new ConfigError('a lease table reads the host clock', {
+      table: t.table,
+      column: t.lease,
+      fix: 'drop clock',
+    });
   }
   if ((t.lock === undefined) !== (t.unlock === undefined)) {
-    throw new ConfigError('custom lock and unlock come together', { table: t.table, fix: 'give both or neither' });
+    throw new ConfigError('custom lock and unlock come together', {
+      table: t.table,
+      fix: 'give both or neither',
+    });
   }
   if (t.lock !== undefined && t.form !== 'advisory') {
     throw new ConfigError('custom lock and unlock belong to the advisory lock form', { table: t.table });
@@ -335,8 +359,9 @@ interface BuilderState {
   own: boolean;
 }
 
-type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & { [P in K]: V } extends infer R extends
-  BuilderState
+type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & {
+  [P in K]: V;
+} extends infer R extends BuilderState
   ? R
   : never;
 
@@ -393,7 +418,9 @@ class Builder {
     return this.with({ payload: { column: this.col(column, 'payload'), type } });
   }
   attempt(column: string, opts: { generated?: boolean } = {}) {
-    return this.with({ attempt: { column: this.col(column, 'attempt'), generated: opts.generated ?? false } });
+    return this.with({
+      attempt: { column: this.col(column, 'attempt'), generated: opts.generated ?? false },
+    });
   }
   retryAfter(column: string) {
     return this.with({ retryAfter: this.col(column, 'retryAfter') });
@@ -420,16 +447,21 @@ class Builder {
     return this.with({ custom: { ...this.d.custom, ...statements } });
   }
   lease(column: string) {
-    if (this.d.form !== 'rowlock') throw new ConfigError('a table takes one claim form', { table: this.d.table });
+    if (this.d.form !== 'rowlock')
+      throw new ConfigError('a table takes one claim form', { table: this.d.table });
     return this.with({ form: 'lease', lease: this.col(column, 'lease') });
   }
   advisory(parts: readonly KeyPart[]) {
-    if (this.d.form !== 'rowlock') throw new ConfigError('a table takes one claim form', { table: this.d.table });
+    if (this.d.form !== 'rowlock')
+      throw new ConfigError('a table takes one claim form', { table: this.d.table });
     const key = parts.map((p) =>
       'column' in p ? { column: this.col(p.column, 'advisory key column') } : { literal: String(p.literal) },
     );
     if (!key.some((p) => 'column' in p)) {
-      throw new ConfigError('an advisory key names no column', { table: this.d.table, fix: 'add KeyPart.column(..)' });
+      throw new ConfigError('an advisory key names no column', {
+        table: this.d.table,
+        fix: 'add KeyPart.column(..)',
+      });
     }
     return this.with({ form: 'advisory', key });
   }
@@ -484,7 +516,8 @@ export function table(
 /** Every column the description names, with the role it plays (for startup validation). */
 export function namedColumns(t: AnyTable): { column: string; role: string }[] {
   const out: { column: string; role: string }[] = [{ column: t.id.column, role: 'id' }];
-  const add = (column: string | undefined, role: string) => column !== undefined && out.push({ column, role });
+  const add = (column: string | undefined, role: string) =>
+    column !== undefined && out.push({ column, role });
   add(t.payload?.column, 'payload');
   add(t.attempt?.column, 'attempt');
   add(t.lease, 'lease');

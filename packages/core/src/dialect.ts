@@ -154,7 +154,11 @@ export interface TableOps {
    */
   claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
   /** Moves each lease that still holds its token to `expiry`; returns the ids it moved. */
-  extendLeases(conn: Connection, leases: readonly { id: unknown; token: Date }[], expiry: Date): Promise<unknown[]>;
+  extendLeases(
+    conn: Connection,
+    leases: readonly { id: unknown; token: Date }[],
+    expiry: Date,
+  ): Promise<unknown[]>;
   /** Advisory form statements (candidates, lock, unlock, take). */
   readonly advisory: Advisory;
   /** Runs one settlement; answers the rows it changed (0: the row was gone or, with a token, lost). */

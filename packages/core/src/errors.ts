@@ -10,7 +10,11 @@ export class SqlInboxError extends Error {
   /** The row id the error concerns, when there is one. */
   readonly rowId: unknown;
 
-  constructor(code: string, message: string, opts: { table?: string; rowId?: unknown; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    opts: { table?: string; rowId?: unknown; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
@@ -44,7 +48,8 @@ export class ServerTooOldError extends SqlInboxError {
   constructor(server: string, found: string, floor: string, table?: string) {
     super(
       'SERVER_TOO_OLD',
-      `${server} ${found} is too old: sqlinbox needs ${server} ${floor} or later` + (table ? ` (table ${table})` : ''),
+      `${server} ${found} is too old: sqlinbox needs ${server} ${floor} or later` +
+        (table ? ` (table ${table})` : ''),
       table === undefined ? {} : { table },
     );
     this.found = found;
@@ -69,8 +74,18 @@ export class ConfigError extends SqlInboxError {
 /** A payload that cannot be decoded or fails its schema. It never reaches the handler. */
 export class DecodeError extends SqlInboxError {
   readonly issues: readonly unknown[];
-  constructor(table: string, rowId: unknown, detail: string, issues: readonly unknown[] = [], cause?: unknown) {
-    super('DECODE', `cannot decode payload of ${table} row ${String(rowId)}: ${detail}`, { table, rowId, cause });
+  constructor(
+    table: string,
+    rowId: unknown,
+    detail: string,
+    issues: readonly unknown[] = [],
+    cause?: unknown,
+  ) {
+    super('DECODE', `cannot decode payload of ${table} row ${String(rowId)}: ${detail}`, {
+      table,
+      rowId,
+      cause,
+    });
     this.issues = issues;
   }
 }

@@ -1,4 +1,26 @@
-export * from './errors.js';
+export {
+  Broker,
+  type BrokerOptions,
+  type ClosedBroker,
+  type MountedSubscription,
+  type PublishOptions,
+} from './broker.js';
+export { Budget } from './budget.js';
+export { type Codec, defaultCodec } from './codec.js';
 export * from './description.js';
-export * from './driver.js';
 export * from './dialect.js';
+export * from './driver.js';
+export * from './errors.js';
+export type { EventMap, EventName } from './events.js';
+export { consoleLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
+export { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
+export {
+  type Duration,
+  durationMs,
+  leaseMs,
+  Queue,
+  type QueueFlags,
+  type QueueSettings,
+  queue,
+} from './queue.js';
+export type { Context, Handler } from './subscription.js';

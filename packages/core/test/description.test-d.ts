@@ -1,9 +1,11 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import { inbox, KeyPart, table, type TableDescription } from '../src/index.js';
+import { inbox, KeyPart, type TableDescription, table } from '../src/index.js';
 
 describe('table description types', () => {
   test('R-DESC-2 a lease column selects the lease form, an advisory key the advisory form, none the row lock form', () => {
-    expectTypeOf(inbox({ table: 'jobs', id: 'id', lease: 'locked_until' })).toEqualTypeOf<TableDescription<'lease', undefined>>();
+    expectTypeOf(inbox({ table: 'jobs', id: 'id', lease: 'locked_until' })).toEqualTypeOf<
+      TableDescription<'lease', undefined>
+    >();
     expectTypeOf(inbox({ table: 'jobs', id: 'id', advisory: 'jobs-{id}' }).form).toEqualTypeOf<'advisory'>();
     expectTypeOf(inbox({ table: 'jobs', id: 'id' }).form).toEqualTypeOf<'rowlock'>();
     expectTypeOf(table('jobs', 'id').lease('locked_until').build().form).toEqualTypeOf<'lease'>();
@@ -13,9 +15,13 @@ describe('table description types', () => {
     // @ts-expect-error lease and advisory together
     inbox({ table: 'jobs', id: 'id', lease: 'locked_until', advisory: 'jobs-{id}' });
     // @ts-expect-error the builder has no .advisory once the form is lease
-    table('jobs', 'id').lease('locked_until').advisory([KeyPart.column('id')]);
+    table('jobs', 'id')
+      .lease('locked_until')
+      .advisory([KeyPart.column('id')]);
     // @ts-expect-error the builder has no .lease once the form is advisory
-    table('jobs', 'id').advisory([KeyPart.column('id')]).lease('locked_until');
+    table('jobs', 'id')
+      .advisory([KeyPart.column('id')])
+      .lease('locked_until');
   });
 
   test('R-DESC-3 a key placeholder must name a declared column', () => {
@@ -41,9 +47,13 @@ describe('table description types', () => {
     inbox({ table: 'p', id: 'id', advisory: '{id}', lock });
     // @ts-expect-error lock outside the advisory form
     inbox({ table: 'p', id: 'id', lease: 'locked_until', lock, unlock: lock });
-    table('p', 'id').advisory([KeyPart.column('id')]).own({ lock, unlock: lock });
+    table('p', 'id')
+      .advisory([KeyPart.column('id')])
+      .own({ lock, unlock: lock });
     // @ts-expect-error .own needs both
-    table('p', 'id').advisory([KeyPart.column('id')]).own({ lock });
+    table('p', 'id')
+      .advisory([KeyPart.column('id')])
+      .own({ lock });
     // @ts-expect-error .own is not on a lease table
     table('p', 'id').lease('locked_until').own({ lock, unlock: lock });
   });

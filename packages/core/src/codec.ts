@@ -1,0 +1,95 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { AnyTable, PayloadType } from './description.js';
+import { DecodeError, EncodeError, messageOf } from './errors.js';
+
+/**
+ * How a message becomes the payload column's value and back. The default follows the payload
+ * column's type: `json` stores JSON text, `text` stores a string, `bytes` stores a Uint8Array.
+ */
+export interface Codec<T> {
+  encode(message: T): unknown;
+  decode(raw: unknown): T;
+}
+
+/** The default codec of a payload column. */
+export function defaultCodec(type: PayloadType): Codec<unknown> {
+  switch (type) {
+    case 'json':
+      return {
+        encode: (m) => {
+          const s = JSON.stringify(m);
+          if (s === undefined) throw new TypeError('the message has no JSON form');
+          return s;
+        },
+        decode: (raw) =>
+          typeof raw === 'string' ? JSON.parse(raw) : raw instanceof Uint8Array ? JSON.parse(utf8(raw)) : raw,
+      };
+    case 'text':
+      return {
+        encode: (m) => {
+          if (typeof m !== 'string') throw new TypeError('a text payload takes a string');
+          return m;
+        },
+        decode: (raw) => (raw instanceof Uint8Array ? utf8(raw) : String(raw)),
+      };
+    case 'bytes':
+      return {
+        encode: (m) => {
+          if (!(m instanceof Uint8Array)) throw new TypeError('a bytes payload takes a Uint8Array');
+          return m;
+        },
+        decode: (raw) => (raw instanceof Uint8Array ? raw : typeof raw === 'string' ? Buffer.from(raw) : raw),
+      };
+  }
+}
+
+function utf8(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+}
+
+/** Decodes a row's payload and validates it against the schema, or throws a {@link DecodeError}. */
+export async function decodeRow(
+  table: AnyTable,
+  row: Readonly<Record<string, unknown>>,
+  id: unknown,
+  codec: Codec<unknown>,
+  schema: StandardSchemaV1 | undefined,
+): Promise<unknown> {
+  let value: unknown;
+  if (table.payload === undefined) {
+    value = row;
+  } else {
+    try {
+      value = codec.decode(row[table.payload.column]);
+    } catch (err) {
+      throw new DecodeError(table.table, id, messageOf(err), [], err);
+    }
+  }
+  if (schema === undefined) return value;
+  const result = await schema['~standard'].validate(value);
+  if (result.issues) {
+    const detail = result.issues.map((i) => i.message).join('; ');
+    throw new DecodeError(table.table, id, `schema: ${detail}`, result.issues);
+  }
+  return result.value;
+}
+
+/** Encodes a message for publishing (after the schema, when one is given), or throws an {@link EncodeError}. */
+export async function encodeMessage(
+  table: AnyTable,
+  message: unknown,
+  codec: Codec<unknown>,
+  schema: StandardSchemaV1 | undefined,
+): Promise<unknown> {
+  let value = message;
+  if (schema !== undefined) {
+    const result = await schema['~standard'].validate(message);
+    if (result.issues) throw new EncodeError(table.table, result.issues.map((i) => i.message).join('; '));
+    value = result.value;
+  }
+  try {
+    return codec.encode(value);
+  } catch (err) {
+    throw new EncodeError(table.table, messageOf(err), err);
+  }
+}

@@ -1,0 +1,180 @@
+import type { Budget } from '../budget.js';
+import type { AnyTable, CustomStatement, Form } from '../description.js';
+import type { DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
+import type { Connection, Pool, Row } from '../driver.js';
+import type { Logger } from '../logger.js';
+import type { Plan } from '../outcome.js';
+
+/**
+ * The life of one claimed row, as the seeds name it:
+ * `in_work` (claimed, its handler may run) -> `settling` (its statement runs) -> `settled`;
+ * or `released` (dropped unsettled, or released by shutdown: back in the queue);
+ * or `lost` (lease form: another claim holds it now).
+ */
+export type HeldState = 'in_work' | 'settling' | 'settled' | 'released' | 'lost';
+
+/** A claimed row and what holds it. */
+export interface Held {
+  readonly row: Row;
+  readonly id: unknown;
+  /** The attempt as it stood before the claim: 1 on the first delivery, in every form. */
+  readonly attempt: number;
+  /** The connection the delivery holds: row lock and advisory forms, and transactional mode. */
+  conn: Connection | undefined;
+  /** Whether `conn` counts against the pool budget. */
+  budgeted: boolean;
+  /** Advisory form: the row's key, locked on `conn`. */
+  readonly key: string | undefined;
+  /** Lease form: the expiry the row holds, which is the delivery's ownership token. */
+  token: Date | undefined;
+  /** Whether a delivery transaction (transactional mode) is open on `conn`. */
+  tx: boolean;
+  state: HeldState;
+}
+
+/** What every form is given by its subscription. */
+export interface FormContext {
+  readonly table: AnyTable;
+  readonly dialect: Dialect;
+  readonly ops: TableOps;
+  readonly pool: Pool;
+  readonly budget: Budget;
+  readonly logger: Logger;
+  readonly transactional: boolean;
+  readonly deadLetter: DeadLetterTarget | undefined;
+  /** Lease length in milliseconds (whole seconds). */
+  readonly leaseMs: number;
+  /** The host's instant, or null where the table reads the database clock. */
+  now(): Date | null;
+}
+
+/** The state machine of one claim form. */
+export interface ClaimForm {
+  readonly form: Form;
+  /**
+   * Claims up to `n` rows. The caller has taken one connection's room in the budget for it
+   * (`tryTakeForClaim`); the form gives that room back or hands it to a delivery.
+   */
+  claim(n: number): Promise<Held[]>;
+  /** Opens the delivery's transaction in transactional mode (a no-op otherwise). */
+  beginHandler(h: Held): Promise<void>;
+  /** Applies a plan; throws `LeaseLostError`, `SettlementError` or `ClosedError`. */
+  settle(h: Held, plan: Plan): Promise<void>;
+  /** A delivery dropped unsettled: its row goes back to the queue as the form says. */
+  drop(h: Held): Promise<void>;
+  /**
+   * Shutdown: what the broker does to a delivery still in work when it closes. Answers what
+   * became of a lock (advisory form) for the count that `shutdown()` returns.
+   */
+  closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'>;
+}
+
+/** The attempt a delivery reports: the value before the claim counted it. */
+export function attemptBefore(ctx: FormContext, row: Row, counted: boolean): number {
+  const col = ctx.table.attempt?.column;
+  if (col === undefined) return 1;
+  const v = Number(row[col]);
+  if (!Number.isFinite(v)) return 1;
+  return counted ? v - 1 : v;
+}
+
+/** Runs the outcome's custom statement where the description gives one, else the dialect's. */
+export async function runSettlement(
+  ctx: FormContext,
+  conn: Connection,
+  h: Held,
+  s: Settlement,
+  plan: Plan,
+): Promise<number> {
+  const custom: CustomStatement | undefined =
+    plan.kind === 'deadLetter' ? undefined : ctx.table.custom[plan.outcome];
+  if (custom !== undefined) {
+    return custom(conn, {
+      table: ctx.table.table,
+      id: h.id,
+      row: h.row,
+      token: h.token,
+      retryAfter: plan.kind === 'return' ? plan.retryAfter : undefined,
+    });
+  }
+  return ctx.ops.settle(conn, s);
+}
+
+/** The settlement statement of a plan, before form-specific fields. */
+export function settlementOf(
+  ctx: FormContext,
+  h: Held,
+  plan: Plan,
+  opts: { countAttempt: boolean; clearLease: boolean; inTransaction: boolean },
+): Settlement | undefined {
+  const now = new Date();
+  const token = h.token === undefined ? {} : { token: h.token };
+  switch (plan.kind) {
+    case 'finish':
+      return { kind: 'finish', id: h.id, now, ...token };
+    case 'deadLetter':
+      if (ctx.deadLetter === undefined) return undefined;
+      return {
+        kind: 'deadLetter',
+        id: h.id,
+        now,
+        target: ctx.deadLetter,
+        inTransaction: opts.inTransaction,
+        ...token,
+      };
+    case 'return': {
+      const countAttempt = opts.countAttempt && ctx.table.attempt !== undefined;
+      const retryAfter = plan.retryAfter === undefined ? {} : { retryAfter: plan.retryAfter };
+      if (!countAttempt && !opts.clearLease && plan.retryAfter === undefined) return undefined;
+      return {
+        kind: 'return',
+        id: h.id,
+        now,
+        countAttempt,
+        clearLease: opts.clearLease,
+        ...retryAfter,
+        ...token,
+      };
+    }
+  }
+}
+
+/** Rolls back and returns a connection to the pool; destroys it where the rollback fails. */
+export async function rollbackAndRelease(ctx: FormContext, conn: Connection): Promise<'released' | 'closed'> {
+  try {
+    await ctx.dialect.rollback(conn);
+  } catch (err) {
+    ctx.logger.warn('rollback failed; closing the connection', { table: ctx.table.table, error: err });
+    await destroyQuietly(ctx, conn);
+    return 'closed';
+  }
+  ctx.pool.release(conn);
+  return 'released';
+}
+
+/** Closes a connection, logging (not throwing) a failure: the server ends the session either way. */
+export async function destroyQuietly(ctx: FormContext, conn: Connection): Promise<void> {
+  try {
+    await ctx.pool.destroy(conn);
+  } catch (err) {
+    ctx.logger.debug('closing a connection failed', { table: ctx.table.table, error: err });
+  }
+}
+
+/** Gives back the budget room a held connection took. */
+export function giveBack(ctx: FormContext, h: Held): void {
+  if (h.budgeted) {
+    h.budgeted = false;
+    ctx.budget.give();
+  }
+}
+
+/** Rejects after `ms`; used to bound a release-and-close. */
+export function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}

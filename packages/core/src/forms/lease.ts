@@ -1,0 +1,264 @@
+import { ClosedError, LeaseLostError, SettlementError } from '../errors.js';
+import type { Plan } from '../outcome.js';
+import {
+  attemptBefore,
+  type ClaimForm,
+  destroyQuietly,
+  type FormContext,
+  giveBack,
+  type Held,
+  rollbackAndRelease,
+  runSettlement,
+  settlementOf,
+} from './form.js';
+
+/**
+ * The lease form (R-LEASE-*). The claim writes an expiry into `locked_until`, counts the attempt
+ * and commits at once: the handler runs with no transaction open and no connection held. The
+ * expiry is the delivery's ownership token: every settlement carries `locked_until = token`.
+ *
+ * claimed (UPDATE .. locked_until, attempt + 1, COMMIT) -> in work (extended each half lease) ->
+ * settling (statement WHERE locked_until = token) -> settled; or lost (another claim's token in
+ * the row: LeaseLostError); dropped -> locked_until = NULL -> released.
+ */
+export class LeaseForm implements ClaimForm {
+  readonly form = 'lease' as const;
+  /** The lease book: every row this subscription holds by lease, waiting or in work. */
+  private readonly book = new Map<string, Held>();
+  private timer: NodeJS.Timeout | undefined;
+  private extending: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: FormContext,
+    private readonly onLost: (h: Held, err: LeaseLostError) => void,
+    private readonly onExtended: (count: number) => void,
+  ) {}
+
+  /** Rows in the lease book (for tests and stats). */
+  get booked(): number {
+    return this.book.size;
+  }
+
+  async claim(n: number): Promise<Held[]> {
+    const { ctx } = this;
+    let conn: Awaited<ReturnType<typeof ctx.pool.acquire>>;
+    try {
+      conn = await ctx.pool.acquire();
+    } catch (err) {
+      ctx.budget.give();
+      throw err;
+    }
+    // One instant for the due rows, the ended leases and the expiry written (R-LEASE-2).
+    const now = new Date();
+    const expiry = new Date(now.getTime() + ctx.leaseMs);
+    let rows: Awaited<ReturnType<typeof ctx.ops.claimLease>>;
+    try {
+      rows = await ctx.ops.claimLease(conn, ctx.transactional ? 1 : n, now, expiry);
+    } catch (err) {
+      await destroyQuietly(ctx, conn);
+      ctx.budget.give();
+      throw err;
+    }
+    // Transactional mode keeps the claim's connection for the delivery's transaction (R-TX-5).
+    const keep = ctx.transactional && rows.length > 0;
+    if (!keep) {
+      ctx.pool.release(conn);
+      ctx.budget.give();
+    }
+    const held = rows.map(
+      (row): Held => ({
+        row,
+        id: row[ctx.table.id.column],
+        attempt: attemptBefore(ctx, row, true),
+        conn: keep ? conn : undefined,
+        budgeted: keep,
+        key: undefined,
+        token: expiry,
+        tx: false,
+        state: 'in_work',
+      }),
+    );
+    for (const h of held) this.book.set(bookKey(h.id), h);
+    this.schedule();
+    return held;
+  }
+
+  async beginHandler(h: Held): Promise<void> {
+    if (!this.ctx.transactional || h.conn === undefined) return;
+    await this.ctx.dialect.begin(h.conn, { isolation: this.ctx.table.isolation, mode: this.ctx.table.mode });
+    h.tx = true;
+  }
+
+  async settle(h: Held, plan: Plan): Promise<void> {
+    const { ctx } = this;
+    await this.extending; // an extension in flight may move this row's token
+    if (h.state === 'lost') throw new LeaseLostError(ctx.table.table, h.id);
+    if (h.state !== 'in_work') throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
+    h.state = 'settling';
+    this.book.delete(bookKey(h.id));
+    const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
+    let changed: number;
+    try {
+      if (h.tx && h.conn !== undefined) {
+        changed = await this.settleInTransaction(h, plan);
+      } else {
+        const conn = await ctx.pool.acquire();
+        try {
+          changed = s === undefined ? 1 : await runSettlement(ctx, conn, h, s, plan);
+        } finally {
+          ctx.pool.release(conn);
+        }
+      }
+    } catch (err) {
+      // The row keeps its lease until it runs out, as after a crash (R-LEASE-7).
+      h.state = 'released';
+      await this.dropConnection(h);
+      if (err instanceof LeaseLostError) throw err;
+      throw new SettlementError(ctx.table.table, h.id, err);
+    }
+    if (changed === 0) {
+      h.state = 'lost';
+      throw new LeaseLostError(ctx.table.table, h.id);
+    }
+    h.state = 'settled';
+  }
+
+  /** Transactional mode: ack commits the handler's writes with the settlement while the lease holds. */
+  private async settleInTransaction(h: Held, plan: Plan): Promise<number> {
+    const { ctx } = this;
+    const conn = h.conn!;
+    if (plan.kind === 'finish' && plan.outcome === 'ack') {
+      const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: true })!;
+      const changed = await runSettlement(ctx, conn, h, s, plan);
+      if (changed === 0) {
+        // The lease is lost: the whole transaction, handler writes included, rolls back (R-TX-4).
+        await this.dropConnection(h);
+        throw new LeaseLostError(ctx.table.table, h.id);
+      }
+      await ctx.dialect.commit(conn);
+      h.tx = false;
+      this.releaseConnection(h);
+      return changed;
+    }
+    await ctx.dialect.rollback(conn);
+    h.tx = false;
+    const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
+    const changed = s === undefined ? 1 : await runSettlement(ctx, conn, h, s, plan);
+    this.releaseConnection(h);
+    return changed;
+  }
+
+  async drop(h: Held): Promise<void> {
+    const { ctx } = this;
+    await this.extending;
+    if (h.state !== 'in_work') return;
+    h.state = 'released';
+    this.book.delete(bookKey(h.id));
+    await this.dropConnection(h);
+    // Released at once, not left to run out (R-LEASE-7).
+    const s = { kind: 'return' as const, id: h.id, now: new Date(), countAttempt: false, clearLease: true };
+    try {
+      const conn = await ctx.pool.acquire();
+      try {
+        await ctx.ops.settle(conn, h.token === undefined ? s : { ...s, token: h.token });
+      } finally {
+        ctx.pool.release(conn);
+      }
+    } catch (err) {
+      ctx.logger.warn('releasing a dropped lease failed; the row returns when its lease runs out', {
+        table: ctx.table.table,
+        id: h.id,
+        error: err,
+      });
+    }
+  }
+
+  /** After shutdown a delivery keeps its lease and may still settle; it is no longer extended (R-LEASE-9). */
+  async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
+    void h;
+    return 'kept';
+  }
+
+  /** Stops extending leases (the broker shut down). */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.book.clear();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    // Each half lease, so a handler may run longer than its lease (R-LEASE-4).
+    this.timer = setInterval(() => {
+      if (this.extending === undefined && this.book.size > 0) {
+        this.extending = this.extend().finally(() => {
+          this.extending = undefined;
+        });
+      }
+    }, this.ctx.leaseMs / 2);
+    this.timer.unref?.();
+  }
+
+  private async extend(): Promise<void> {
+    const { ctx } = this;
+    const entries = [...this.book.values()].filter((h) => h.state === 'in_work' && h.token !== undefined);
+    if (entries.length === 0) return;
+    const maxToken = Math.max(...entries.map((h) => h.token!.getTime()));
+    // Each extension moves the token forward, strictly.
+    const expiry = new Date(Math.max(Date.now() + ctx.leaseMs, maxToken + 1));
+    let moved: unknown[];
+    try {
+      const conn = await ctx.pool.acquire();
+      try {
+        moved = await ctx.ops.extendLeases(
+          conn,
+          entries.map((h) => ({ id: h.id, token: h.token! })),
+          expiry,
+        );
+      } finally {
+        ctx.pool.release(conn);
+      }
+    } catch (err) {
+      // The database may be out of reach: the leases run on, and run out if this keeps failing.
+      ctx.logger.warn('extending leases failed', {
+        table: ctx.table.table,
+        rows: entries.length,
+        error: err,
+      });
+      return;
+    }
+    const movedKeys = new Set(moved.map(bookKey));
+    for (const h of entries) {
+      if (movedKeys.has(bookKey(h.id))) {
+        h.token = expiry;
+      } else if (h.state === 'in_work') {
+        h.state = 'lost';
+        this.book.delete(bookKey(h.id));
+        this.onLost(h, new LeaseLostError(ctx.table.table, h.id));
+      }
+    }
+    this.onExtended(movedKeys.size);
+  }
+
+  private releaseConnection(h: Held): void {
+    if (h.conn === undefined) return;
+    this.ctx.pool.release(h.conn);
+    h.conn = undefined;
+    giveBack(this.ctx, h);
+  }
+
+  /** A transactional delivery's connection: roll back what it holds, then give it back. */
+  private async dropConnection(h: Held): Promise<void> {
+    const conn = h.conn;
+    if (conn === undefined) return;
+    h.conn = undefined;
+    if (h.tx) await rollbackAndRelease(this.ctx, conn);
+    else this.ctx.pool.release(conn);
+    h.tx = false;
+    giveBack(this.ctx, h);
+  }
+}
+
+function bookKey(id: unknown): string {
+  return typeof id === 'object' && id !== null ? JSON.stringify(id) : String(id);
+}

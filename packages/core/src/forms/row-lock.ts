@@ -1,0 +1,134 @@
+import { ClosedError, SettlementError } from '../errors.js';
+import type { Plan } from '../outcome.js';
+import {
+  attemptBefore,
+  type ClaimForm,
+  type FormContext,
+  giveBack,
+  type Held,
+  rollbackAndRelease,
+  runSettlement,
+  settlementOf,
+} from './form.js';
+
+const SAVEPOINT = 'sqlinbox_claim';
+
+/**
+ * The row lock form (R-ROW-*). A claim opens a transaction and selects its row `FOR UPDATE SKIP
+ * LOCKED`; the transaction stays open while the handler runs, and the settlement statement's
+ * COMMIT is the settlement. A crash rolls it back and the row is claimable at once.
+ *
+ * claimed (BEGIN, SELECT .. FOR UPDATE SKIP LOCKED) -> in work (transaction open; transactional
+ * mode: SAVEPOINT sqlinbox_claim) -> settling (statement, COMMIT) -> settled;
+ * dropped -> ROLLBACK -> released.
+ */
+export class RowLockForm implements ClaimForm {
+  readonly form = 'rowlock' as const;
+  constructor(private readonly ctx: FormContext) {}
+
+  async claim(n: number): Promise<Held[]> {
+    const { ctx } = this;
+    // One row per claim: every row lock delivery holds its own transaction and connection.
+    void n;
+    let conn: Awaited<ReturnType<typeof ctx.pool.acquire>>;
+    try {
+      conn = await ctx.pool.acquire();
+    } catch (err) {
+      ctx.budget.give();
+      throw err;
+    }
+    let rows: Awaited<ReturnType<typeof ctx.ops.claimLocked>>;
+    try {
+      await ctx.dialect.begin(conn, { isolation: ctx.table.isolation, mode: ctx.table.mode });
+      rows = await ctx.ops.claimLocked(conn, 1, ctx.now());
+    } catch (err) {
+      await rollbackAndRelease(ctx, conn);
+      ctx.budget.give();
+      throw err;
+    }
+    const row = rows[0];
+    if (row === undefined) {
+      await rollbackAndRelease(ctx, conn);
+      ctx.budget.give();
+      return [];
+    }
+    const held: Held = {
+      row,
+      id: row[ctx.table.id.column],
+      attempt: attemptBefore(ctx, row, false),
+      conn,
+      budgeted: true,
+      key: undefined,
+      token: undefined,
+      tx: false,
+      state: 'in_work',
+    };
+    return [held];
+  }
+
+  async beginHandler(h: Held): Promise<void> {
+    if (!this.ctx.transactional || h.conn === undefined) return;
+    // The handler writes inside the claim transaction; a retry discards them back to here (R-TX-3).
+    await this.ctx.dialect.savepoint(h.conn, SAVEPOINT);
+    h.tx = true;
+  }
+
+  async settle(h: Held, plan: Plan): Promise<void> {
+    const { ctx } = this;
+    const conn = h.conn;
+    if (h.state !== 'in_work' || conn === undefined) {
+      throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
+    }
+    h.state = 'settling';
+    try {
+      if (h.tx && plan.kind !== 'finish') await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
+      if (h.tx && plan.kind === 'finish' && plan.outcome === 'drop') {
+        // drop settles like ack, but the handler's writes of a poisoned message are not kept.
+        await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
+      }
+      // The attempt is counted here, in the statement that returns the row (R-ATT-1).
+      const s = settlementOf(ctx, h, plan, { countAttempt: true, clearLease: false, inTransaction: true });
+      if (s === undefined) {
+        // retry() without an attempt column: nothing to write, the rollback returns the row.
+        h.state = 'settled';
+        await this.finishConnection(h, 'rollback');
+        return;
+      }
+      await runSettlement(ctx, conn, h, s, plan);
+      await ctx.dialect.commit(conn);
+    } catch (err) {
+      h.state = 'released';
+      await this.finishConnection(h, 'rollback');
+      throw err instanceof ClosedError ? err : new SettlementError(ctx.table.table, h.id, err);
+    }
+    h.state = 'settled';
+    await this.finishConnection(h, 'release');
+  }
+
+  async drop(h: Held): Promise<void> {
+    if (h.state !== 'in_work') return;
+    h.state = 'released';
+    await this.finishConnection(h, 'rollback');
+  }
+
+  async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
+    if (h.state !== 'in_work') return 'kept';
+    h.state = 'released';
+    return (await this.finishConnection(h, 'rollback')) ?? 'released';
+  }
+
+  private async finishConnection(
+    h: Held,
+    how: 'release' | 'rollback',
+  ): Promise<'released' | 'closed' | undefined> {
+    const conn = h.conn;
+    if (conn === undefined) return undefined;
+    h.conn = undefined;
+    h.tx = false;
+    let result: 'released' | 'closed' = 'released';
+    if (how === 'rollback') result = await rollbackAndRelease(this.ctx, conn);
+    else this.ctx.pool.release(conn);
+    giveBack(this.ctx, h);
+    return result;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * What a handler answers about its message. Returning nothing (or `undefined`) is an ack; a thrown
+ * error is a `retry()`.
+ */
+export type Outcome =
+  | { readonly kind: 'ack' }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'retry' }
+  | { readonly kind: 'retryAfter'; readonly delayMs: number };
+
+export const Outcome = {
+  /** Done: the row is deleted, or stamped `processed_at` where the table has one. */
+  ack: (): Outcome => ACK,
+  /** A poisoned message: settled exactly like `ack`, so it leaves the queue. */
+  drop: (): Outcome => DROP,
+  /** Deliver again (the attempt is counted); at `maxAttempts` the row is dead-lettered instead. */
+  retry: (): Outcome => RETRY,
+  /**
+   * Deliver again no earlier than `delay` from now (milliseconds, or an instant). A table without a
+   * `retry_after` column takes it as `retry()` and logs a warning.
+   */
+  retryAfter: (delay: number | Date): Outcome => ({
+    kind: 'retryAfter',
+    delayMs: Math.max(0, delay instanceof Date ? delay.getTime() - Date.now() : delay),
+  }),
+} as const;
+
+const ACK: Outcome = Object.freeze({ kind: 'ack' });
+const DROP: Outcome = Object.freeze({ kind: 'drop' });
+const RETRY: Outcome = Object.freeze({ kind: 'retry' });
+
+/** Reads a handler's return value as an outcome. */
+export function outcomeOf(value: unknown): Outcome {
+  if (value === undefined || value === null) return ACK;
+  if (typeof value === 'object' && value !== null && 'kind' in value) {
+    const k = (value as { kind: unknown }).kind;
+    if (k === 'ack' || k === 'drop' || k === 'retry' || k === 'retryAfter') return value as Outcome;
+  }
+  throw new TypeError(
+    `a handler must return an Outcome (Outcome.ack(), ...) or nothing, got ${String(value)}`,
+  );
+}
+
+/**
+ * What the engine does with a row once the outcome, the attempt and the limit are known:
+ * finish it, return it to the queue (optionally not before an instant), or dead-letter it.
+ */
+export type Plan =
+  | { readonly kind: 'finish'; readonly outcome: 'ack' | 'drop' }
+  | {
+      readonly kind: 'return';
+      readonly outcome: 'retry' | 'retryAfter';
+      readonly retryAfter: Date | undefined;
+    }
+  | { readonly kind: 'deadLetter'; readonly outcome: 'retry' | 'retryAfter' };
+
+/** Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim. */
+export function planOf(
+  outcome: Outcome,
+  attempt: number,
+  limits: { maxAttempts: number | undefined; hasRetryAfter: boolean; now: number },
+  warn: (msg: string) => void,
+): Plan {
+  if (outcome.kind === 'ack' || outcome.kind === 'drop') return { kind: 'finish', outcome: outcome.kind };
+  if (limits.maxAttempts !== undefined && attempt >= limits.maxAttempts) {
+    warn(`attempt ${attempt} reached the limit of ${limits.maxAttempts}: dead-lettering`);
+    return { kind: 'deadLetter', outcome: outcome.kind };
+  }
+  if (outcome.kind === 'retryAfter') {
+    if (!limits.hasRetryAfter) {
+      warn('retryAfter on a table without a retry_after column: taken as retry()');
+      return { kind: 'return', outcome: 'retry', retryAfter: undefined };
+    }
+    return { kind: 'return', outcome: 'retryAfter', retryAfter: new Date(limits.now + outcome.delayMs) };
+  }
+  return { kind: 'return', outcome: 'retry', retryAfter: undefined };
+}

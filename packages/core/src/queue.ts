@@ -1,0 +1,161 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Codec } from './codec.js';
+import type { AnyTable } from './description.js';
+import type { DeadLetterTarget } from './dialect.js';
+import { ConfigError } from './errors.js';
+
+/** A duration: milliseconds as a number, or text such as `'500ms'`, `'30s'`, `'2m'`, `'1h'`. */
+export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h'}`;
+
+/** Parses a {@link Duration} into milliseconds. */
+export function durationMs(d: Duration, what: string): number {
+  if (typeof d === 'number') {
+    if (!Number.isFinite(d) || d < 0)
+      throw new ConfigError(`${what} must be a non-negative duration, got ${d}`);
+    return d;
+  }
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d);
+  if (!m)
+    throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, { fix: "write e.g. '30s'" });
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * unit;
+}
+
+/** A lease is whole seconds, at least one; a shorter or fractional one is rounded up (R-LEASE-5). */
+export function leaseMs(d: Duration): number {
+  const ms = durationMs(d, 'lease');
+  return Math.max(1, Math.ceil(ms / 1000)) * 1000;
+}
+
+/** Everything a subscription is mounted with. */
+export interface QueueSettings {
+  readonly table: AnyTable;
+  /** Handlers run at once (default 1). */
+  readonly workers: number;
+  /** Partition lanes: a row runs on the lane its partition key hashes to (R-POOL-7). */
+  readonly lanes: number | undefined;
+  /** Lease length for this subscription, in ms (lease form); the broker's when unset. */
+  readonly leaseMs: number | undefined;
+  readonly maxAttempts: number | undefined;
+  readonly deadLetter: DeadLetterTarget | undefined;
+  readonly transactional: boolean;
+  /** Poll interval after an empty claim, in ms; the broker's when unset. */
+  readonly pollMs: number | undefined;
+  /** A handler still running after this is dropped unsettled (its row returns). Default: none. */
+  readonly timeoutMs: number | undefined;
+  readonly schema: StandardSchemaV1 | undefined;
+  readonly codec: Codec<unknown> | undefined;
+  /** Rows per claim statement at most (lease and advisory forms). Default: the workers. */
+  readonly claimBatch: number | undefined;
+  readonly name: string;
+}
+
+/** Type-level flags of a queue. */
+export interface QueueFlags {
+  readonly tx: boolean;
+}
+
+/**
+ * How a table is mounted: workers, lease, retries and dead letter, transactional mode. Build it
+ * with {@link queue}; every method returns a new queue.
+ */
+export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFlags = { tx: false }> {
+  /** Type-level only. */
+  declare readonly __message: T;
+  declare readonly __flags: F;
+
+  constructor(readonly settings: QueueSettings) {}
+
+  private with<T2 = T, F2 extends QueueFlags = F>(patch: Partial<QueueSettings>): Queue<D, T2, F2> {
+    return new Queue<D, T2, F2>({ ...this.settings, ...patch });
+  }
+
+  /** Runs up to `n` handlers at once (default 1), one claim in flight per free worker (R-POOL-1). */
+  workers(n: number): Queue<D, T, F> {
+    return this.with({ workers: positive(n, 'workers', this.settings.table.table) });
+  }
+
+  /**
+   * Runs `n` lanes; a row goes to the lane its partition key hashes to, so one key's rows never
+   * split across lanes and run in claim order (R-POOL-7). Needs a `partitionKey` column.
+   */
+  workersByKey(n: number): Queue<D, T, F> {
+    const lanes = positive(n, 'workersByKey', this.settings.table.table);
+    return this.with({ lanes, workers: lanes });
+  }
+
+  /** Lease length for this subscription (default: the broker's, 30 s); whole seconds, rounded up. */
+  lease(d: Duration): Queue<D, T, F> {
+    return this.with({ leaseMs: leaseMs(d) });
+  }
+
+  /** A retry at this attempt dead-letters the row instead (R-DLQ-1); set with {@link deadLetter}. */
+  maxAttempts(n: number): Queue<D, T, F> {
+    return this.with({ maxAttempts: positive(n, 'maxAttempts', this.settings.table.table) });
+  }
+
+  /** Where rows at the attempt limit, and payloads that cannot be decoded, go: a group or a table. */
+  deadLetter(target: DeadLetterTarget): Queue<D, T, F> {
+    return this.with({ deadLetter: target });
+  }
+
+  /** Hands the handler the delivery's transaction as `ctx.tx`; `ack` commits its writes with the settlement. */
+  transactional(): Queue<D, T, { tx: true }> {
+    return this.with<T, { tx: true }>({ transactional: true });
+  }
+
+  /** How long to wait after an empty claim before the next (default: the broker's, 1 s). */
+  pollInterval(d: Duration): Queue<D, T, F> {
+    return this.with({ pollMs: durationMs(d, 'pollInterval') });
+  }
+
+  /** A handler still running after `d` is dropped unsettled and its row returns (default: no limit). */
+  timeout(d: Duration): Queue<D, T, F> {
+    return this.with({ timeoutMs: durationMs(d, 'timeout') });
+  }
+
+  /** Validates every payload with a Standard Schema (zod, valibot, arktype) before the handler sees it. */
+  schema<S extends StandardSchemaV1>(schema: S): Queue<D, StandardSchemaV1.InferOutput<S>, F> {
+    return this.with<StandardSchemaV1.InferOutput<S>, F>({ schema });
+  }
+
+  /** Decodes payloads with a codec of your own instead of the payload column's default. */
+  codec<T2>(codec: Codec<T2>): Queue<D, T2, F> {
+    return this.with<T2, F>({ codec: codec as Codec<unknown> });
+  }
+
+  /** Rows one claim statement takes at most (lease and advisory forms; default: the workers). */
+  claimBatch(n: number): Queue<D, T, F> {
+    return this.with({ claimBatch: positive(n, 'claimBatch', this.settings.table.table) });
+  }
+
+  /** A name for logs and events (default: the table's name). */
+  name(name: string): Queue<D, T, F> {
+    return this.with({ name });
+  }
+}
+
+/** Mounts a table as a queue; chain its settings. */
+export function queue<D extends AnyTable>(table: D): Queue<D, unknown, { tx: false }> {
+  return new Queue({
+    table,
+    workers: 1,
+    lanes: undefined,
+    leaseMs: undefined,
+    maxAttempts: undefined,
+    deadLetter: undefined,
+    transactional: false,
+    pollMs: undefined,
+    timeoutMs: undefined,
+    schema: undefined,
+    codec: undefined,
+    claimBatch: undefined,
+    name: table.table,
+  });
+}
+
+function positive(n: number, what: string, table: string): number {
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigError(`${what} must be a whole number of at least 1, got ${n}`, { table });
+  return n;
+}

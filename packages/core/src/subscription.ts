@@ -1,0 +1,538 @@
+import type { Budget } from './budget.js';
+import { type Codec, decodeRow, defaultCodec } from './codec.js';
+import type { Queryable } from './description.js';
+import type { Dialect, TableOps } from './dialect.js';
+import type { Pool, Row } from './driver.js';
+import { LeaseLostError, SqlInboxError } from './errors.js';
+import type { Events } from './events.js';
+import { AdvisoryForm } from './forms/advisory.js';
+import type { ClaimForm, FormContext, Held } from './forms/form.js';
+import { LeaseForm } from './forms/lease.js';
+import { RowLockForm } from './forms/row-lock.js';
+import type { Logger } from './logger.js';
+import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
+import type { QueueSettings } from './queue.js';
+
+/** What a handler is given beside its message. */
+export interface Context<Tx extends Queryable | undefined = Queryable | undefined> {
+  /** The queue table. */
+  readonly table: string;
+  /** The row's id. */
+  readonly id: unknown;
+  /** The attempt as it stood before this delivery's claim: 1 on the first delivery (R-ATT-2). */
+  readonly attempt: number;
+  /** The row as the claim read it. */
+  readonly row: Readonly<Row>;
+  /** Fires on shutdown, on lease loss and at the handler's timeout; its reason says which. */
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  /** Transactional mode: the delivery's transaction; `ack` commits what the handler wrote through it. */
+  readonly tx: Tx;
+  /**
+   * Settles now and reports the settlement's own failure (`LeaseLostError`, `ClosedError`,
+   * `SettlementError`) to the handler. Returning an outcome settles the same way, but then a
+   * failure only reaches the logs and the `settlementError` event.
+   */
+  settle(outcome: Outcome): Promise<void>;
+  ack(): Promise<void>;
+  drop(): Promise<void>;
+  retry(): Promise<void>;
+  retryAfter(delay: number | Date): Promise<void>;
+}
+
+/** A handler: answers an outcome, or nothing for ack; a throw is a retry. */
+export type Handler<T, Tx extends Queryable | undefined = Queryable | undefined> = (
+  message: T,
+  ctx: Context<Tx>,
+) => Promise<Outcome | undefined | void> | Outcome | undefined | void;
+
+/** What a subscription shares with its broker. */
+export interface SubscriptionHost {
+  readonly dialect: Dialect;
+  readonly pool: Pool;
+  readonly budget: Budget;
+  readonly logger: Logger;
+  readonly events: Events;
+  readonly leaseMs: number;
+  readonly pollMs: number;
+}
+
+/**
+ * One mounted queue: the pump that keeps a claim in flight per free worker within the pool
+ * budget, the handlers in work, and their settlements.
+ */
+export class Subscription {
+  readonly settings: QueueSettings;
+  readonly form: ClaimForm;
+  private readonly ops: TableOps;
+  private readonly codec: Codec<unknown>;
+  private readonly pollMs: number;
+  private readonly oneClaimAtATime: boolean;
+  private readonly claimAhead: boolean;
+
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private inWork = 0;
+  private claims = 0;
+  private claimSlots = 0;
+  /** Claimed rows waiting for a free worker (or their lane). */
+  private waiting: Held[] = [];
+  private laneBusy: boolean[] = [];
+  /** After an empty claim: claim one at a time, once per poll interval, until a claim takes a row (R-POOL-3). */
+  private idle = false;
+  private lastEmpty = 0;
+  private woken = false;
+  private pauseUntil = 0;
+  private claimErrors = 0;
+  private waiters: (() => void)[] = [];
+  /** Deliveries whose handler runs. */
+  readonly deliveries = new Set<Delivery>();
+
+  constructor(
+    private readonly host: SubscriptionHost,
+    settings: QueueSettings,
+    private readonly handler: Handler<unknown, any>,
+  ) {
+    this.settings = settings;
+    const t = settings.table;
+    this.ops = host.dialect.prepare(t, { deadLetter: settings.deadLetter });
+    this.codec = settings.codec ?? defaultCodec(t.payload?.type ?? 'json');
+    this.pollMs = settings.pollMs ?? host.pollMs;
+    const caps = host.dialect.capabilities;
+    this.oneClaimAtATime =
+      caps.oneClaimAtATime ||
+      t.group !== undefined ||
+      t.partitionKey !== undefined ||
+      (t.form === 'lease' && caps.oneLeaseClaimAtATime);
+    this.claimAhead = t.form === 'lease' && caps.claimAhead && !settings.transactional;
+    this.laneBusy = Array.from({ length: settings.lanes ?? 0 }, () => false);
+    const ctx: FormContext = {
+      table: t,
+      dialect: host.dialect,
+      ops: this.ops,
+      pool: host.pool,
+      budget: host.budget,
+      logger: host.logger,
+      transactional: settings.transactional,
+      deadLetter: settings.deadLetter,
+      leaseMs: settings.leaseMs ?? host.leaseMs,
+      now: () => (t.clock === 'database' ? null : new Date()),
+    };
+    this.form =
+      t.form === 'rowlock'
+        ? new RowLockForm(ctx)
+        : t.form === 'lease'
+          ? new LeaseForm(
+              ctx,
+              (h, err) => this.leaseLost(h, err),
+              (count) => host.events.emit('leaseExtended', { table: t.table, count }),
+            )
+          : new AdvisoryForm(ctx);
+  }
+
+  get table(): string {
+    return this.settings.table.table;
+  }
+
+  /** Starts claiming. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop().catch((err) => {
+      this.host.logger.error('subscription stopped on an unexpected error', {
+        table: this.table,
+        error: err,
+      });
+    });
+  }
+
+  /** Claims now instead of at the next poll (a publish, a notification). */
+  wake(): void {
+    this.woken = true;
+    this.notify();
+  }
+
+  /**
+   * Stops claiming and waits for the claims in flight. Rows claimed but not yet handed to a
+   * handler go back to the queue at once (R-POOL-6).
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.notify();
+    await this.loopDone;
+    while (this.claims > 0) await this.changed();
+    const waiting = this.waiting;
+    this.waiting = [];
+    await Promise.all(waiting.map((h) => this.form.drop(h)));
+    if (this.form instanceof LeaseForm) this.form.stop();
+  }
+
+  /** Deliveries still in work, for shutdown. */
+  inFlight(): Delivery[] {
+    return [...this.deliveries];
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const wait = this.step();
+      if (wait !== undefined) await wait;
+    }
+  }
+
+  /** One step of the pump: start a claim, or answer what to wait for. */
+  private step(): Promise<unknown> | undefined {
+    const now = Date.now();
+    if (this.pauseUntil > now) return this.changedOr(this.pauseUntil - now, false);
+    const size = this.claimSize();
+    if (size <= 0) return this.changed();
+    if (this.claims > 0 && (this.oneClaimAtATime || this.idle)) return this.changed();
+    if (this.idle && !this.woken) {
+      const due = this.lastEmpty + this.pollMs - now;
+      if (due > 0) return this.changedOr(due, true);
+    }
+    if (!this.host.budget.tryTakeForClaim()) {
+      return Promise.race([this.host.budget.whenChanged(), this.changed()]);
+    }
+    this.woken = false;
+    this.startClaim(size);
+    return undefined;
+  }
+
+  /** Rows the next claim may take: one per free worker (R-POOL-1). */
+  private claimSize(): number {
+    const { workers, transactional, claimBatch } = this.settings;
+    const queued = this.inWork + this.waiting.length + this.claimSlots;
+    let size: number;
+    if (this.claimAhead) {
+      // SQLite lease: one row per worker seen; rows beyond the free workers wait in the lease book (R-POOL-6).
+      if (this.inWork + this.waiting.length + this.claimSlots >= workers) return 0;
+      size = 2 * workers - queued;
+    } else {
+      size = workers - queued;
+    }
+    if (size <= 0) return 0;
+    if (this.form.form === 'rowlock' || transactional) return 1;
+    return Math.min(size, claimBatch ?? workers);
+  }
+
+  private startClaim(size: number): void {
+    this.claims++;
+    this.claimSlots += size;
+    const done = () => {
+      this.claims--;
+      this.claimSlots -= size;
+      this.host.budget.claimDone();
+    };
+    this.form.claim(size).then(
+      (held) => {
+        done();
+        this.claimErrors = 0;
+        if (held.length === 0) {
+          this.idle = true;
+          this.lastEmpty = Date.now();
+        } else {
+          this.idle = false;
+        }
+        for (const h of held) {
+          this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
+          if (this.running) this.dispatch(h);
+          else void this.form.drop(h);
+        }
+        this.notify();
+      },
+      (err: unknown) => {
+        done();
+        this.claimErrors++;
+        // Back off while the database is out of reach: the poll interval, doubling, at most 30 s.
+        const backoff = Math.min(30_000, this.pollMs * 2 ** Math.min(this.claimErrors - 1, 10));
+        this.pauseUntil = Date.now() + backoff;
+        this.host.logger.warn('claim failed', { table: this.table, error: err, retryInMs: backoff });
+        this.host.events.emit('claimError', { table: this.table, error: err });
+        this.notify();
+      },
+    );
+  }
+
+  private dispatch(h: Held): void {
+    this.waiting.push(h);
+    this.pump();
+  }
+
+  /** Hands waiting rows to free workers (or free lanes, keeping each lane's claim order). */
+  private pump(): void {
+    const lanes = this.settings.lanes;
+    if (lanes === undefined) {
+      while (this.waiting.length > 0 && this.inWork < this.settings.workers)
+        this.run(this.waiting.shift()!, -1);
+      return;
+    }
+    for (let i = 0; i < this.waiting.length; ) {
+      const h = this.waiting[i]!;
+      const lane = laneOf(h.row[this.settings.table.partitionKey!], lanes);
+      if (
+        !this.laneBusy[lane] &&
+        !this.waiting
+          .slice(0, i)
+          .some((w) => laneOf(w.row[this.settings.table.partitionKey!], lanes) === lane)
+      ) {
+        this.waiting.splice(i, 1);
+        this.run(h, lane);
+      } else {
+        i++;
+      }
+    }
+  }
+
+  private run(h: Held, lane: number): void {
+    this.inWork++;
+    if (lane >= 0) this.laneBusy[lane] = true;
+    const d = new Delivery(this, h);
+    this.deliveries.add(d);
+    void d.process().finally(() => {
+      this.deliveries.delete(d);
+      this.inWork--;
+      if (lane >= 0) this.laneBusy[lane] = false;
+      this.pump();
+      this.notify();
+    });
+  }
+
+  private leaseLost(h: Held, err: LeaseLostError): void {
+    this.host.logger.warn('lease lost', { table: this.table, id: h.id });
+    this.host.events.emit('leaseLost', { table: this.table, id: h.id });
+    const i = this.waiting.indexOf(h);
+    if (i >= 0) {
+      this.waiting.splice(i, 1);
+      this.notify();
+    }
+    for (const d of this.deliveries) if (d.held === h) d.abort(err);
+  }
+
+  // --- what the delivery needs ---------------------------------------------------------------
+
+  /** @internal */
+  get internals() {
+    return { host: this.host, codec: this.codec, handler: this.handler };
+  }
+
+  private notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private changedOr(ms: number, wakeable: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.waiters.push(() => {
+        if (!wakeable && this.running && !this.woken) return; // still paused
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+function laneOf(key: unknown, lanes: number): number {
+  // FNV-1a over the key's text: stable across processes, so replicas agree on lanes.
+  const s = String(key ?? '');
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % lanes;
+}
+
+/** One claimed row on its way through its handler to its settlement. */
+export class Delivery {
+  private readonly controller = new AbortController();
+  private settlement: Promise<void> | undefined;
+  private readonly started = Date.now();
+  /** Set when the broker released this delivery at shutdown. */
+  closed = false;
+
+  constructor(
+    private readonly sub: Subscription,
+    readonly held: Held,
+  ) {}
+
+  abort(reason: unknown): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Decode, run the handler, settle by its outcome. Never throws. */
+  async process(): Promise<void> {
+    const { host, codec, handler } = this.sub.internals;
+    const s = this.sub.settings;
+    const t = s.table;
+    const h = this.held;
+    let message: unknown;
+    try {
+      message = await decodeRow(t, h.row, h.id, codec, s.schema);
+    } catch (err) {
+      // A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4).
+      host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
+      const plan: Plan =
+        s.deadLetter !== undefined ? { kind: 'deadLetter', outcome: 'retry' } : this.plan(Outcome.retry());
+      await this.apply(plan, 'retry').catch((e) => this.report(e));
+      return;
+    }
+    try {
+      await this.sub.form.beginHandler(h);
+    } catch (err) {
+      host.logger.warn('opening the delivery transaction failed; the row returns', {
+        table: t.table,
+        id: h.id,
+        error: err,
+      });
+      await this.sub.form.drop(h);
+      return;
+    }
+    let outcome: Outcome;
+    const timeout = s.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const run = Promise.resolve(handler(message, this.context()));
+      const result =
+        timeout === undefined
+          ? await run
+          : await Promise.race([
+              run,
+              new Promise<typeof TIMED_OUT>((resolve) => {
+                timer = setTimeout(() => resolve(TIMED_OUT), timeout);
+              }),
+            ]);
+      if (result === TIMED_OUT) {
+        host.logger.warn('handler timed out; its delivery is dropped and the row returns', {
+          table: t.table,
+          id: h.id,
+          timeoutMs: timeout,
+        });
+        this.abort(new SqlInboxError('TIMEOUT', `handler of ${t.table} row ${String(h.id)} timed out`));
+        if (this.settlement === undefined) {
+          this.settlement = this.sub.form.drop(h);
+        }
+        await this.settlement.catch(() => {});
+        return;
+      }
+      outcome = outcomeOf(result);
+    } catch (err) {
+      // A thrown handler error is a retry, counted and logged with the row id (R-SET-4).
+      host.logger.warn('handler failed; retrying', {
+        table: t.table,
+        id: h.id,
+        attempt: h.attempt,
+        error: err,
+      });
+      outcome = Outcome.retry();
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.settlement !== undefined) {
+      await this.settlement.catch(() => {});
+      return;
+    }
+    await this.settle(outcome).catch((e) => this.report(e));
+  }
+
+  /** Settles once; a second call fails. */
+  settle(outcome: Outcome): Promise<void> {
+    if (this.settlement !== undefined) {
+      return Promise.reject(
+        new SqlInboxError(
+          'ALREADY_SETTLED',
+          `row ${String(this.held.id)} of ${this.sub.table} is already settled`,
+          {
+            table: this.sub.table,
+            rowId: this.held.id,
+          },
+        ),
+      );
+    }
+    this.settlement = this.apply(this.plan(outcome), outcome.kind);
+    return this.settlement;
+  }
+
+  private plan(outcome: Outcome): Plan {
+    const { host } = this.sub.internals;
+    const t = this.sub.settings.table;
+    return planOf(
+      outcome,
+      this.held.attempt,
+      {
+        maxAttempts: this.sub.settings.maxAttempts,
+        hasRetryAfter: t.retryAfter !== undefined,
+        now: Date.now(),
+      },
+      (msg) => host.logger.warn(msg, { table: t.table, id: this.held.id }),
+    );
+  }
+
+  private async apply(plan: Plan, outcome: Outcome['kind']): Promise<void> {
+    const { host } = this.sub.internals;
+    const t = this.sub.settings.table.table;
+    await this.sub.form.settle(this.held, plan);
+    host.events.emit('settled', {
+      table: t,
+      id: this.held.id,
+      outcome,
+      plan: plan.kind,
+      attempt: this.held.attempt,
+      durationMs: Date.now() - this.started,
+    });
+    if (plan.kind === 'deadLetter')
+      host.events.emit('deadLettered', { table: t, id: this.held.id, attempt: this.held.attempt });
+  }
+
+  private report(err: unknown): void {
+    const { host } = this.sub.internals;
+    const level = err instanceof LeaseLostError ? 'warn' : 'error';
+    host.logger[level]('settlement failed', { table: this.sub.table, id: this.held.id, error: err });
+    host.events.emit('settlementError', { table: this.sub.table, id: this.held.id, error: err });
+  }
+
+  private context(): Context {
+    const h = this.held;
+    const { host } = this.sub.internals;
+    const tx: Queryable | undefined =
+      h.tx && h.conn !== undefined
+        ? { query: (sql, params) => this.txConn().query(sql, params) as never }
+        : undefined;
+    return {
+      table: this.sub.table,
+      id: h.id,
+      attempt: h.attempt,
+      row: h.row,
+      signal: this.controller.signal,
+      logger: host.logger,
+      tx,
+      settle: (o) => this.settle(o),
+      ack: () => this.settle(Outcome.ack()),
+      drop: () => this.settle(Outcome.drop()),
+      retry: () => this.settle(Outcome.retry()),
+      retryAfter: (d) => this.settle(Outcome.retryAfter(d)),
+    };
+  }
+
+  private txConn() {
+    const conn = this.held.conn;
+    if (conn === undefined || !this.held.tx) {
+      throw new SqlInboxError(
+        'TX_CLOSED',
+        `the transaction of ${this.sub.table} row ${String(this.held.id)} has ended`,
+        {
+          table: this.sub.table,
+          rowId: this.held.id,
+        },
+      );
+    }
+    return conn;
+  }
+}
+
+const TIMED_OUT: unique symbol = Symbol('timed out');

@@ -1,0 +1,129 @@
+import { namedColumns } from './description.js';
+import type { ColumnInfo, ColumnKind, Dialect } from './dialect.js';
+import type { Connection, Pool } from './driver.js';
+import { ConfigError } from './errors.js';
+import type { QueueSettings } from './queue.js';
+
+/**
+ * Checks a subscription against the dialect's capabilities and the table as the database
+ * describes it, before any row is claimed (R-DESC-8). The first problem found is thrown as one
+ * `ConfigError` naming the table and the column, with the fix.
+ */
+export async function validateSubscription(
+  dialect: Dialect,
+  pool: Pool,
+  conn: Connection,
+  q: QueueSettings,
+): Promise<void> {
+  const t = q.table;
+  const caps = dialect.capabilities;
+  const table = t.table;
+  const fail = (msg: string, extra: { column?: string; fix?: string } = {}): never => {
+    throw new ConfigError(msg, { table, ...extra });
+  };
+
+  if (!caps.forms.includes(t.form)) {
+    fail(`${dialect.name} does not take the ${t.form} form`, {
+      fix: `describe the table with one of: ${caps.forms.join(', ')}`,
+    });
+  }
+  if (t.isolation !== undefined && !caps.isolationLevels.includes(t.isolation)) {
+    fail(`${dialect.name} does not run isolation level ${t.isolation}`, {
+      fix: caps.isolationLevels.length
+        ? `declare one of: ${caps.isolationLevels.join(', ')}`
+        : 'declare no level',
+    });
+  }
+  if (t.mode !== undefined && !caps.transactionModes.includes(t.mode)) {
+    fail(`${dialect.name} has no transaction mode ${t.mode}`, { fix: 'declare an isolation level instead' });
+  }
+  if (pool.size < 2) {
+    fail(`the pool has ${pool.size} connection(s); sqlinbox keeps one free for handlers and settlements`, {
+      fix: 'give the pool at least 2 connections',
+    });
+  }
+  if (q.transactional && !caps.transactional) fail(`${dialect.name} has no transactional mode`);
+  if (
+    q.transactional &&
+    t.form === 'lease' &&
+    (t.isolation === 'repeatable_read' || t.isolation === 'serializable')
+  ) {
+    // Such a transaction sees the row as its first statement found it, not the lease extended since (R-TX-8).
+    fail(`a lease table in transactional mode cannot run at ${t.isolation}`, {
+      fix: 'declare read_committed, or mount it without .transactional()',
+    });
+  }
+  if ((q.maxAttempts === undefined) !== (q.deadLetter === undefined)) {
+    fail('maxAttempts and deadLetter are set together', { fix: 'set both on the queue, or neither' });
+  }
+  if (q.maxAttempts !== undefined && t.attempt === undefined) {
+    fail('maxAttempts needs an attempt column', { fix: 'describe the attempt column' });
+  }
+  if (q.deadLetter !== undefined && 'group' in q.deadLetter && t.group === undefined) {
+    fail('a dead-letter group needs a group column', {
+      fix: 'describe the group column, or dead-letter to a table',
+    });
+  }
+  if (q.lanes !== undefined && t.partitionKey === undefined) {
+    fail('workersByKey needs a partitionKey column', { fix: 'describe the partitionKey column' });
+  }
+
+  const columns = await dialect.describeTable(conn, table);
+  if (columns === null) {
+    fail('no such table', { fix: `create it; ${dialect.name}'s ddl() prints the CREATE TABLE` });
+    return;
+  }
+  const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
+  for (const { column, role } of namedColumns(t)) {
+    const info = byName.get(column.toLowerCase());
+    if (info === undefined) {
+      fail(`the ${role} column does not exist`, { column, fix: `add it, or correct the description` });
+      continue;
+    }
+    const want = expectedKinds(role, t.payload?.type, caps.timeKinds);
+    if (want !== undefined && info.kind !== 'other' && !want.includes(info.kind)) {
+      fail(`the ${role} column is ${info.type}, expected ${want.join(' or ')}`, { column });
+    }
+  }
+  if (q.deadLetter !== undefined && 'table' in q.deadLetter) {
+    const dlq = await dialect.describeTable(conn, q.deadLetter.table);
+    if (dlq === null) {
+      fail(`dead-letter table ${q.deadLetter.table} does not exist`, {
+        fix: `create it with the queue table's columns; ddl(table, { deadLetterTable }) prints it`,
+      });
+      return;
+    }
+    const missing = columns.filter(
+      (c) => !dlq.some((d: ColumnInfo) => d.name.toLowerCase() === c.name.toLowerCase()),
+    );
+    if (missing.length > 0) {
+      fail(`dead-letter table ${q.deadLetter.table} lacks column ${missing[0]!.name}`, {
+        column: missing[0]!.name,
+        fix: 'give it the same columns as the queue table',
+      });
+    }
+  }
+}
+
+function expectedKinds(
+  role: string,
+  payloadType: string | undefined,
+  timeKinds: readonly ColumnKind[],
+): readonly ColumnKind[] | undefined {
+  switch (role) {
+    case 'attempt':
+      return ['integer'];
+    case 'lease':
+    case 'retryAfter':
+    case 'processedAt':
+      return timeKinds;
+    case 'payload':
+      return payloadType === 'bytes'
+        ? ['bytes']
+        : payloadType === 'text'
+          ? ['text', 'json']
+          : ['json', 'text', 'bytes'];
+    default:
+      return undefined;
+  }
+}
