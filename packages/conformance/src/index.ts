@@ -1,1 +1,76 @@
+import type { Capabilities, Form } from '@sqlinbox/core';
+import { afterEach, beforeEach, describe, test } from 'vitest';
+import { Harness } from './harness.js';
+import { advisoryScenarios } from './scenarios/advisory.js';
+import { crashScenarios } from './scenarios/crash.js';
+import { deadLetterScenarios } from './scenarios/dead-letter.js';
+import { leaseScenarios } from './scenarios/lease.js';
+import { orderingScenarios } from './scenarios/ordering.js';
+import { poolScenarios } from './scenarios/pool.js';
+import { rowLockScenarios } from './scenarios/row-lock.js';
+import { settleScenarios } from './scenarios/settle.js';
+import { transactionalScenarios } from './scenarios/transactional.js';
+import type { ConformanceTarget } from './target.js';
+
+export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
+
+/** Which scenario groups to run (default: all that the adapter's capabilities allow). */
+export interface ConformanceOptions {
+  /** Limit to these forms. */
+  readonly forms?: readonly Form[];
+}
+
+/**
+ * Registers the whole sqlinbox conformance suite for one adapter, in the calling vitest file:
+ *
+ * ```ts
+ * import { runConformance } from '@sqlinbox/conformance';
+ * await runConformance(myTarget);
+ * ```
+ * It opens the adapter once to read what it can do (its capabilities: forms, transactional mode,
+ * FIFO guard, connections), and registers every scenario those allow. Scenarios create their own
+ * tables with the dialect's DDL and drop them after.
+ */
+export async function runConformance(
+  target: ConformanceTarget,
+  options: ConformanceOptions = {},
+): Promise<void> {
+  const probe = await target.open({ poolSize: 2 });
+  const caps: Capabilities = probe.dialect.capabilities;
+  await probe.close();
+  const forms = caps.forms.filter((f) => options.forms === undefined || options.forms.includes(f));
+
+  describe(`sqlinbox conformance: ${target.name}`, () => {
+    let harness: Harness | undefined;
+    const h = () => {
+      if (harness === undefined) throw new Error('no harness: scenarios run inside the suite');
+      return harness;
+    };
+    beforeEach(() => {
+      harness = new Harness(target, caps);
+    });
+    afterEach(async () => {
+      await harness?.cleanup();
+      harness = undefined;
+    });
+
+    test('R-SHAPE-5 the adapter states what it can do', () => {
+      if (caps.forms.length === 0) throw new Error('an adapter must take at least one claim form');
+    });
+
+    for (const form of forms) {
+      describe(`${form} form`, () => {
+        settleScenarios(h, form);
+        deadLetterScenarios(h, form, caps);
+        crashScenarios(h, form);
+        poolScenarios(h, form, caps);
+        orderingScenarios(h, form);
+        if (caps.transactional) transactionalScenarios(h, form, caps);
+        if (form === 'lease') leaseScenarios(h, caps);
+        if (form === 'advisory') advisoryScenarios(h, caps);
+        if (form === 'rowlock') rowLockScenarios(h, caps);
+      });
+    }
+  });
+}

@@ -27,6 +27,8 @@ export interface ConformanceTarget {
    * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios).
    */
   readonly childModule: string;
+  /** A server version string below the dialect's floor, in the server's own format (R-DB-1). */
+  readonly tooOldVersion: string;
   /** Ends a server session by its `Connection.id`, as an admin would. Absent where there are no sessions. */
   killSession?(connectionId: string): Promise<void>;
   /** How many advisory locks any session holds now. Absent where the database cannot tell. */

@@ -1,0 +1,189 @@
+import { Broker, type Capabilities, LeaseLostError, type Pool, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { gate, type Harness, ms, sleep, until } from '../harness.js';
+
+/** Lease form scenarios (R-LEASE-*). */
+export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
+  test('R-LEASE-1 R-POOL-5 the claim commits at once: the handler runs with no connection held', async () => {
+    const { desc, name } = await h().create('lease');
+    const b = await h().broker({ lease: '10s' });
+    const inHandler = gate();
+    const release = gate();
+    b.subscribe(queue(desc).workers(2), async () => {
+      inHandler.open();
+      await release.promise;
+    });
+    await b.start();
+    const before = Date.now();
+    await b.publish(desc, { l: 1 });
+    await inHandler.promise;
+    expect(b.poolUse.held).toBe(0);
+    const [row] = await h().rows(name);
+    // R-LEASE-2 R-LEASE-10: the expiry is the claim's host instant plus the lease.
+    const expiry = ms(row!.locked_until)!;
+    expect(expiry).toBeGreaterThanOrEqual(before + 10_000 - 50);
+    expect(expiry).toBeLessThanOrEqual(Date.now() + 10_000 + 50);
+    expect(Number(row!.attempt)).toBe(2); // counted at claim
+    release.open();
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+  });
+
+  test('R-LEASE-4 R-LEASE-3 the lease is extended each half lease, so a handler may outlive it; each extension moves the token', async () => {
+    const { desc, name } = await h().create('lease');
+    const b = await h().broker({ lease: '1s' });
+    const other = await h().broker({ lease: '1s' });
+    let otherGot = 0;
+    other.subscribe(queue(desc), async () => {
+      otherGot++;
+    });
+    const tokens = new Set<number>();
+    let acked = false;
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      for (let i = 0; i < 6; i++) {
+        await sleep(400);
+        const [row] = await h().rows(name);
+        tokens.add(ms(row!.locked_until)!);
+      }
+      await ctx.ack();
+      acked = true;
+    });
+    await b.start();
+    await b.publish(desc, { long: 1 });
+    await other.start();
+    await until(() => acked, 'handler ran 2.4 s on a 1 s lease and acked', 10_000);
+    expect(otherGot).toBe(0);
+    expect(tokens.size).toBeGreaterThanOrEqual(3);
+  });
+
+  test('R-LEASE-6 R-LEASE-9 R-LEASE-3 after shutdown the lease is no longer extended; the next claim takes the row and the late ack fails with LeaseLostError, changing nothing', async () => {
+    const { desc, name } = await h().create('lease');
+    const a = await h().broker({ lease: '1s' });
+    const inHandler = gate();
+    const lateAck = gate<unknown>();
+    const proceed = gate();
+    a.subscribe(queue(desc), async (_m, ctx) => {
+      inHandler.open();
+      await proceed.promise;
+      await ctx.ack().then(
+        () => lateAck.open('acked'),
+        (e: unknown) => lateAck.open(e),
+      );
+    });
+    await a.start();
+    await a.publish(desc, { lost: 1 });
+    await inHandler.promise;
+    const closed = await a.shutdown({ timeout: 0 }); // the delivery keeps its lease, unextended
+    expect(closed).toEqual({ locksReleased: 0, connectionsClosed: 0 });
+    const b = await h().broker({ lease: '30s' });
+    const second = gate<number>();
+    const holdB = gate();
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      second.open(ctx.attempt);
+      await holdB.promise;
+    });
+    await b.start();
+    expect(await second.promise).toBe(2);
+    const [rowB] = await h().rows(name);
+    proceed.open();
+    const err = await lateAck.promise;
+    expect(err).toBeInstanceOf(LeaseLostError);
+    expect(err).toMatchObject({ table: name });
+    const [after] = await h().rows(name);
+    expect(ms(after!.locked_until)).toBe(ms(rowB!.locked_until)); // changed nothing
+    holdB.open();
+    await until(async () => (await h().rows(name)).length === 0, 'B acks');
+  });
+
+  test('R-LEASE-6 when extensions fail the lease runs out, another claim takes the row, and the late settlement fails with LeaseLostError', async () => {
+    const { desc, name } = await h().create('lease');
+    const adapter = await h().open();
+    let broken = false;
+    // Fault injection: the database out of reach for this broker's new statements.
+    const pool: Pool = {
+      get size() {
+        return adapter.pool.size;
+      },
+      spare: () => adapter.pool.spare(),
+      acquire: () => (broken ? Promise.reject(new Error('database out of reach')) : adapter.pool.acquire()),
+      tryAcquire: () => (broken ? Promise.resolve(null) : adapter.pool.tryAcquire()),
+      release: (c) => adapter.pool.release(c),
+      destroy: (c) => adapter.pool.destroy(c),
+    };
+    const a = new Broker({ ...adapter, pool }, { logger: h().logger, pollInterval: 50, lease: '1s' });
+    h().brokers.push(a);
+    const inHandler = gate();
+    const result = gate<unknown>();
+    const lost = gate();
+    a.on('leaseLost', () => lost.open());
+    a.subscribe(queue(desc), async (_m, ctx) => {
+      inHandler.open();
+      broken = true;
+      await sleep(2_500);
+      broken = false;
+      await ctx.ack().then(
+        () => result.open('acked'),
+        (e: unknown) => result.open(e),
+      );
+    });
+    await a.start();
+    await a.publish(desc, { f: 1 });
+    await inHandler.promise;
+    const b = await h().broker({ lease: '30s' });
+    const taken = gate<number>();
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      taken.open(ctx.attempt);
+      await sleep(4_000);
+    });
+    await b.start();
+    expect(await taken.promise).toBe(2);
+    expect(await result.promise).toBeInstanceOf(LeaseLostError);
+    expect(await h().rows(name)).toHaveLength(1);
+    void lost;
+  });
+
+  test('R-LEASE-7 a delivery dropped unsettled releases its row at once', async () => {
+    const { desc, name } = await h().create('lease');
+    const b = await h().broker({ lease: '30s' });
+    const attempts: number[] = [];
+    b.subscribe(queue(desc).timeout(200), async (_m, ctx) => {
+      attempts.push(ctx.attempt);
+      if (attempts.length === 1) await sleep(60_000);
+    });
+    await b.start();
+    await b.publish(desc, { drop: 1 });
+    await until(() => attempts.length === 2, 'redelivered long before the 30 s lease ran out', 5_000);
+    expect(attempts).toEqual([1, 2]);
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+  });
+
+  if (caps.claimAhead) {
+    test('R-POOL-6 one statement claims a row per worker; rows beyond the free workers wait in the lease book, extended, and return at once on stop', async () => {
+      const { desc, name } = await h().create('lease');
+      const b = await h().broker({ lease: '1s' });
+      const release = gate();
+      let running = 0;
+      b.subscribe(queue(desc).workers(2), async () => {
+        running++;
+        await release.promise;
+      });
+      for (let i = 0; i < 6; i++) await b.publish(desc, { i });
+      await b.start();
+      await until(() => running === 2, 'two handlers running');
+      await until(
+        async () => (await h().rows(name)).filter((r) => r.locked_until !== null).length === 4,
+        'four rows leased: two in work, two waiting',
+      );
+      await sleep(1_500); // past the first lease: the waiting rows' leases were extended
+      const leased = (await h().rows(name)).filter(
+        (r) => r.locked_until !== null && ms(r.locked_until)! > Date.now(),
+      );
+      expect(leased).toHaveLength(4);
+      expect(running).toBe(2);
+      const stop = b.shutdown({ timeout: 0 });
+      await stop;
+      const rows = await h().rows(name);
+      expect(rows.filter((r) => r.locked_until !== null)).toHaveLength(2); // only the two in work
+      release.open();
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import { type Form, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { type Harness, sleep, until } from '../harness.js';
+
+/** FIFO groups across brokers and per-key order with workersByKey (R-FIFO-*, R-POOL-7). */
+export function orderingScenarios(h: () => Harness, form: Form): void {
+  test(`R-FIFO-1 R-FIFO-2 R-POOL-4 a group's rows run one at a time, in order, across two brokers (${form})`, async () => {
+    const { desc } = await h().create(form, { group: true });
+    const a = await h().broker();
+    const b = await h().broker();
+    const order = new Map<string, number[]>();
+    const inWork = new Map<string, number>();
+    let overlap = 0;
+    let done = 0;
+    const handler = async (m: unknown) => {
+      const { g, n } = m as { g: string; n: number };
+      inWork.set(g, (inWork.get(g) ?? 0) + 1);
+      if (inWork.get(g)! > 1) overlap++;
+      await sleep(5);
+      order.set(g, [...(order.get(g) ?? []), n]);
+      inWork.set(g, inWork.get(g)! - 1);
+      done++;
+    };
+    a.subscribe(queue(desc).workers(3), handler);
+    b.subscribe(queue(desc).workers(3), handler);
+    for (let n = 0; n < 10; n++) {
+      for (const g of ['g1', 'g2', 'g3']) await a.publish(desc, { g, n }, { group: g });
+    }
+    await Promise.all([a.start(), b.start()]);
+    await until(() => done === 30, 'all grouped rows done', 30_000);
+    expect(overlap).toBe(0);
+    for (const g of ['g1', 'g2', 'g3']) expect(order.get(g)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test(`R-POOL-7 workersByKey(n): one key's rows never split across lanes and run in claim order (${form})`, async () => {
+    const { desc } = await h().create(form, { partitionKey: true });
+    const b = await h().broker({ poolSize: 6 });
+    const order = new Map<string, number[]>();
+    const running = new Map<string, number>();
+    let overlap = 0;
+    let done = 0;
+    b.subscribe(queue(desc).workersByKey(3), async (m) => {
+      const { k, n } = m as { k: string; n: number };
+      running.set(k, (running.get(k) ?? 0) + 1);
+      if (running.get(k)! > 1) overlap++;
+      await sleep(3);
+      order.set(k, [...(order.get(k) ?? []), n]);
+      running.set(k, running.get(k)! - 1);
+      done++;
+    });
+    for (let n = 0; n < 8; n++) {
+      for (const k of ['k1', 'k2', 'k3', 'k4']) await b.publish(desc, { k, n }, { partitionKey: k });
+    }
+    await b.start();
+    await until(() => done === 32, 'all keyed rows done', 30_000);
+    expect(overlap).toBe(0);
+    for (const k of ['k1', 'k2', 'k3', 'k4']) expect(order.get(k)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+}

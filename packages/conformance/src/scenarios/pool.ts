@@ -1,0 +1,124 @@
+import { type Capabilities, type Form, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { gate, type Harness, sleep, until } from '../harness.js';
+
+/** Workers, the pool budget, empty claims, shutdown and many workers across brokers (section 5). */
+export function poolScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
+  test(`R-POOL-1 workers(n) takes rows at once, not one after another (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker({ poolSize: 8 });
+    let running = 0;
+    let peak = 0;
+    const release = gate();
+    b.subscribe(queue(desc).workers(4), async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await release.promise;
+      running--;
+    });
+    for (let i = 0; i < 6; i++) await b.publish(desc, { i });
+    await b.start();
+    await until(() => running === 4, 'four handlers at once');
+    await sleep(200);
+    expect(peak).toBe(4);
+    release.open();
+  });
+
+  test(`R-POOL-2 R-POOL-5 a subscription holds at most the pool's size less one, and a short pool never deadlocks (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const adapterSize = 4;
+    const b = await h().broker({ poolSize: adapterSize });
+    const adapter = h().adapters.at(-1)!;
+    let done = 0;
+    let peakHeld = 0;
+    b.subscribe(queue(desc).workers(10), async () => {
+      peakHeld = Math.max(peakHeld, b.poolUse.held);
+      // The handler's own query needs the connection the budget leaves free.
+      const conn = await adapter.pool.acquire();
+      try {
+        await conn.query('SELECT 1');
+      } finally {
+        adapter.pool.release(conn);
+      }
+      await sleep(20);
+      done++;
+    });
+    for (let i = 0; i < 20; i++) await b.publish(desc, { i });
+    await b.start();
+    await until(() => done === 20, 'every row processed without a deadlock', 30_000);
+    expect(b.poolUse.peak).toBeLessThanOrEqual(adapterSize - 1);
+    if (form !== 'lease')
+      expect(peakHeld).toBeGreaterThanOrEqual(1); // a connection per delivery in work
+    else expect(peakHeld).toBeLessThanOrEqual(1); // lease: only claims hold, briefly
+    expect(await h().rows(name)).toHaveLength(0);
+  });
+
+  test(`R-POOL-3 an empty table sees one claim per poll, not one per worker (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const adapter = await h().open();
+    let acquires = 0;
+    const pool = adapter.pool;
+    const counted = {
+      ...adapter,
+      pool: {
+        get size() {
+          return pool.size;
+        },
+        spare: () => pool.spare(),
+        acquire: () => {
+          acquires++;
+          return pool.acquire();
+        },
+        tryAcquire: () => pool.tryAcquire(),
+        release: (c: Parameters<typeof pool.release>[0]) => pool.release(c),
+        destroy: (c: Parameters<typeof pool.destroy>[0]) => pool.destroy(c),
+      },
+    };
+    const { Broker } = await import('@sqlinbox/core');
+    const b = new Broker(counted, { logger: h().logger, pollInterval: 200 });
+    h().brokers.push(b);
+    b.subscribe(queue(desc).workers(8), async () => {});
+    await b.start();
+    const start = acquires;
+    await sleep(1_000);
+    const claims = acquires - start;
+    // About five polls in one second; eight workers each claiming would be forty or more.
+    expect(claims).toBeLessThanOrEqual(8);
+    expect(claims).toBeGreaterThanOrEqual(2);
+  });
+
+  test(`R-POOL-10 many workers across two brokers: every row delivered, none settled twice, none lost (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const a = await h().broker({ poolSize: 6 });
+    const b = await h().broker({ poolSize: 6 });
+    const seen = new Map<number, number>();
+    const handler = async (m: unknown) => {
+      const n = (m as { n: number }).n;
+      seen.set(n, (seen.get(n) ?? 0) + 1);
+    };
+    const workers = caps.multipleConnections ? 4 : 2;
+    a.subscribe(queue(desc).workers(workers), handler);
+    b.subscribe(queue(desc).workers(workers), handler);
+    const total = 200;
+    await a.publishMany(
+      desc,
+      Array.from({ length: total }, (_, n) => ({ n })),
+    );
+    await Promise.all([a.start(), b.start()]);
+    await until(
+      async () => seen.size === total && (await h().rows(name)).length === 0,
+      'all rows settled',
+      60_000,
+    );
+    expect([...seen.values()].every((c) => c === 1)).toBe(true);
+  });
+
+  test(`R-PUB-1 publishMany inserts many rows in one call and answers their ids in order (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    const ids = await b.publishMany(desc, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+    expect(ids).toHaveLength(3);
+    const rows = await h().rows(name);
+    expect(rows.map((r) => String(r.id))).toEqual(ids.map(String));
+  });
+}

@@ -1,0 +1,237 @@
+import { ConfigError, type Form, Outcome, queue, ServerTooOldError } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { type Harness, ms, payloadOf, sleep, until } from '../harness.js';
+
+/** Claim, publish and settlement scenarios, per form (SPEC sections 2, 3, 6, 7). */
+export function settleScenarios(h: () => Harness, form: Form): void {
+  test(`R-PUB-1 R-PUB-2 R-SET-1 a published message and a row inserted by plain SQL are both delivered and acked (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    const seen: unknown[] = [];
+    b.subscribe(queue(desc), async (m) => {
+      seen.push(m);
+    });
+    await b.start();
+    await b.publish(desc, { n: 1, text: "it's; DROP TABLE x; --" });
+    await h().insertPlain(name, '{"n":2}');
+    await until(() => seen.length === 2, 'two deliveries');
+    expect(seen).toContainEqual({ n: 1, text: "it's; DROP TABLE x; --" });
+    expect(seen).toContainEqual({ n: 2 });
+    await until(async () => (await h().rows(name)).length === 0, 'acked rows deleted');
+  });
+
+  test(`R-ATT-2 R-ATT-1 the first delivery reads attempt 1, the second 2 (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    const attempts: number[] = [];
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      attempts.push(ctx.attempt);
+      return attempts.length === 1 ? Outcome.retry() : Outcome.ack();
+    });
+    await b.start();
+    await b.publish(desc, { a: 1 });
+    await until(() => attempts.length === 2, 'a retry and a second delivery');
+    expect(attempts).toEqual([1, 2]);
+    await until(async () => (await h().rows(name)).length === 0, 'row deleted after the ack');
+  });
+
+  test(`R-SET-1 retry() puts the row back as the form says (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    let calls = 0;
+    b.subscribe(queue(desc).pollInterval(60_000), async () => {
+      calls++;
+      return Outcome.retry();
+    });
+    await b.start();
+    await b.publish(desc, { r: 1 });
+    await until(() => calls >= 1, 'first delivery');
+    await b.shutdown({ timeout: 5_000 });
+    const [row] = await h().rows(name);
+    // Every form counts the attempt once for one delivery: row lock at settlement, lease at claim,
+    // advisory at take (R-ATT-1).
+    expect(Number(row!.attempt)).toBe(2);
+    if (form === 'lease') expect(row!.locked_until).toBeNull();
+  });
+
+  test(`R-SET-2 drop settles like ack: the poisoned message leaves the queue (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    let calls = 0;
+    b.subscribe(queue(desc), async () => {
+      calls++;
+      return Outcome.drop();
+    });
+    await b.start();
+    await b.publish(desc, { poison: true });
+    await until(async () => (await h().rows(name)).length === 0, 'dropped row gone');
+    expect(calls).toBe(1);
+  });
+
+  test(`R-SET-1 with a processed_at column, settled rows are stamped instead of deleted (${form})`, async () => {
+    const { desc, name } = await h().create(form, { processedAt: true });
+    const b = await h().broker();
+    let calls = 0;
+    b.subscribe(queue(desc), async () => {
+      calls++;
+    });
+    await b.start();
+    const before = Date.now();
+    await b.publish(desc, { stamp: 1 });
+    await until(async () => (await h().rows(name)).every((r) => r.processed_at !== null), 'row stamped');
+    const [row] = await h().rows(name);
+    expect(ms(row!.processed_at)!).toBeGreaterThanOrEqual(before - 2_000);
+    await sleep(300);
+    expect(calls).toBe(1); // a stamped row is not delivered again
+  });
+
+  test(`R-SET-3 retryAfter on a table without retry_after is a retry, with a warning (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker();
+    const attempts: number[] = [];
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      attempts.push(ctx.attempt);
+      return attempts.length === 1 ? Outcome.retryAfter(60_000) : Outcome.ack();
+    });
+    await b.start();
+    await b.publish(desc, { d: 1 });
+    await until(() => attempts.length === 2, 'redelivered at once');
+    expect(attempts).toEqual([1, 2]);
+    expect(h().logger.has('warn', 'retryAfter on a table without a retry_after column')).toBe(true);
+  });
+
+  test(`R-DLQ-3 R-SET-1 retryAfter is not delivered before its time and survives a broker restart (${form})`, async () => {
+    const { desc, name } = await h().create(form, { retryAfter: true });
+    const b1 = await h().broker();
+    let first = 0;
+    b1.subscribe(queue(desc), async () => {
+      first++;
+      return Outcome.retryAfter(1_500);
+    });
+    await b1.start();
+    const t0 = Date.now();
+    await b1.publish(desc, { later: 1 });
+    await until(() => first === 1, 'first delivery');
+    await until(async () => (await h().rows(name))[0]?.retry_after != null, 'retry_after written');
+    await b1.shutdown({ timeout: 5_000 });
+    const [row] = await h().rows(name);
+    expect(ms(row!.retry_after)!).toBeGreaterThan(t0 + 1_000);
+    // A new broker (a restarted service) delivers it, and not before its time.
+    const b2 = await h().broker();
+    let deliveredAt = 0;
+    b2.subscribe(queue(desc), async () => {
+      deliveredAt = Date.now();
+    });
+    await b2.start();
+    await until(() => deliveredAt > 0, 'delivered after the delay', 10_000);
+    expect(deliveredAt).toBeGreaterThanOrEqual(ms(row!.retry_after)! - 50);
+    expect(first).toBe(1);
+  });
+
+  test(`R-SET-4 a thrown handler error is a retry, logged with the row id (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker();
+    const attempts: number[] = [];
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      attempts.push(ctx.attempt);
+      if (attempts.length === 1) throw new Error('boom');
+    });
+    await b.start();
+    const id = await b.publish(desc, { t: 1 });
+    await until(() => attempts.length === 2, 'retried');
+    const entry = h().logger.entries.find((e) => e.msg.includes('handler failed'));
+    expect(String(entry?.fields?.id)).toBe(String(id));
+  });
+
+  test(`R-SET-4 R-ERR-2 a payload failing its schema never reaches the handler and is never deleted (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    let handled = 0;
+    const schema = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (v: unknown) =>
+          typeof (v as { ok?: unknown })?.ok === 'boolean'
+            ? { value: v as { ok: boolean } }
+            : { issues: [{ message: 'ok must be a boolean' }] },
+      },
+    };
+    b.subscribe(queue(desc).schema(schema).pollInterval(100), async () => {
+      handled++;
+    });
+    await b.start();
+    await h().insertPlain(name, '{"ok":"nope"}');
+    await until(() => h().logger.has('error', 'payload cannot be decoded'), 'decode error logged');
+    await b.shutdown({ timeout: 5_000 });
+    expect(handled).toBe(0);
+    const rows = await h().rows(name);
+    expect(rows).toHaveLength(1);
+    expect(payloadOf(rows[0]!.payload)).toEqual({ ok: 'nope' });
+    expect(Number(rows[0]!.attempt)).toBeGreaterThanOrEqual(2);
+  });
+
+  test(`R-SET-5 R-ERR-1 a settlement whose statement fails surfaces its error to the handler (${form})`, async () => {
+    const { name } = await h().create(form);
+    // A custom ack statement that fails stands for a failing settlement statement.
+    const broken = h().describe(form, name, {});
+    const failing = { ...broken, custom: { ack: async () => Promise.reject(new Error('statement failed')) } };
+    const b = await h().broker();
+    let error: unknown;
+    let calls = 0;
+    b.subscribe(queue(failing as typeof broken).pollInterval(60_000), async (_m, ctx) => {
+      calls++;
+      if (calls > 1) return;
+      await ctx.ack().catch((e: unknown) => {
+        error = e;
+      });
+    });
+    await b.start();
+    const id = await b.publish(broken, { s: 1 });
+    await until(() => error !== undefined, 'settlement error');
+    expect(error).toMatchObject({ code: 'SETTLEMENT', table: name });
+    expect(String((error as { rowId: unknown }).rowId)).toBe(String(id));
+    const rows = await h().rows(name);
+    expect(rows).toHaveLength(1); // the row stays, as its form says
+    if (form === 'lease') expect(rows[0]!.locked_until).not.toBeNull(); // until its lease runs out (R-LEASE-7)
+  });
+
+  test(`R-DESC-8 R-ERR-1 a missing column stops the subscription at start, naming table and column (${form})`, async () => {
+    const { name } = await h().create(form);
+    const desc = h().describe(form, name, { columns: ['no_such_column'] });
+    const b = await h().broker();
+    let handled = 0;
+    b.subscribe(queue(desc), async () => {
+      handled++;
+    });
+    await h().insertPlain(name, '{"x":1}');
+    const err = await b.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err).toMatchObject({ table: name, column: 'no_such_column' });
+    await sleep(200);
+    expect(handled).toBe(0);
+    expect(Number((await h().rows(name))[0]!.attempt)).toBe(1); // nothing claimed
+  });
+
+  test(`R-DESC-8 a missing table stops the subscription at start with a ConfigError (${form})`, async () => {
+    const desc = h().describe(form, h().name('missing'));
+    const b = await h().broker();
+    b.subscribe(queue(desc), async () => {});
+    await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: desc.table });
+  });
+
+  test(`R-DB-1 a server older than the floor stops the subscription with ServerTooOldError (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker({ serverVersion: h().target.tooOldVersion });
+    b.subscribe(queue(desc), async () => {});
+    const err = await b.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ServerTooOldError);
+    expect((err as ServerTooOldError).found).toContain(h().target.tooOldVersion.split('-')[0]!);
+  });
+}

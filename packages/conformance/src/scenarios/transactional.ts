@@ -1,0 +1,73 @@
+import { type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { type Harness, payloadOf, sleep, until } from '../harness.js';
+
+/**
+ * Transactional mode: the handler's writes through `ctx.tx` commit with the ack; every other
+ * outcome rolls them back first (R-TX-1..5).
+ */
+export function transactionalScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
+  test(`R-TX-1 R-TX-2 R-TX-5 ack commits the handler's writes with the settlement (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const out = await h().create(form, {}, h().name('out'));
+    const b = await h().broker();
+    let held = 0;
+    b.subscribe(queue(desc).transactional(), async (m, ctx) => {
+      held = b.poolUse.held;
+      await b.publish(out.desc, { result: (m as { n: number }).n * 2 }, { tx: ctx.tx });
+      return Outcome.ack();
+    });
+    await b.start();
+    await b.publish(desc, { n: 21 });
+    await until(async () => (await h().rows(name)).length === 0, 'job settled');
+    const results = await h().rows(out.name);
+    expect(results.map((r) => payloadOf(r.payload))).toEqual([{ result: 42 }]);
+    expect(held).toBeGreaterThanOrEqual(1); // the delivery holds a connection for its transaction
+  });
+
+  test(`R-TX-1 R-TX-3 R-TX-4 a retry rolls the handler's writes back, and still counts the attempt (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const out = await h().create(form, {}, h().name('out'));
+    const b = await h().broker();
+    const attempts: number[] = [];
+    b.subscribe(queue(desc).transactional(), async (_m, ctx) => {
+      attempts.push(ctx.attempt);
+      await b.publish(out.desc, { attempt: ctx.attempt }, { tx: ctx.tx });
+      if (attempts.length === 1) return Outcome.retry();
+      if (attempts.length === 2) throw new Error('a thrown error is a retry too');
+      return Outcome.ack();
+    });
+    await b.start();
+    await b.publish(desc, { x: 1 });
+    await until(() => attempts.length === 3, 'three deliveries');
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+    expect(attempts).toEqual([1, 2, 3]);
+    const results = await h().rows(out.name);
+    expect(results.map((r) => payloadOf(r.payload))).toEqual([{ attempt: 3 }]);
+  });
+
+  // On a database with one writer at a time (SQLite) a publish through the pool waits for the
+  // delivery's transaction (R-TX-7), so this scenario needs several connections at once.
+  test.runIf(caps.multipleConnections)(
+    `R-TX-2 a publish through the pool commits on its own, whatever the outcome (${form})`,
+    async () => {
+      const { desc } = await h().create(form);
+      const out = await h().create(form, {}, h().name('out'));
+      const b = await h().broker();
+      let calls = 0;
+      b.subscribe(queue(desc).transactional(), async () => {
+        calls++;
+        await b.publish(out.desc, { outside: calls });
+        return calls === 1 ? Outcome.retry() : Outcome.ack();
+      });
+      await b.start();
+      await b.publish(desc, { y: 1 });
+      await until(() => calls === 2, 'two deliveries');
+      await sleep(100);
+      expect((await h().rows(out.name)).map((r) => payloadOf(r.payload))).toEqual([
+        { outside: 1 },
+        { outside: 2 },
+      ]);
+    },
+  );
+}
