@@ -61,6 +61,7 @@ export interface QueueFlags {
  */
 export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFlags = { tx: false }> {
   /** Type-level only. */
+  declare readonly __table: D;
   declare readonly __message: T;
   declare readonly __flags: F;
 

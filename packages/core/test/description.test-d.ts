@@ -14,14 +14,12 @@ describe('table description types', () => {
   test('R-DESC-2 setting two forms is a type error', () => {
     // @ts-expect-error lease and advisory together
     inbox({ table: 'jobs', id: 'id', lease: 'locked_until', advisory: 'jobs-{id}' });
+    const leased = table('jobs', 'id').lease('locked_until');
+    const keyed = table('jobs', 'id').advisory([KeyPart.column('id')]);
     // @ts-expect-error the builder has no .advisory once the form is lease
-    table('jobs', 'id')
-      .lease('locked_until')
-      .advisory([KeyPart.column('id')]);
+    leased.advisory([KeyPart.column('id')]);
     // @ts-expect-error the builder has no .lease once the form is advisory
-    table('jobs', 'id')
-      .advisory([KeyPart.column('id')])
-      .lease('locked_until');
+    keyed.lease('locked_until');
   });
 
   test('R-DESC-3 a key placeholder must name a declared column', () => {
@@ -50,10 +48,9 @@ describe('table description types', () => {
     table('p', 'id')
       .advisory([KeyPart.column('id')])
       .own({ lock, unlock: lock });
+    const advisoryTable = table('p', 'id').advisory([KeyPart.column('id')]);
     // @ts-expect-error .own needs both
-    table('p', 'id')
-      .advisory([KeyPart.column('id')])
-      .own({ lock });
+    advisoryTable.own({ lock });
     // @ts-expect-error .own is not on a lease table
     table('p', 'id').lease('locked_until').own({ lock, unlock: lock });
   });
