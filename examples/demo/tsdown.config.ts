@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: ['src/demo.ts'],
+  format: ['esm'],
+  platform: 'node',
+  target: 'node20',
+  dts: false,
+  clean: true,
+});
