@@ -103,7 +103,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
    */
   subscribe<D extends TableDescription<F, I | undefined>, T, QF extends QueueFlags>(
     queue: Queue<D, T, QF>,
-    handler: Handler<T, QF['tx'] extends true ? Queryable : undefined>,
+    // Without a schema or codec the message is `unknown`: annotate the handler's parameter freely.
+    handler: Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
   ): MountedSubscription {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('subscribe');
     const sub = new Subscription(
