@@ -1,0 +1,63 @@
+import type { AnyTable } from '@sqlinbox/core';
+import { ident, tableName } from './sql.js';
+
+/**
+ * R-PLUS-2: the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
+ * Every time column is INTEGER epoch milliseconds (the dialect's only time kind).
+ */
+export function createStatements(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
+  const out = [createTable(t, t.table, t.id.generated), ...indexes(t)];
+  // Rows keep their ids when they move, so the dead-letter table never generates one.
+  if (opts.deadLetterTable !== undefined) out.push(createTable(t, opts.deadLetterTable, false));
+  return out;
+}
+
+function createTable(t: AnyTable, name: string, generatedId: boolean): string {
+  const lines = columns(t, generatedId).map(([column, type]) => `  ${ident(column)} ${type}`);
+  return `CREATE TABLE IF NOT EXISTS ${tableName(name)} (\n${lines.join(',\n')}\n)`;
+}
+
+/**
+ * Each column and its SQLite type. `INTEGER PRIMARY KEY` is the rowid: the database fills it when
+ * the id is generated, and it also takes an integer id the caller gives.
+ */
+function columns(t: AnyTable, generatedId: boolean): [string, string][] {
+  const out: [string, string][] = [];
+  const add = (column: string | undefined, type: string) => {
+    if (column !== undefined && !out.some(([c]) => c === column)) out.push([column, type]);
+  };
+  add(t.id.column, generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY');
+  if (t.payload !== undefined)
+    add(t.payload.column, t.payload.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL');
+  if (t.attempt !== undefined) add(t.attempt.column, 'INTEGER NOT NULL DEFAULT 1');
+  add(t.lease, 'INTEGER');
+  add(t.retryAfter, 'INTEGER');
+  add(t.processedAt, 'INTEGER');
+  add(t.group, 'TEXT');
+  add(t.partitionKey, 'TEXT');
+  for (const part of t.key ?? []) if ('column' in part) add(part.column, 'TEXT');
+  for (const column of t.columns) add(column, 'TEXT');
+  return out;
+}
+
+/**
+ * The claim reads due rows in id order; the index lists id first and carries the columns of the due
+ * condition so the claim filters without reading rows. With `processed_at` it is partial over
+ * unsettled rows, so settled history never enters a claim's scan. A FIFO table also gets
+ * (group, id) for the head check.
+ */
+function indexes(t: AnyTable): string[] {
+  // SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`.
+  const dot = t.table.lastIndexOf('.');
+  const schema = dot < 0 ? '' : `${ident(t.table.slice(0, dot))}.`;
+  const bare = t.table.slice(dot + 1);
+  const create = (suffix: string, cols: string[], where: string) =>
+    `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_${suffix}`)} ON ${ident(bare)} (${cols.map(ident).join(', ')})${where}`;
+  const where = t.processedAt === undefined ? '' : ` WHERE ${ident(t.processedAt)} IS NULL`;
+  const due = [t.id.column, t.lease, t.retryAfter].filter((c): c is string => c !== undefined);
+  const out: string[] = [];
+  // Without a filter or extra columns the primary key already is that index.
+  if (where !== '' || due.length > 1) out.push(create('due', due, where));
+  if (t.group !== undefined) out.push(create('group_head', [t.group, t.id.column], where));
+  return out;
+}

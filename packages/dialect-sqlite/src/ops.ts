@@ -1,0 +1,163 @@
+import type {
+  Advisory,
+  AnyTable,
+  Candidate,
+  Connection,
+  Insert,
+  PrepareOptions,
+  QueueStats,
+  Row,
+  Settlement,
+  TableOps,
+} from '@sqlinbox/core';
+import { ConfigError } from '@sqlinbox/core';
+import { fileOf, SqliteConnection } from './driver.js';
+import type { Statement } from './sql.js';
+import * as sql from './statements.js';
+
+const run = (conn: Connection, st: Statement) => conn.query(st.sql, st.params);
+
+/** The statements of one SQLite queue table (lease and advisory forms). */
+export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
+  const dead = opts.deadLetter;
+  const scope: sql.Scope = { deadGroup: dead !== undefined && 'group' in dead ? dead.group : undefined };
+  const deadTable = dead !== undefined && 'table' in dead ? dead.table : undefined;
+  const id = t.id.column;
+
+  return {
+    async claimLocked(): Promise<Row[]> {
+      throw new ConfigError('SQLite has no row locks, so the row lock form is unavailable (R-ROW-6)', {
+        table: t.table,
+        fix: 'describe a lease column or an advisory key',
+      });
+    },
+
+    async claimLease(conn, n, now, expiry) {
+      if (n <= 0) return [];
+      const { rows } = await run(conn, sql.claim(t, scope, n, now, expiry));
+      // RETURNING gives no order; the engine hands rows out in claim order.
+      return rows.sort((a, b) => compareIds(a[id], b[id]));
+    },
+
+    async extendLeases(conn, leases, expiry) {
+      const moved: unknown[] = [];
+      for (const st of sql.extendLeases(t, leases, expiry)) {
+        for (const row of (await run(conn, st)).rows) moved.push(row[id]);
+      }
+      return moved;
+    },
+
+    advisory: advisory(t, scope),
+
+    async settle(conn, s) {
+      if (s.kind === 'deadLetter' && 'table' in s.target) return moveToTable(conn, t, s, s.target.table);
+      return (await run(conn, sql.settle(t, s))).rowCount;
+    },
+
+    insert: (conn, messages) => insertAll(conn, t, messages),
+
+    async stats(conn, now): Promise<QueueStats> {
+      const row = (await run(conn, sql.stats(t, scope, deadTable, now))).rows[0] ?? {};
+      return {
+        ready: Number(row.ready ?? 0),
+        delayed: Number(row.delayed ?? 0),
+        inWork: Number(row.in_work ?? 0),
+        dead: Number(row.dead ?? 0),
+      };
+    },
+  };
+}
+
+/**
+ * The advisory form on SQLite: keys live in a registry of this process, by database file and key,
+ * since SQLite has no lock a session holds (one process per file, R-DB-3).
+ */
+function advisory(t: AnyTable, scope: sql.Scope): Advisory {
+  return {
+    async candidates(conn, n, now, own): Promise<Candidate[]> {
+      if (n <= 0) return [];
+      const { rows } = await run(conn, sql.candidates(t, scope, n, now, own));
+      return rows.map((r) => ({ id: r.id, key: String(r.key) }));
+    },
+    async lock(conn, key) {
+      return fileOf(openConnection(conn)).keys.lock(conn.id, key);
+    },
+    async unlock(conn, key) {
+      return fileOf(conn).keys.unlock(conn.id, key);
+    },
+    async take(conn, rowId, now) {
+      return (await run(conn, sql.take(t, scope, rowId, now))).rows[0] ?? null;
+    },
+  };
+}
+
+/** A closed handle's keys are already gone; a key taken on it would never be released. */
+function openConnection(conn: Connection): Connection {
+  if (conn instanceof SqliteConnection && !conn.open) {
+    throw new TypeError(`sqlinbox: connection ${conn.id}: The database connection is not open`);
+  }
+  return conn;
+}
+
+/** R-DLQ-2: copy then delete, in a transaction of its own unless the caller has one open. */
+async function moveToTable(conn: Connection, t: AnyTable, s: Settlement, deadTable: string): Promise<number> {
+  const [copy, remove] = sql.moveToDeadLetter(t, deadTable, s.id, s.token);
+  if (s.kind === 'deadLetter' && s.inTransaction) {
+    await run(conn, copy);
+    return (await run(conn, remove)).rowCount;
+  }
+  // IMMEDIATE takes the write lock at BEGIN, so the copy never has to upgrade a read lock.
+  await conn.query('BEGIN IMMEDIATE');
+  try {
+    await run(conn, copy);
+    const moved = (await run(conn, remove)).rowCount;
+    await conn.query('COMMIT');
+    return moved;
+  } catch (err) {
+    await conn.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Inserts, answering ids in message order. Several statements (past the parameter limit) run under
+ * a savepoint, which nests in a caller's transaction and opens one where none is open.
+ */
+async function insertAll(conn: Connection, t: AnyTable, messages: readonly Insert[]): Promise<unknown[]> {
+  if (messages.length === 0) return [];
+  const statements = sql.insert(t, messages);
+  const returned: unknown[] = [];
+  const runAll = async () => {
+    for (const st of statements) returned.push(...idsOf(t, (await run(conn, st)).rows));
+  };
+  if (statements.length === 1) await runAll();
+  else await inSavepoint(conn, runAll);
+  const given = messages.map((m) => m.columns?.[t.id.column]);
+  // Given ids are known already (RETURNING promises no order); generated ones ascend in insert order.
+  return !t.id.generated && given.every((v) => v !== undefined) ? given : returned;
+}
+
+function idsOf(t: AnyTable, rows: Row[]): unknown[] {
+  return rows.map((r) => r[t.id.column]).sort(compareIds);
+}
+
+async function inSavepoint(conn: Connection, body: () => Promise<void>): Promise<void> {
+  await conn.query('SAVEPOINT sqlinbox_insert');
+  try {
+    await body();
+  } catch (err) {
+    await conn.query('ROLLBACK TO sqlinbox_insert').catch(() => undefined);
+    await conn.query('RELEASE sqlinbox_insert').catch(() => undefined);
+    throw err;
+  }
+  await conn.query('RELEASE sqlinbox_insert');
+}
+
+/** Id order as SQLite sorts them where it matters: numbers by value, text by text. */
+function compareIds(a: unknown, b: unknown): number {
+  const numeric = (v: unknown) => typeof v === 'number' || typeof v === 'bigint';
+  if ((numeric(a) && numeric(b)) || (typeof a === 'string' && typeof b === 'string')) {
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  }
+  return 0;
+}
