@@ -1,0 +1,19 @@
+/**
+ * `@sqlinbox/dialect-mysql`: sqlinbox on MySQL 8.0.1+ and MariaDB 10.6+. This entry holds the
+ * dialect and imports no driver; the drivers live behind their own subpaths:
+ * `@sqlinbox/dialect-mysql/mysql2` (`mysql2(pool)`) and `@sqlinbox/dialect-mysql/mariadb`
+ * (`mariadb(pool)`).
+ */
+export {
+  checkVersion,
+  classifyError,
+  createMysqlDialect,
+  ddl,
+  MARIADB_FLOOR,
+  MYSQL_FLOOR,
+  type MysqlDialectOptions,
+  mysqlDialect,
+  parseServerVersion,
+  type ServerVersion,
+} from './dialect.js';
+export { LOCK_NAME_MAX, lockNameOf } from './statements.js';

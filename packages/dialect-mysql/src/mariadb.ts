@@ -1,0 +1,140 @@
+/**
+ * sqlinbox over the `mariadb` connector (its promise API): `mariadb(pool)` wraps the user's pool as
+ * the core's `Pool` and pairs it with the MySQL/MariaDB dialect.
+ *
+ * ```ts
+ * import * as connector from 'mariadb';
+ * import { mariadb } from '@sqlinbox/dialect-mysql/mariadb';
+ * const broker = new Broker(mariadb(connector.createPool({ host, user, database, connectionLimit: 10 }),
+ *   { connectionLimit: 10 }));
+ * ```
+ */
+import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
+import type { Pool as MariaPool, PoolConnection as MariaPoolConnection, QueryOptions, TypeCastFunction } from 'mariadb';
+import { createMysqlDialect, mysqlDialect } from './dialect.js';
+import { type Backend, type BackendResult, MysqlPool } from './pool.js';
+import { SERVER_STATUS_IN_TRANS } from './session.js';
+import { parseUtc } from './sql.js';
+
+/** Options of {@link mariadb}. */
+export interface MariadbAdapterOptions {
+  /**
+   * Makes `checkServer` report this version instead of asking the server. Default: undefined,
+   * ask the server (`SELECT VERSION()`).
+   */
+  readonly serverVersion?: string | undefined;
+  /**
+   * The `connectionLimit` the pool was created with: the connector does not expose it. Default
+   * 10, the connector's own default.
+   */
+  readonly connectionLimit?: number | undefined;
+}
+
+/** What a mariadb column offers a `typeCast`. */
+interface CastColumn {
+  readonly type: string;
+  string(): string | null;
+}
+
+/**
+ * Reads `DATETIME`/`TIMESTAMP` as UTC instants whatever the pool's `timezone` and `dateStrings`
+ * say, and MySQL's `JSON` as its text (MariaDB's JSON, LONGTEXT, arrives as text with
+ * `autoJsonMap` off); the rest as the connector reads it.
+ */
+const typeCast = ((column: CastColumn, next: () => unknown): unknown => {
+  switch (column.type) {
+    case 'DATETIME':
+    case 'TIMESTAMP':
+      return parseUtc(column.string());
+    case 'JSON':
+      return column.string();
+    default:
+      return next();
+  }
+}) as unknown as TypeCastFunction;
+
+interface OkPacket {
+  readonly affectedRows: number | bigint;
+  readonly insertId: number | bigint;
+}
+
+class MariadbBackend implements Backend<MariaPoolConnection> {
+  readonly size: number;
+
+  constructor(
+    private readonly pool: MariaPool,
+    connectionLimit: number | undefined,
+  ) {
+    this.size = connectionLimit ?? 10;
+  }
+
+  getConnection(): Promise<MariaPoolConnection> {
+    return this.pool.getConnection();
+  }
+
+  physical(h: MariaPoolConnection): object {
+    // A new wrapper comes with every checkout; its `info` belongs to the physical connection.
+    return h.info ?? h;
+  }
+
+  async sessionId(h: MariaPoolConnection): Promise<string> {
+    if (h.threadId !== null && h.threadId !== undefined) return String(h.threadId);
+    const { rows } = await this.run(h, 'SELECT CONNECTION_ID() AS `id`', []);
+    return String(rows[0]?.id);
+  }
+
+  async run(h: MariaPoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+    const options = {
+      sql,
+      typeCast,
+      rowsAsArray: false,
+      nestTables: false,
+      namedPlaceholders: false,
+      autoJsonMap: false,
+    } as QueryOptions;
+    const res = (await h.query(options, params)) as unknown;
+    const status = h.info?.status;
+    const inTransaction = typeof status === 'number' ? (status & SERVER_STATUS_IN_TRANS) !== 0 : undefined;
+    if (Array.isArray(res)) return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction };
+    const ok = res as OkPacket;
+    return { rows: [], rowCount: Number(ok.affectedRows), insertId: ok.insertId, inTransaction };
+  }
+
+  release(h: MariaPoolConnection): Promise<void> {
+    return h.release();
+  }
+
+  destroy(h: MariaPoolConnection): void {
+    h.destroy();
+  }
+
+  spare(): number {
+    const room = this.size - this.pool.totalConnections();
+    return this.pool.idleConnections() + Math.max(0, room) - this.pool.taskQueueSize();
+  }
+}
+
+/**
+ * Wraps a `mariadb` connector pool for sqlinbox.
+ *
+ * - `Connection.id` is the session's thread id (`conn.threadId`, which is `CONNECTION_ID()`).
+ * - Every session runs `SET time_zone = '+00:00'` once, when first seen; Dates are bound as UTC
+ *   text and `DATETIME`/`TIMESTAMP` read back as UTC Dates, whatever the pool's `timezone`.
+ * - `size` is `opts.connectionLimit` (default 10, the connector's default: the connector does not
+ *   expose the limit); `spare()` is `idleConnections()` plus the room to open more
+ *   (`connectionLimit - totalConnections()`), less `taskQueueSize()`.
+ * - `release` returns a clean connection; one inside a transaction or holding an advisory lock is
+ *   closed instead, with a `SQLINBOX_DIRTY_RELEASE` warning (so the connector's own rollback on
+ *   release never hides an open transaction). `destroy` is `conn.destroy()`.
+ * - Ids come back as the connector gives them: BIGINT and `insertId` as bigint unless the pool
+ *   sets `bigIntAsNumber` / `insertIdAsNumber`.
+ *
+ * @param pool a pool from `createPool(..)` of `mariadb` (promise API); it stays the caller's to end.
+ * @param opts `serverVersion` (default: ask the server), `connectionLimit` (default 10).
+ */
+export function mariadb(pool: MariaPool, opts: MariadbAdapterOptions = {}): Adapter<Form, IsolationLevel> {
+  return {
+    dialect: opts.serverVersion === undefined ? mysqlDialect : createMysqlDialect({ serverVersion: opts.serverVersion }),
+    pool: new MysqlPool(new MariadbBackend(pool, opts.connectionLimit)),
+  };
+}

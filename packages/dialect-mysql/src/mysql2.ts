@@ -1,0 +1,151 @@
+/**
+ * sqlinbox over `mysql2` (its promise API): `mysql2(pool)` wraps the user's pool as the core's
+ * `Pool` and pairs it with the MySQL/MariaDB dialect.
+ *
+ * ```ts
+ * import mysql from 'mysql2/promise';
+ * import { mysql2 } from '@sqlinbox/dialect-mysql/mysql2';
+ * const broker = new Broker(mysql2(mysql.createPool({ uri, connectionLimit: 10 })));
+ * ```
+ */
+import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
+import type { FieldPacket, Pool as PromisePool, PoolConnection as PromisePoolConnection, QueryOptions } from 'mysql2/promise';
+import { createMysqlDialect, mysqlDialect } from './dialect.js';
+import { type Backend, type BackendResult, MysqlPool } from './pool.js';
+import { SERVER_STATUS_IN_TRANS } from './session.js';
+import { parseUtc } from './sql.js';
+
+/** Options of {@link mysql2}. */
+export interface Mysql2AdapterOptions {
+  /**
+   * Makes `checkServer` report this version instead of asking the server. Default: undefined,
+   * ask the server (`SELECT VERSION()`).
+   */
+  readonly serverVersion?: string | undefined;
+}
+
+/** What this file reads of a mysql2 core pool; the counts are not part of mysql2's typed API. */
+interface CorePoolView {
+  readonly config?: { readonly connectionLimit?: number };
+  readonly _allConnections?: { readonly length: number };
+  readonly _freeConnections?: { readonly length: number };
+  readonly _connectionQueue?: { readonly length: number };
+}
+
+/** What a mysql2 field offers a `typeCast`. */
+interface CastField {
+  readonly type: string;
+  /** MariaDB 10.5+ extended metadata: `json` for its JSON (LONGTEXT) columns. */
+  readonly extendedFormat?: string | undefined;
+  string(encoding?: string): string | null;
+}
+
+/**
+ * Reads `DATETIME`/`TIMESTAMP` as UTC instants whatever the pool's `timezone` and `dateStrings`
+ * say, and JSON as its text: MySQL's JSON type, and MariaDB's JSON (LONGTEXT marked `json` in the
+ * extended metadata, which mysql2 would otherwise parse). The rest as the driver reads it.
+ */
+function typeCast(field: CastField, next: () => unknown): unknown {
+  if (field.extendedFormat === 'json') return field.string('utf8');
+  switch (field.type) {
+    case 'DATETIME':
+    case 'DATETIME2':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP2':
+      return parseUtc(field.string('ascii'));
+    case 'JSON':
+      return field.string('utf8');
+    default:
+      return next();
+  }
+}
+
+interface OkPacket {
+  readonly affectedRows: number;
+  readonly insertId: number | string;
+  readonly serverStatus?: number;
+}
+
+class Mysql2Backend implements Backend<PromisePoolConnection> {
+  readonly size: number;
+
+  constructor(private readonly pool: PromisePool) {
+    const limit = this.core()?.config?.connectionLimit;
+    // mysql2's default is 10; 0 means no limit.
+    this.size = limit === undefined ? 10 : limit === 0 ? Number.POSITIVE_INFINITY : limit;
+  }
+
+  private core(): CorePoolView | undefined {
+    return (this.pool as unknown as { pool?: CorePoolView }).pool;
+  }
+
+  getConnection(): Promise<PromisePoolConnection> {
+    return this.pool.getConnection();
+  }
+
+  physical(h: PromisePoolConnection): object {
+    return h.connection;
+  }
+
+  async sessionId(h: PromisePoolConnection): Promise<string> {
+    const { rows } = await this.run(h, 'SELECT CONNECTION_ID() AS `id`', []);
+    return String(rows[0]?.id);
+  }
+
+  async run(h: PromisePoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+    const options = {
+      sql,
+      values: params as unknown[],
+      rowsAsArray: false,
+      nestTables: false,
+      namedPlaceholders: false,
+      typeCast: typeCast as QueryOptions['typeCast'],
+    } as QueryOptions;
+    const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
+    if (Array.isArray(res)) return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
+    const ok = res as OkPacket;
+    return {
+      rows: [],
+      rowCount: ok.affectedRows,
+      insertId: ok.insertId,
+      inTransaction: ok.serverStatus === undefined ? undefined : (ok.serverStatus & SERVER_STATUS_IN_TRANS) !== 0,
+    };
+  }
+
+  release(h: PromisePoolConnection): void {
+    h.release();
+  }
+
+  destroy(h: PromisePoolConnection): void {
+    h.destroy();
+  }
+
+  spare(): number | undefined {
+    const core = this.core();
+    if (core?._allConnections === undefined || core._freeConnections === undefined) return undefined;
+    const room = this.size - core._allConnections.length;
+    return core._freeConnections.length + room - (core._connectionQueue?.length ?? 0);
+  }
+}
+
+/**
+ * Wraps a `mysql2/promise` pool for sqlinbox.
+ *
+ * - `Connection.id` is the session's `CONNECTION_ID()`, read once per physical connection.
+ * - Every session runs `SET time_zone = '+00:00'` once, when first seen; Dates are bound as UTC
+ *   text and `DATETIME`/`TIMESTAMP` read back as UTC Dates, whatever the pool's `timezone`.
+ * - `size` is the pool's `connectionLimit` (mysql2's default 10; 0, no limit, is Infinity);
+ *   `spare()` is its free connections plus the room to open more, less requests waiting (read from
+ *   mysql2's pool counters, or counted by this adapter where those are absent).
+ * - `release` returns a clean connection; one inside a transaction or holding an advisory lock is
+ *   closed instead, with a `SQLINBOX_DIRTY_RELEASE` warning. `destroy` is `conn.destroy()`.
+ *
+ * @param pool a pool from `mysql.createPool(..)` of `mysql2/promise`; it stays the caller's to end.
+ * @param opts `serverVersion` (default: ask the server).
+ */
+export function mysql2(pool: PromisePool, opts: Mysql2AdapterOptions = {}): Adapter<Form, IsolationLevel> {
+  return {
+    dialect: opts.serverVersion === undefined ? mysqlDialect : createMysqlDialect({ serverVersion: opts.serverVersion }),
+    pool: new MysqlPool(new Mysql2Backend(pool)),
+  };
+}

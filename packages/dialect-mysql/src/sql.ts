@@ -1,0 +1,87 @@
+/**
+ * Small pieces every MySQL/MariaDB statement is built from: identifier quoting, the UTC text form
+ * of an instant, and the statement value itself. Nothing here talks to a driver.
+ */
+import type { QueryResult, Row } from '@sqlinbox/core';
+
+/** One statement: SQL text with `?` placeholders, and its values in placeholder order. */
+export interface Stmt {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/**
+ * What this package's driver wrappers answer for a statement: the core's result plus, for an
+ * `INSERT`, the first id the server generated (`insertId` of the OK packet). A connection from
+ * elsewhere may leave `insertId` out; the dialect then asks `LAST_INSERT_ID()`.
+ */
+export interface MysqlQueryResult<R = Row> extends QueryResult<R> {
+  readonly insertId?: number | bigint | string;
+}
+
+/** Quotes one identifier with backticks (a backtick inside is doubled). */
+export function quoteIdent(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``;
+}
+
+/** Quotes a table name, `schema.table` as two identifiers. */
+export function quoteTable(name: string): string {
+  return name.split('.').map(quoteIdent).join('.');
+}
+
+/** The schema part of a qualified table name, or undefined for an unqualified one. */
+export function schemaOf(name: string): string | undefined {
+  const dot = name.indexOf('.');
+  return dot < 0 ? undefined : name.slice(0, dot);
+}
+
+/** The table part of a possibly qualified table name. */
+export function tableOf(name: string): string {
+  const dot = name.indexOf('.');
+  return dot < 0 ? name : name.slice(dot + 1);
+}
+
+/**
+ * An instant as MySQL `DATETIME(3)` text in UTC, `YYYY-MM-DD HH:MM:SS.mmm`. Every Date this
+ * package binds goes through here, so what reaches the server never depends on the driver's
+ * `timezone` option or the host's zone.
+ */
+export function utc(d: Date): string {
+  const iso = d.toISOString();
+  if (iso.length !== 24) throw new RangeError(`sqlinbox: ${iso} is outside the years MySQL DATETIME holds`);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+/**
+ * Reads `DATETIME`/`TIMESTAMP` text the server sent (`YYYY-MM-DD HH:MM:SS[.ffffff]`) as a UTC
+ * instant; the zero date reads as null.
+ */
+export function parseUtc(text: string | null): Date | null {
+  if (text === null) return null;
+  if (text.startsWith('0000-00-00')) return null;
+  const [date, time = '00:00:00'] = text.split(' ');
+  const [hms = '00:00:00', frac = ''] = time.split('.');
+  const ms = frac.length === 0 ? '000' : frac.padEnd(3, '0').slice(0, 3);
+  return new Date(`${date}T${hms}.${ms}Z`);
+}
+
+/**
+ * A bound value as the drivers should see it: Dates become UTC text (see {@link utc}), a
+ * Uint8Array becomes a Buffer (both drivers send Buffers as binary), everything else is unchanged.
+ */
+export function toDriverValue(v: unknown): unknown {
+  if (v instanceof Date) return utc(v);
+  if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return v;
+}
+
+/** `?, ?, ?` for n values. */
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** A count the drivers return as number, string (DECIMAL) or bigint, as a number. */
+export function toCount(v: unknown): number {
+  if (v === null || v === undefined) return 0;
+  return Number(v);
+}

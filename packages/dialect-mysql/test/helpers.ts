@@ -1,0 +1,113 @@
+/**
+ * Shared test setup: the MariaDB at 127.0.0.1:3306 (root, no password, database `test`), both
+ * drivers, an admin connection of the tests' own, and uniquely named tables dropped after use.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Adapter, AnyTable, Connection, Row } from '@sqlinbox/core';
+import * as connector from 'mariadb';
+import mysql from 'mysql2/promise';
+import { ddl } from '../src/dialect.js';
+import { mariadb } from '../src/mariadb.js';
+import { mysql2 } from '../src/mysql2.js';
+
+export const DB = { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test' } as const;
+
+/** An adapter with a pool of its own. */
+export interface Opened {
+  readonly adapter: Adapter;
+  close(): Promise<void>;
+}
+
+export interface DriverCase {
+  readonly name: 'mysql2' | 'mariadb';
+  open(opts?: { size?: number; serverVersion?: string; poolOptions?: Record<string, unknown> }): Promise<Opened>;
+}
+
+export const drivers: readonly DriverCase[] = [
+  {
+    name: 'mysql2',
+    async open(opts = {}) {
+      const pool = mysql.createPool({ ...DB, connectionLimit: opts.size ?? 5, ...opts.poolOptions });
+      return { adapter: mysql2(pool, { serverVersion: opts.serverVersion }), close: () => pool.end() };
+    },
+  },
+  {
+    name: 'mariadb',
+    async open(opts = {}) {
+      const size = opts.size ?? 5;
+      const pool = connector.createPool({ ...DB, connectionLimit: size, minimumIdle: 0, ...opts.poolOptions });
+      return {
+        adapter: mariadb(pool, { serverVersion: opts.serverVersion, connectionLimit: size }),
+        close: () => pool.end(),
+      };
+    },
+  },
+];
+
+/** A connection of the tests' own, outside every pool under test. */
+export async function openAdmin(): Promise<{
+  q(sql: string, params?: unknown[]): Promise<Row[]>;
+  id: number;
+  end(): Promise<void>;
+}> {
+  const c = await mysql.createConnection({ ...DB, timezone: 'Z', jsonStrings: true });
+  await c.query("SET time_zone = '+00:00'");
+  return {
+    id: c.threadId,
+    async q(sql, params = []) {
+      const [rows] = await c.query(sql, params);
+      return (Array.isArray(rows) ? rows : []) as Row[];
+    },
+    end: () => c.end(),
+  };
+}
+
+/** A table name no other test uses. */
+export function uniqueName(prefix: string): string {
+  return `sqi_${prefix}_${randomBytes(5).toString('hex')}`;
+}
+
+/** Creates the description's tables with the dialect's own DDL; answers a dropper. */
+export async function createTables(
+  admin: { q(sql: string): Promise<Row[]> },
+  table: AnyTable,
+  deadLetterTable?: string,
+): Promise<() => Promise<void>> {
+  for (const stmt of ddl(table, deadLetterTable === undefined ? {} : { deadLetterTable })) await admin.q(stmt);
+  return async () => {
+    await admin.q(`DROP TABLE IF EXISTS ${table.table.split('.').map((p) => `\`${p}\``).join('.')}`);
+    if (deadLetterTable !== undefined) await admin.q(`DROP TABLE IF EXISTS \`${deadLetterTable}\``);
+  };
+}
+
+/** Rejects when `p` takes longer than `ms`. */
+export async function within<T>(ms: number, p: Promise<T>, what = 'operation'): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether `p` is still pending after `ms`. */
+export async function stillPending(p: Promise<unknown>, ms: number): Promise<boolean> {
+  const marker = Symbol('pending');
+  const r = await Promise.race([p.then(() => 'done', () => 'failed'), new Promise((res) => setTimeout(() => res(marker), ms))]);
+  return r === marker;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Ids as text, for comparing across number and bigint. */
+export const ids = (rows: readonly Row[], column = 'id'): string[] => rows.map((r) => String(r[column]));
+
+/** Runs a statement on a core connection and answers its rows. */
+export async function rowsOf(conn: Connection, sql: string, params: unknown[] = []): Promise<Row[]> {
+  return (await conn.query<Row>(sql, params)).rows;
+}
