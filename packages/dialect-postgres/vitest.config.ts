@@ -5,6 +5,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@sqlinbox/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    // One database for every file: advisory-lock counts (pg_locks) and LISTEN channels are
+    // database-wide, so files run one after another.
+    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', ['json', { outputFile: '.vitest/report.json' }]],

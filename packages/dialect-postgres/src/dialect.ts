@@ -1,0 +1,215 @@
+import {
+  type AnyTable,
+  type BeginOptions,
+  type Capabilities,
+  type ColumnInfo,
+  type ColumnKind,
+  ConfigError,
+  type Connection,
+  capabilities,
+  type Dialect,
+  type ErrorKind,
+  type IsolationLevel,
+  type PrepareOptions,
+  ServerTooOldError,
+  type TableOps,
+} from '@sqlinbox/core';
+import { ddl } from './ddl.js';
+import { classifyError } from './errors.js';
+import { quoteIdent, quoteTable } from './sql.js';
+import { prepareTable } from './table.js';
+
+/** The isolation levels PostgreSQL tables may declare (R-TX-6). READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
+export type PostgresIsolation = 'read_committed' | 'repeatable_read' | 'serializable';
+
+/** The oldest PostgreSQL sqlinbox runs on: `hashtextextended` arrived in 11. */
+export const POSTGRES_FLOOR = '11';
+const FLOOR_MAJOR = 11;
+
+/** What {@link createPostgresDialect} takes. */
+export interface PostgresDialectOptions {
+  /**
+   * Makes `checkServer` report this version (e.g. `'10.5'`) instead of asking the server; the
+   * conformance suite uses it to prove `ServerTooOldError`. Default: ask the server.
+   */
+  readonly serverVersion?: string | undefined;
+}
+
+/**
+ * What each PostgreSQL form needs: all three claim forms, the FIFO guard, transactional mode, and
+ * the isolation levels read_committed, repeatable_read and serializable (never read_uncommitted).
+ */
+export const postgresCapabilities: Capabilities = capabilities({
+  forms: ['rowlock', 'lease', 'advisory'],
+  isolationLevels: ['read_committed', 'repeatable_read', 'serializable'],
+  transactionModes: [],
+  multipleConnections: true,
+  fifoGuard: true,
+  transactional: true,
+  oneClaimAtATime: false,
+  oneLeaseClaimAtATime: false,
+  claimAhead: false,
+  timeKinds: ['timestamp'],
+});
+
+const ISOLATION_SQL: Readonly<Record<PostgresIsolation, string>> = {
+  read_committed: 'READ COMMITTED',
+  repeatable_read: 'REPEATABLE READ',
+  serializable: 'SERIALIZABLE',
+};
+
+/** Type names (of a column's base type) and the kind the core checks a role against. */
+const KINDS: Readonly<Record<string, ColumnKind>> = {
+  int2: 'integer',
+  int4: 'integer',
+  int8: 'integer',
+  numeric: 'integer',
+  text: 'text',
+  varchar: 'text',
+  bpchar: 'text',
+  bytea: 'bytes',
+  json: 'json',
+  jsonb: 'json',
+  timestamptz: 'timestamp',
+  timestamp: 'timestamp',
+};
+
+/** The major version in a version string (`'15.4 (Debian ..)'` -> 15, `'9.6.3'` -> 9), NaN when none. */
+function majorOf(version: string): number {
+  const m = /^\s*(\d+)/.exec(version);
+  return m === null ? Number.NaN : Number(m[1]);
+}
+
+/**
+ * The PostgreSQL dialect (PostgreSQL 11 or later), shared by the `pg` and postgres.js adapters.
+ * It holds SQL and facts only; each adapter makes one with its own `serverVersion` option.
+ */
+export class PostgresDialect implements Dialect {
+  /** Always `postgres`. */
+  readonly name = 'postgres';
+  /** See {@link postgresCapabilities}. */
+  readonly capabilities: Capabilities = postgresCapabilities;
+  private readonly serverVersion: string | undefined;
+
+  constructor(opts: PostgresDialectOptions = {}) {
+    this.serverVersion = opts.serverVersion;
+  }
+
+  /**
+   * Reads `server_version` (or the adapter's `serverVersion` option) and throws
+   * `ServerTooOldError('PostgreSQL', found, '11')` below PostgreSQL 11 (R-DB-1). Answers the
+   * version's first word (`15.4`).
+   */
+  async checkServer(conn: Connection): Promise<{ version: string }> {
+    let version = this.serverVersion;
+    if (version === undefined) {
+      const r = await conn.query<{ version: string }>(`SELECT current_setting('server_version') AS version`);
+      version = String(r.rows[0]?.version ?? '');
+    }
+    const found = version.trim().split(/\s+/)[0] ?? version;
+    const major = majorOf(found);
+    if (!(major >= FLOOR_MAJOR)) throw new ServerTooOldError('PostgreSQL', found, POSTGRES_FLOOR);
+    return { version: found };
+  }
+
+  /**
+   * The table's columns from `pg_catalog` (the name may be schema-qualified; an unqualified one
+   * resolves through the search path as every statement does), or null when there is no such
+   * table. Kinds: int2/int4/int8/numeric integer, text/varchar/char text, bytea bytes, json/jsonb
+   * json, timestamptz/timestamp timestamp, anything else other; a domain takes its base type's kind.
+   * `hasDefault` counts a default and an identity column.
+   */
+  async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+    const r = await conn.query<{
+      oid: unknown;
+      name: string | null;
+      type: string | null;
+      typname: string | null;
+      notnull: boolean | null;
+      hasdefault: boolean | null;
+    }>(
+      `SELECT c.oid, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,` +
+        ` coalesce(bt.typname, ty.typname) AS typname, a.attnotnull AS notnull,` +
+        ` (a.atthasdef OR a.attidentity <> '') AS hasdefault` +
+        ` FROM (SELECT to_regclass($1) AS oid) c` +
+        ` LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped` +
+        ` LEFT JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid` +
+        ` LEFT JOIN pg_catalog.pg_type bt ON ty.typtype = 'd' AND bt.oid = ty.typbasetype` +
+        ` ORDER BY a.attnum`,
+      [quoteTable(table)],
+    );
+    if (r.rows.length === 0 || r.rows[0]?.oid === null || r.rows[0]?.oid === undefined) return null;
+    return r.rows
+      .filter((c) => c.name !== null)
+      .map((c) => ({
+        name: String(c.name),
+        type: String(c.type),
+        kind: KINDS[String(c.typname)] ?? 'other',
+        nullable: c.notnull !== true,
+        hasDefault: c.hasdefault === true,
+      }));
+  }
+
+  /** Prepares the statements of one table; see `PostgresTable` for each statement. */
+  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
+    return prepareTable(table, opts);
+  }
+
+  /**
+   * `BEGIN` at the server's default level when the table declares none (R-TX-6), else
+   * `BEGIN ISOLATION LEVEL ..`. `read_uncommitted` is refused: PostgreSQL would run it as read
+   * committed. A SQLite mode is ignored.
+   */
+  async begin(conn: Connection, opts: BeginOptions): Promise<void> {
+    const level = opts.isolation;
+    if (level === undefined) {
+      await conn.query('BEGIN');
+      return;
+    }
+    const sql = ISOLATION_SQL[level as PostgresIsolation] as string | undefined;
+    if (sql === undefined) {
+      throw new ConfigError(`PostgreSQL does not run isolation level ${level satisfies IsolationLevel}`, {
+        fix: 'declare read_committed, repeatable_read or serializable',
+      });
+    }
+    await conn.query(`BEGIN ISOLATION LEVEL ${sql}`);
+  }
+
+  /** `COMMIT`. */
+  async commit(conn: Connection): Promise<void> {
+    await conn.query('COMMIT');
+  }
+
+  /** `ROLLBACK`. */
+  async rollback(conn: Connection): Promise<void> {
+    await conn.query('ROLLBACK');
+  }
+
+  /** `SAVEPOINT "name"`. */
+  async savepoint(conn: Connection, name: string): Promise<void> {
+    await conn.query(`SAVEPOINT ${quoteIdent(name)}`);
+  }
+
+  /** `ROLLBACK TO SAVEPOINT "name"`. */
+  async rollbackToSavepoint(conn: Connection, name: string): Promise<void> {
+    await conn.query(`ROLLBACK TO SAVEPOINT ${quoteIdent(name)}`);
+  }
+
+  /** See {@link classifyError}: SQLSTATEs and both drivers' connection errors. */
+  classifyError(err: unknown): ErrorKind {
+    return classifyError(err);
+  }
+
+  /** See the `ddl` function: `CREATE TABLE`, the claim's partial indexes, the dead-letter table. */
+  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[] {
+    return ddl(table, opts);
+  }
+}
+
+/** A PostgreSQL dialect; `serverVersion` overrides the version the server reports (default: ask). */
+export function createPostgresDialect(opts: PostgresDialectOptions = {}): PostgresDialect {
+  return new PostgresDialect(opts);
+}
+
+/** The PostgreSQL dialect that asks the server for its version. */
+export const postgresDialect: PostgresDialect = new PostgresDialect();

@@ -1,0 +1,17 @@
+/**
+ * `@sqlinbox/dialect-postgres`: the PostgreSQL dialect (11 or later). Importing this entry needs
+ * no driver; the adapters live behind `@sqlinbox/dialect-postgres/pg` (node-postgres) and
+ * `@sqlinbox/dialect-postgres/postgres` (postgres.js).
+ */
+export {
+  createPostgresDialect,
+  POSTGRES_FLOOR,
+  PostgresDialect,
+  type PostgresDialectOptions,
+  type PostgresIsolation,
+  postgresCapabilities,
+  postgresDialect,
+} from './dialect.js';
+export { ddl, wakeupChannel, wakeupTriggerDdl } from './ddl.js';
+export { classifyError } from './errors.js';
+export { PostgresTable, prepareTable } from './table.js';

@@ -1,0 +1,308 @@
+import type { Adapter, Connection, Form, Pool, QueryResult, Row, Wakeup } from '@sqlinbox/core';
+import { wakeupChannel } from './ddl.js';
+import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
+import { quoteIdent } from './sql.js';
+
+/**
+ * The `pg` (node-postgres) adapter: wraps the user's `pg.Pool`. The slice of `pg` it calls is
+ * typed structurally below, so this package needs neither `pg` nor `@types/pg` to build, and a
+ * `pg.Pool` (and a pool of a `pg`-compatible driver) fits as is.
+ */
+
+/** The slice of a `pg` client the adapter calls. */
+export interface PgClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener(event: string, listener: (...args: any[]) => void): unknown;
+  /** The backend pid, set by `pg` from the server's BackendKeyData. */
+  readonly processID?: number | null;
+}
+
+/** A client checked out of a `pg.Pool`. */
+export interface PgPoolClientLike extends PgClientLike {
+  release(err?: Error | boolean): void;
+}
+
+/** A client the adapter opens itself (for LISTEN). */
+export interface PgStandaloneClientLike extends PgClientLike {
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+}
+
+/** The slice of a `pg.Pool` the adapter calls. */
+export interface PgPoolLike {
+  connect(): Promise<PgPoolClientLike>;
+  readonly options: { readonly max?: number | undefined };
+  readonly idleCount: number;
+  readonly totalCount: number;
+  readonly waitingCount?: number;
+}
+
+/** What {@link pg} takes. */
+export interface PgAdapterOptions {
+  /** Makes `checkServer` report this version instead of asking the server (default: ask). */
+  readonly serverVersion?: string | undefined;
+  /**
+   * Opens the dedicated LISTEN client. Default: a `new pool.Client(pool.options)` (the client
+   * class `pg.Pool` keeps), i.e. the pool's own connection settings.
+   */
+  readonly listenClient?: (() => PgStandaloneClientLike) | undefined;
+}
+
+/** The adapter {@link pg} returns. */
+export type PgAdapter = Adapter<Form, PostgresIsolation> & {
+  readonly dialect: PostgresDialect;
+  readonly pool: Pool;
+  readonly wakeup: Wakeup;
+  /** Closes the LISTEN client (not the user's pool). */
+  close(): Promise<void>;
+};
+
+/** What the adapter remembers per physical client (kept in a WeakMap, so nothing lives on the client). */
+interface ClientState {
+  /** The backend pid, read once. */
+  pid: string;
+  /** Set by the client's error event: the connection is gone. */
+  broken: boolean;
+}
+
+const states = new WeakMap<PgClientLike, ClientState>();
+
+/**
+ * A checked-out client lost to the server while idle makes `pg` emit `error` on it, and `pg.Pool`
+ * listens only while the client is idle in the pool: without a listener of ours the process would
+ * die. The listener stays for the client's life and only marks it broken.
+ */
+async function stateOf(client: PgClientLike): Promise<ClientState> {
+  let state = states.get(client);
+  if (state === undefined) {
+    const s: ClientState = { pid: '', broken: false };
+    client.on('error', () => {
+      s.broken = true;
+    });
+    client.on('end', () => {
+      s.broken = true;
+    });
+    const pid =
+      typeof client.processID === 'number'
+        ? client.processID
+        : (await client.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+    s.pid = String(pid);
+    states.set(client, s);
+    state = s;
+  }
+  return state;
+}
+
+/** One checked-out client as a core `Connection`; `id` is the backend pid. */
+class PgConnection implements Connection {
+  released = false;
+  constructor(
+    readonly client: PgPoolClientLike,
+    readonly state: ClientState,
+  ) {}
+
+  /** The backend pid (`pg_backend_pid()`), so an admin can end the session by it. */
+  get id(): string {
+    return this.state.pid;
+  }
+
+  async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    const r = await this.client.query(sql, params === undefined ? undefined : [...params]);
+    return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
+  }
+}
+
+/** `pg.Pool` as the engine's pool. */
+class PgPool implements Pool {
+  constructor(private readonly pool: PgPoolLike) {}
+
+  /** `pool.options.max` (pg's default 10). */
+  get size(): number {
+    return this.pool.options.max ?? 10;
+  }
+
+  /** Idle clients plus room to open new ones, less the callers already waiting. */
+  spare(): number {
+    const room = this.pool.idleCount + (this.size - this.pool.totalCount) - (this.pool.waitingCount ?? 0);
+    return Math.max(0, room);
+  }
+
+  async acquire(): Promise<Connection> {
+    const client = await this.pool.connect();
+    try {
+      return new PgConnection(client, await stateOf(client));
+    } catch (err) {
+      client.release(err instanceof Error ? err : true);
+      throw err;
+    }
+  }
+
+  /**
+   * A client when the pool has one idle or room to open one, else null. `pg.Pool` has no
+   * try-connect: between the check and `connect()` another caller may take the last client, and
+   * then this waits like `acquire`.
+   */
+  async tryAcquire(): Promise<Connection | null> {
+    return this.spare() > 0 ? this.acquire() : null;
+  }
+
+  /** `client.release()`; a client whose connection broke is released with an error, so the pool drops it. */
+  release(conn: Connection): void {
+    const c = conn as PgConnection;
+    if (c.released) return;
+    c.released = true;
+    c.client.release(c.state.broken ? true : undefined);
+  }
+
+  /** `client.release(true)`: the pool ends the client, and the server its session; waits up to 5 s for the close. */
+  async destroy(conn: Connection): Promise<void> {
+    const c = conn as PgConnection;
+    if (c.released) return;
+    c.released = true;
+    const client = c.client as PgPoolClientLike & { _ended?: boolean };
+    const ended =
+      client._ended === true
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 5000);
+            client.on('end', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+    client.release(true);
+    await ended;
+  }
+}
+
+/**
+ * The wake-up channel (R-PLUS-1) over LISTEN/NOTIFY. All of an adapter's subscriptions share ONE
+ * dedicated client, opened on the first `listen` outside the pool, so it never counts against the
+ * pool's size (the pool budget of R-POOL-2 stays whole). Each table listens on
+ * `wakeupChannel(table)`. A lost LISTEN client is reopened after a second and every listener is
+ * called once, since notifications may have been missed meanwhile; polling stays the fallback.
+ */
+class PgWakeup implements Wakeup {
+  private client: Promise<PgStandaloneClientLike> | undefined;
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private closed = false;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly open: () => PgStandaloneClientLike) {}
+
+  private connect(): Promise<PgStandaloneClientLike> {
+    this.client ??= (async () => {
+      const client = this.open();
+      const lost = () => {
+        if (this.client === undefined) return;
+        this.client = undefined;
+        client.end().catch(() => {});
+        this.reconnectLater();
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      client.on('notification', (msg: { channel: string }) => {
+        for (const cb of this.listeners.get(msg.channel) ?? []) cb();
+      });
+      await client.connect();
+      return client;
+    })();
+    this.client.catch(() => {
+      this.client = undefined;
+      this.reconnectLater();
+    });
+    return this.client;
+  }
+
+  private reconnectLater(): void {
+    if (this.closed || this.retry !== undefined || this.listeners.size === 0) return;
+    this.retry = setTimeout(async () => {
+      this.retry = undefined;
+      try {
+        const client = await this.connect();
+        for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+        for (const set of this.listeners.values()) for (const cb of set) cb();
+      } catch {
+        this.reconnectLater();
+      }
+    }, 1000);
+    this.retry.unref?.();
+  }
+
+  /** `LISTEN "sqlinbox_<table>"` on the shared client (once per channel); resolves to the unsubscribe. */
+  async listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+    if (this.closed) throw new Error('the adapter is closed');
+    const channel = wakeupChannel(table);
+    let set = this.listeners.get(channel);
+    const cb = () => onNotify();
+    if (set === undefined) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      set.add(cb);
+      try {
+        await (await this.connect()).query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (err) {
+        set.delete(cb);
+        if (set.size === 0) this.listeners.delete(channel);
+        throw err;
+      }
+    } else {
+      set.add(cb);
+    }
+    return async () => {
+      const current = this.listeners.get(channel);
+      if (current === undefined || !current.delete(cb) || current.size > 0) return;
+      this.listeners.delete(channel);
+      const client = this.client;
+      if (client !== undefined) await (await client).query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
+    };
+  }
+
+  /** `SELECT pg_notify($1, '')` on the publisher's connection: delivered when its transaction commits. */
+  async notify(conn: Connection, table: string): Promise<void> {
+    await conn.query(`SELECT pg_notify($1, '')`, [wakeupChannel(table)]);
+  }
+
+  /** Ends the LISTEN client. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.listeners.clear();
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) await (await client.catch(() => undefined))?.end().catch(() => {});
+  }
+}
+
+/**
+ * Wraps a `pg.Pool` as a sqlinbox adapter: PostgreSQL's dialect, the pool (`size` =
+ * `pool.options.max`, connection ids = backend pids, `destroy` = `client.release(true)`), and the
+ * LISTEN/NOTIFY wake-up on one dedicated client outside the pool. `close()` ends that client only;
+ * the pool stays the caller's.
+ *
+ * ```ts
+ * import pg from 'pg';
+ * import { pg as postgres } from '@sqlinbox/dialect-postgres/pg';
+ * const adapter = postgres(new pg.Pool({ connectionString, max: 10 }));
+ * ```
+ * The advisory form needs a direct connection or a session-mode pooler (R-DB-2). Column values come
+ * back as `pg` parses them (int8 as string, timestamptz as Date); keep pg's default parsers for
+ * timestamptz so lease tokens round-trip.
+ */
+export function pg(pool: PgPoolLike, opts: PgAdapterOptions = {}): PgAdapter {
+  const open =
+    opts.listenClient ??
+    (() => {
+      const Client = (pool as { Client?: new (config: unknown) => PgStandaloneClientLike }).Client;
+      if (Client === undefined) throw new Error('pool has no Client class: pass opts.listenClient');
+      return new Client(pool.options);
+    });
+  const wakeup = new PgWakeup(open);
+  return {
+    dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
+    pool: new PgPool(pool),
+    wakeup,
+    close: () => wakeup.close(),
+  };
+}

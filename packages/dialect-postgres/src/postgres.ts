@@ -1,0 +1,287 @@
+import type { Adapter, Connection, Form, Pool, QueryResult, Row, Wakeup } from '@sqlinbox/core';
+import { wakeupChannel } from './ddl.js';
+import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
+
+/**
+ * The postgres.js adapter: wraps the user's `postgres()` instance. Connections are reserved with
+ * `sql.reserve()` and statements run with `sql.unsafe(text, params)`. The slice of postgres.js it
+ * calls is typed structurally below, so this package needs no postgres.js to build.
+ *
+ * postgres.js has no public call that closes one reserved connection, and a reserved connection
+ * whose server session ended must never be used or released again: its next write throws outside
+ * any promise (porsager/postgres#1208) and releasing it wedges the pool (#1199). The adapter
+ * therefore keeps the connection object postgres.js hands to a query's `onexecute` option (an
+ * option of `unsafe` that `sql.begin` uses itself), and with it:
+ * - `destroy` calls that connection's `terminate()`: the socket closes, the server ends the session
+ *   (its locks, its transaction), and postgres.js reopens the slot on demand;
+ * - before each statement it checks that the connection is still the one it reserved (postgres.js
+ *   clears `reserved` when the socket closes); a lost one fails the statement with a
+ *   `CONNECTION_CLOSED` error instead of touching it, and is never released.
+ * Should a postgres.js release stop passing that object, `destroy` falls back to
+ * `pg_terminate_backend(pg_backend_pid())` on the connection itself and never releases it.
+ */
+
+/** One postgres.js result: an array of rows with the command's row count. */
+export interface PostgresJsResult extends ReadonlyArray<any> {
+  readonly count: number | null;
+}
+
+/** The internal connection object postgres.js passes to `onexecute` (undocumented; used defensively). */
+interface PostgresJsRawConnection {
+  reserved?: unknown;
+  terminate?: () => void;
+}
+
+/** The slice of a postgres.js `Sql` (and a reserved one) the adapter calls. */
+export interface PostgresJsSqlLike {
+  unsafe(
+    query: string,
+    parameters?: any[],
+    queryOptions?: { prepare?: boolean; onexecute?: (connection: any) => unknown },
+  ): PromiseLike<any>;
+}
+
+/** A reserved postgres.js connection. */
+export interface PostgresJsReservedLike extends PostgresJsSqlLike {
+  release(): void;
+}
+
+/** The slice of `postgres()`'s instance the adapter calls. */
+export interface PostgresJsLike extends PostgresJsSqlLike {
+  readonly options: { readonly max: number };
+  reserve(): Promise<PostgresJsReservedLike>;
+  listen(
+    channel: string,
+    onnotify: (value: string) => void,
+    onlisten?: () => void,
+  ): PromiseLike<{ unlisten(): Promise<void> }>;
+}
+
+/** What {@link postgresJs} takes. */
+export interface PostgresJsAdapterOptions {
+  /** Makes `checkServer` report this version instead of asking the server (default: ask). */
+  readonly serverVersion?: string | undefined;
+}
+
+/** The adapter {@link postgresJs} returns. */
+export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> & {
+  readonly dialect: PostgresDialect;
+  readonly pool: Pool;
+  readonly wakeup: Wakeup;
+  /** Stops the adapter's LISTENs (the postgres.js instance stays the caller's). */
+  close(): Promise<void>;
+};
+
+/** A `CONNECTION_CLOSED` error like postgres.js's own, for a statement on a lost connection. */
+function closedError(id: string): Error {
+  return Object.assign(new Error(`write CONNECTION_CLOSED: the reserved connection (backend ${id}) was closed`), {
+    code: 'CONNECTION_CLOSED',
+  });
+}
+
+/**
+ * An array parameter becomes a PostgreSQL array literal, sent untyped like every other value: the
+ * server then gives it the type its place in the statement asks for (`id = ANY($1)` makes it the id
+ * column's array type). postgres.js would otherwise type an array of strings as `text[]`.
+ */
+function arrayLiteral(values: readonly unknown[]): string {
+  const items = values.map((v) => {
+    if (v === null || v === undefined) return 'NULL';
+    const text = v instanceof Date ? v.toISOString() : String(v);
+    return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+  return `{${items.join(',')}}`;
+}
+
+/** One reserved connection as a core `Connection`; `id` is the backend pid. */
+class PostgresJsConnection implements Connection {
+  lost = false;
+  done = false;
+
+  constructor(
+    readonly reserved: PostgresJsReservedLike,
+    readonly id: string,
+    readonly raw: PostgresJsRawConnection | undefined,
+    private readonly mark: unknown,
+  ) {}
+
+  /** Whether postgres.js still holds the connection reserved for us (false once its socket closed). */
+  alive(): boolean {
+    if (this.lost) return false;
+    if (this.raw !== undefined && this.raw.reserved !== this.mark) this.lost = true;
+    return !this.lost;
+  }
+
+  async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    if (!this.alive()) throw closedError(this.id);
+    const values = (params ?? []).map((v) => (Array.isArray(v) ? arrayLiteral(v) : v));
+    try {
+      const r = (await this.reserved.unsafe(sql, values)) as PostgresJsResult;
+      return { rows: [...r] as R[], rowCount: r.count ?? r.length };
+    } catch (err) {
+      if (this.raw !== undefined && this.raw.reserved !== this.mark) this.lost = true;
+      const code = (err as { code?: unknown }).code;
+      if (code === 'CONNECTION_CLOSED' || code === 'CONNECTION_DESTROYED' || code === 'CONNECTION_ENDED') {
+        this.lost = true;
+      }
+      throw err;
+    }
+  }
+}
+
+/** A postgres.js instance as the engine's pool, over `sql.reserve()`. */
+class PostgresJsPool implements Pool {
+  private reservedCount = 0;
+
+  constructor(private readonly sql: PostgresJsLike) {}
+
+  /** `sql.options.max` (postgres.js's default 10). */
+  get size(): number {
+    return this.sql.options.max;
+  }
+
+  /**
+   * `max` less the connections this adapter holds reserved (or is reserving). Statements the
+   * application runs on the same instance outside a reservation are not seen: they use the same
+   * connections only for a statement's time.
+   */
+  spare(): number {
+    return Math.max(0, this.size - this.reservedCount);
+  }
+
+  async acquire(): Promise<Connection> {
+    this.reservedCount++;
+    let reserved: PostgresJsReservedLike | undefined;
+    try {
+      reserved = await this.sql.reserve();
+      let raw: PostgresJsRawConnection | undefined;
+      const r = (await reserved.unsafe('SELECT pg_backend_pid() AS pid', [], {
+        onexecute: (c: PostgresJsRawConnection) => {
+          raw = c;
+          return true; // postgres.js reads a truthy answer as "the connection takes more statements"
+        },
+      })) as PostgresJsResult;
+      const pid = String(r[0]?.pid);
+      const captured = raw as PostgresJsRawConnection | undefined;
+      return new PostgresJsConnection(reserved, pid, captured, captured?.reserved);
+    } catch (err) {
+      this.reservedCount--;
+      // Hand the reservation back only while postgres.js still holds it open for us: releasing a
+      // connection whose socket closed wedges the pool (porsager/postgres#1199).
+      const code = (err as { code?: unknown }).code;
+      const lost = typeof code === 'string' && (code.startsWith('CONNECTION_') || code.startsWith('57P'));
+      if (reserved !== undefined && !lost) reserved.release();
+      throw err;
+    }
+  }
+
+  /**
+   * A connection when this adapter holds fewer than `max` reserved, else null. postgres.js opens
+   * one on demand; an instance busy with the application's own statements may make it wait for one.
+   */
+  async tryAcquire(): Promise<Connection | null> {
+    return this.spare() > 0 ? this.acquire() : null;
+  }
+
+  /** `reserved.release()`; a connection postgres.js has already closed is left alone (see above). */
+  release(conn: Connection): void {
+    const c = conn as PostgresJsConnection;
+    if (c.done) return;
+    c.done = true;
+    this.reservedCount--;
+    if (c.alive()) c.reserved.release();
+  }
+
+  /**
+   * Closes the physical connection: the server ends the session, its locks and its transaction.
+   * Through postgres.js's connection object (`terminate()`, then up to 5 s for postgres.js to see
+   * the socket close), else `pg_terminate_backend(pg_backend_pid())` on the connection itself. The
+   * reservation is never released: postgres.js reopens the slot on demand.
+   */
+  async destroy(conn: Connection): Promise<void> {
+    const c = conn as PostgresJsConnection;
+    if (c.done) return;
+    c.done = true;
+    this.reservedCount--;
+    if (!c.alive()) return;
+    c.lost = true;
+    const raw = c.raw;
+    if (raw?.terminate !== undefined) {
+      const mark = raw.reserved;
+      raw.terminate();
+      const deadline = Date.now() + 5000;
+      while (raw.reserved === mark && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      return;
+    }
+    await Promise.resolve(c.reserved.unsafe('SELECT pg_terminate_backend(pg_backend_pid())')).then(
+      () => {},
+      () => {},
+    );
+  }
+}
+
+/**
+ * The wake-up channel (R-PLUS-1) over postgres.js's `sql.listen`, which keeps ONE dedicated
+ * connection per postgres.js instance for every LISTEN, outside `max` (so outside the pool budget),
+ * and re-listens by itself after a reconnect; each listener is then called once, since
+ * notifications may have been missed. That connection closes with the caller's `sql.end()`.
+ */
+class PostgresJsWakeup implements Wakeup {
+  private readonly active = new Set<{ unlisten(): Promise<void> }>();
+
+  constructor(private readonly sql: PostgresJsLike) {}
+
+  /** `LISTEN "sqlinbox_<table>"`; resolves to the unsubscribe. */
+  async listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let first = true;
+    const handle = await this.sql.listen(
+      wakeupChannel(table),
+      () => onNotify(),
+      () => {
+        if (!first) onNotify(); // listening again after a reconnect
+        first = false;
+      },
+    );
+    this.active.add(handle);
+    return async () => {
+      if (this.active.delete(handle)) await handle.unlisten();
+    };
+  }
+
+  /** `SELECT pg_notify($1, '')` on the publisher's connection: delivered when its transaction commits. */
+  async notify(conn: Connection, table: string): Promise<void> {
+    await conn.query(`SELECT pg_notify($1, '')`, [wakeupChannel(table)]);
+  }
+
+  /** Unlistens every channel this adapter listens on. */
+  async close(): Promise<void> {
+    const handles = [...this.active];
+    this.active.clear();
+    await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
+  }
+}
+
+/**
+ * Wraps a postgres.js instance as a sqlinbox adapter: PostgreSQL's dialect, a pool over
+ * `sql.reserve()` (`size` = `sql.options.max`, connection ids = backend pids), and LISTEN/NOTIFY
+ * wake-up. `close()` stops the adapter's LISTENs; the instance stays the caller's.
+ *
+ * ```ts
+ * import postgres from 'postgres';
+ * import { postgresJs } from '@sqlinbox/dialect-postgres/postgres';
+ * const adapter = postgresJs(postgres(url, { max: 10 }));
+ * ```
+ * Keep postgres.js's default value handling: no column-name `transform` (the engine reads the
+ * description's column names), timestamps as Date (lease tokens round-trip). int8 comes back as a
+ * string (or a bigint with `types.bigint`); both work as ids and attempts. The advisory form needs a
+ * direct connection or a session-mode pooler (R-DB-2).
+ */
+export function postgresJs(sql: PostgresJsLike, opts: PostgresJsAdapterOptions = {}): PostgresJsAdapter {
+  const wakeup = new PostgresJsWakeup(sql);
+  return {
+    dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
+    pool: new PostgresJsPool(sql),
+    wakeup,
+    close: () => wakeup.close(),
+  };
+}

@@ -1,0 +1,140 @@
+import { ServerTooOldError } from '@sqlinbox/core';
+import type pgModule from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { postgresDialect } from '../src/dialect.js';
+import { adminClient, drivers } from './support.js';
+
+async function gone(admin: pgModule.Client, pid: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const r = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [Number(pid)]);
+    if (r.rows[0].n === 0) return;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error(`backend ${pid} still alive`);
+}
+
+describe.each(drivers)('pool and connections on $name', (driver) => {
+  let admin: pgModule.Client;
+  beforeAll(async () => {
+    admin = await adminClient();
+  });
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  test('R-ROW-4 Connection.id is the backend pid, stable for the connection', async () => {
+    const opened = driver.open(3);
+    try {
+      const pool = opened.adapter.pool;
+      const conn = await pool.acquire();
+      const r = await conn.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(conn.id).toBe(String(r.rows[0]?.pid));
+      pool.release(conn);
+      const again = await pool.acquire();
+      const r2 = await again.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(again.id).toBe(String(r2.rows[0]?.pid));
+      pool.release(again);
+    } finally {
+      await opened.end();
+    }
+  });
+
+  test('R-POOL-2 size is the pool max; spare counts idle plus room; tryAcquire answers null when nothing is spare', async () => {
+    const opened = driver.open(2);
+    try {
+      const pool = opened.adapter.pool;
+      expect(pool.size).toBe(2);
+      expect(pool.spare()).toBe(2);
+      const a = await pool.acquire();
+      expect(pool.spare()).toBe(1);
+      const b = await pool.tryAcquire();
+      expect(b).not.toBeNull();
+      expect(pool.spare()).toBe(0);
+      expect(await pool.tryAcquire()).toBeNull();
+      pool.release(a);
+      expect(pool.spare()).toBe(1);
+      pool.release(b!);
+      expect(pool.spare()).toBe(2);
+    } finally {
+      await opened.end();
+    }
+  });
+
+  test('R-ERR-2 pg_terminate_backend(Connection.id) makes the next statement fail, classified as connection; the pool recovers', async () => {
+    const opened = driver.open(2);
+    try {
+      const pool = opened.adapter.pool;
+      const conn = await pool.acquire();
+      await admin.query('SELECT pg_terminate_backend($1)', [Number(conn.id)]);
+      await gone(admin, conn.id);
+      await new Promise((r) => setTimeout(r, 50));
+      const err = await conn.query('SELECT 1').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).not.toBeNull();
+      expect(postgresDialect.classifyError(err)).toBe('connection');
+      // A second statement fails the same way, and never reaches the server on another session.
+      const err2 = await conn.query('SELECT 1').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(postgresDialect.classifyError(err2)).toBe('connection');
+      await pool.destroy(conn);
+      for (let i = 0; i < 3; i++) {
+        const next = await pool.acquire();
+        expect((await next.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+        pool.release(next);
+      }
+      expect(pool.spare()).toBe(2);
+    } finally {
+      await opened.end();
+    }
+  });
+
+  test('R-ADV-6 R-TX-9 destroy closes the physical connection: the server ends its session, its locks and its transaction', async () => {
+    const opened = driver.open(2);
+    try {
+      const pool = opened.adapter.pool;
+      const conn = await pool.acquire();
+      await conn.query('SELECT pg_advisory_lock(4242)');
+      await conn.query('BEGIN');
+      await conn.query('SELECT pg_advisory_xact_lock(4243)');
+      const pid = conn.id;
+      await pool.destroy(conn);
+      await gone(admin, pid);
+      const locks = await admin.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = $1`, [
+        Number(pid),
+      ]);
+      expect(locks.rows[0].n).toBe(0);
+      expect(pool.spare()).toBe(2);
+      const next = await pool.acquire();
+      expect(next.id).not.toBe(pid);
+      expect((await next.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(4242) AS ok')).rows[0]?.ok).toBe(true);
+      await next.query('SELECT pg_advisory_unlock(4242)');
+      pool.release(next);
+    } finally {
+      await opened.end();
+    }
+  });
+
+  test('R-DB-1 checkServer answers the version, and serverVersion 10.5 stops with ServerTooOldError naming found and floor', async () => {
+    const real = driver.open(1);
+    const old = driver.open(1, '10.5');
+    try {
+      const conn = await real.adapter.pool.acquire();
+      const { version } = await real.adapter.dialect.checkServer(conn);
+      expect(Number(version.split('.')[0])).toBeGreaterThanOrEqual(11);
+      real.adapter.pool.release(conn);
+      const oldConn = await old.adapter.pool.acquire();
+      const err = await old.adapter.dialect.checkServer(oldConn).catch((e: unknown) => e);
+      old.adapter.pool.release(oldConn);
+      expect(err).toBeInstanceOf(ServerTooOldError);
+      expect(err).toMatchObject({ code: 'SERVER_TOO_OLD', found: '10.5', floor: '11' });
+      expect((err as Error).message).toMatch(/PostgreSQL 10\.5 is too old.*PostgreSQL 11/);
+    } finally {
+      await real.end();
+      await old.end();
+    }
+  });
+});

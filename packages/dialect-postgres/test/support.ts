@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
+import pgModule from 'pg';
+import postgres from 'postgres';
+import { pg } from '../src/pg.js';
+import { postgresJs } from '../src/postgres.js';
+import { ddl } from '../src/ddl.js';
+import { quoteTable } from '../src/sql.js';
+
+/** The test database (trust auth). */
+export const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A table name no other test uses. */
+export function uniqueName(prefix = 'pgt'): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+/** One admin connection of the tests' own (pg.Client), for setup, inspection and cleanup. */
+export async function adminClient(): Promise<pgModule.Client> {
+  const c = new pgModule.Client({ connectionString: URL });
+  await c.connect();
+  return c;
+}
+
+/** An opened adapter over a pool of its own. */
+export interface Opened {
+  readonly adapter: ReturnType<typeof pg> | ReturnType<typeof postgresJs>;
+  /** Ends the adapter and the pool. */
+  end(): Promise<void>;
+}
+
+/** Both drivers, each opening an adapter over a new pool of `max` connections. */
+export const drivers: { name: string; open(max?: number, serverVersion?: string): Opened }[] = [
+  {
+    name: 'pg',
+    open(max = 5, serverVersion) {
+      const pool = new pgModule.Pool({ connectionString: URL, max });
+      const adapter = pg(pool, { serverVersion });
+      return {
+        adapter,
+        async end() {
+          await adapter.close();
+          await pool.end();
+        },
+      };
+    },
+  },
+  {
+    name: 'postgres.js',
+    open(max = 5, serverVersion) {
+      const sql = postgres(URL, { max, onnotice: () => {} });
+      const adapter = postgresJs(sql, { serverVersion });
+      return {
+        adapter,
+        async end() {
+          await adapter.close();
+          await sql.end({ timeout: 5 });
+        },
+      };
+    },
+  },
+];
+
+/** Creates the table (and its dead-letter table) from the dialect's own DDL; answers a drop. */
+export async function createTable(
+  admin: pgModule.Client,
+  t: AnyTable,
+  deadLetterTable?: string,
+): Promise<() => Promise<void>> {
+  for (const stmt of ddl(t, deadLetterTable === undefined ? {} : { deadLetterTable })) await admin.query(stmt);
+  return async () => {
+    await admin.query(`DROP TABLE IF EXISTS ${quoteTable(t.table)}`);
+    if (deadLetterTable !== undefined) await admin.query(`DROP TABLE IF EXISTS ${quoteTable(deadLetterTable)}`);
+  };
+}
+
+/** A lease table description. */
+export function leaseTable(name: string, extra: { group?: boolean; processedAt?: boolean } = {}) {
+  return inbox({
+    table: name,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: 'attempt',
+    lease: 'locked_until',
+    retryAfter: 'retry_after',
+    ...(extra.group ? { group: 'grp' } : {}),
+    ...(extra.processedAt ? { processedAt: 'processed_at' } : {}),
+  } as const) as AnyTable;
+}
+
+/** A row lock table description. */
+export function rowlockTable(name: string, extra: { group?: boolean; processedAt?: boolean } = {}) {
+  return inbox({
+    table: name,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: 'attempt',
+    retryAfter: 'retry_after',
+    ...(extra.group ? { group: 'grp' } : {}),
+    ...(extra.processedAt ? { processedAt: 'processed_at' } : {}),
+  } as const) as AnyTable;
+}
+
+/** Runs `fn` on a connection and releases it. */
+export async function withConn<T>(opened: Opened, fn: (conn: Connection) => Promise<T>): Promise<T> {
+  const conn = await opened.adapter.pool.acquire();
+  try {
+    return await fn(conn);
+  } finally {
+    opened.adapter.pool.release(conn);
+  }
+}
+
+/** The ids of rows as numbers (int8 arrives as a string). */
+export function ids(rows: readonly Record<string, unknown>[], column = 'id'): number[] {
+  return rows.map((r) => Number(r[column]));
+}
+
+/** Milliseconds from now, as a Date with millisecond precision. */
+export function at(offsetMs: number, from = Date.now()): Date {
+  return new Date(from + offsetMs);
+}
+
+/** A connection that records every statement it runs (to prove "one statement"). */
+export function recording(conn: Connection): { conn: Connection; statements: string[] } {
+  const statements: string[] = [];
+  return {
+    statements,
+    conn: {
+      id: conn.id,
+      query(sql, params) {
+        statements.push(sql);
+        return conn.query(sql, params);
+      },
+    },
+  };
+}

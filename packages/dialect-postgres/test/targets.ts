@@ -1,0 +1,109 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Row } from '@sqlinbox/core';
+import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
+import pgModule from 'pg';
+import postgres from 'postgres';
+import { pg } from '../src/pg.js';
+import { postgresJs } from '../src/postgres.js';
+
+/**
+ * The conformance targets of this package: one per driver. Each opens adapters over pools of its
+ * own, runs admin statements on a `pg` client of its own (the same value handling for both
+ * targets: int8 as string, json parsed), ends sessions with `pg_terminate_backend`, and counts
+ * advisory locks in `pg_locks`. The database is `SQLINBOX_PG_URL`, default
+ * `postgres://postgres@127.0.0.1:5432/test`.
+ */
+
+const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const here = dirname(fileURLToPath(import.meta.url));
+/** A PostgreSQL release below the floor (11), as `server_version` spells it. */
+const TOO_OLD = '10.5';
+
+/** The admin side both targets share: a lazily opened `pg.Client`. */
+function adminSide(): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'close'> {
+  let client: Promise<pgModule.Client> | undefined;
+  const admin = () => {
+    client ??= (async () => {
+      const c = new pgModule.Client({ connectionString: URL });
+      c.on('error', () => {});
+      await c.connect();
+      return c;
+    })();
+    return client;
+  };
+  return {
+    /** One statement on the admin connection; answers its rows. */
+    async exec(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+      return (await (await admin()).query(sql, params === undefined ? undefined : [...params])).rows;
+    },
+    /** `pg_terminate_backend(id)`, then waits (up to 5 s) until the session is gone. */
+    async killSession(connectionId: string): Promise<void> {
+      const c = await admin();
+      await c.query('SELECT pg_terminate_backend($1::int)', [connectionId]);
+      for (let i = 0; i < 500; i++) {
+        const r = await c.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1::int', [connectionId]);
+        if (r.rows.length === 0) return;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      throw new Error(`session ${connectionId} did not end`);
+    },
+    /** Advisory locks in this database held by any session but the admin's own. */
+    async advisoryLocksHeld(): Promise<number> {
+      const r = await (await admin()).query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      return r.rows[0]?.n ?? 0;
+    },
+    /** Ends the admin connection. */
+    async close(): Promise<void> {
+      const c = client;
+      client = undefined;
+      if (c !== undefined) await (await c).end();
+    },
+  };
+}
+
+/** PostgreSQL through `pg`: `open()` makes a `pg.Pool` of `poolSize` (default 10). */
+export function pgTarget(): ConformanceTarget {
+  return {
+    name: 'postgres (pg)',
+    childModule: resolve(here, 'child-pg.mjs'),
+    tooOldVersion: TOO_OLD,
+    ...adminSide(),
+    async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
+      const pool = new pgModule.Pool({ connectionString: URL, max: opts.poolSize ?? 10 });
+      pool.on('error', () => {}); // an idle client the server dropped (a killed session)
+      const adapter = pg(pool, { serverVersion: opts.serverVersion });
+      return {
+        ...adapter,
+        async close() {
+          await adapter.close();
+          await pool.end();
+        },
+      };
+    },
+  };
+}
+
+/** PostgreSQL through postgres.js: `open()` makes a `postgres()` instance of `max` = `poolSize` (default 10). */
+export function postgresJsTarget(): ConformanceTarget {
+  return {
+    name: 'postgres (postgres.js)',
+    childModule: resolve(here, 'child-postgres.mjs'),
+    tooOldVersion: TOO_OLD,
+    ...adminSide(),
+    async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
+      const sql = postgres(URL, { max: opts.poolSize ?? 10, onnotice: () => {} });
+      const adapter = postgresJs(sql, { serverVersion: opts.serverVersion });
+      return {
+        ...adapter,
+        async close() {
+          await adapter.close();
+          await sql.end({ timeout: 5 });
+        },
+      };
+    },
+  };
+}

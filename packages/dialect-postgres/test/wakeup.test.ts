@@ -1,0 +1,94 @@
+import type pgModule from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
+import { adminClient, createTable, drivers, leaseTable, uniqueName } from './support.js';
+
+/** Resolves once `count()` reaches `n`, or rejects after `ms`. */
+async function until(count: () => number, n: number, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (count() < n) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${n} notifications, got ${count()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('wake-up channel names', () => {
+  test('R-PLUS-1 the channel is sqlinbox_<table>, hashed below 64 characters', () => {
+    expect(wakeupChannel('jobs')).toBe('sqlinbox_jobs');
+    expect(wakeupChannel('app.jobs')).toBe('sqlinbox_app.jobs');
+    const long = `${'s'.repeat(60)}.${'t'.repeat(60)}`;
+    expect(wakeupChannel(long)).toMatch(/^sqlinbox_[0-9a-f]{40}$/);
+    expect(wakeupChannel(long)).not.toBe(wakeupChannel(`${long.slice(0, -1)}u`));
+  });
+});
+
+describe.each(drivers)('LISTEN/NOTIFY wake-up on $name', (driver) => {
+  let admin: pgModule.Client;
+  beforeAll(async () => {
+    admin = await adminClient();
+  });
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  test('R-PLUS-1 notify in a publish transaction wakes listeners at commit, on one connection outside the pool; unsubscribe stops it', async () => {
+    const opened = driver.open(2);
+    const table = uniqueName('wake');
+    try {
+      const { wakeup, pool } = opened.adapter;
+      let a = 0;
+      let b = 0;
+      let other = 0;
+      const stopA = await wakeup.listen(table, () => a++);
+      const stopB = await wakeup.listen(table, () => b++);
+      const stopOther = await wakeup.listen(`${table}_other`, () => other++);
+      expect(pool.spare()).toBe(2); // the LISTEN connection is not the pool's
+      const conn = await pool.acquire();
+      await conn.query('BEGIN');
+      await wakeup.notify(conn, table);
+      await pause(150);
+      expect(a).toBe(0); // not before the publisher commits
+      await conn.query('COMMIT');
+      await until(() => Math.min(a, b), 1);
+      expect(other).toBe(0);
+      // The channel is the table's: a plain pg_notify on it wakes too.
+      await admin.query(`SELECT pg_notify($1, '')`, [wakeupChannel(table)]);
+      await until(() => a, 2);
+      await stopA();
+      await wakeup.notify(conn, table);
+      await until(() => b, 3);
+      await pause(100);
+      expect(a).toBe(2);
+      pool.release(conn);
+      await stopB();
+      await stopOther();
+    } finally {
+      await opened.end();
+    }
+  });
+
+  test('R-PLUS-1 wakeupTriggerDdl: rows inserted by plain SQL notify, one notification per statement', async () => {
+    const opened = driver.open(2);
+    const t = leaseTable(uniqueName('wtrg'));
+    const drop = await createTable(admin, t);
+    try {
+      for (const stmt of wakeupTriggerDdl(t.table)) await admin.query(stmt);
+      for (const stmt of wakeupTriggerDdl(t.table)) await admin.query(stmt); // re-runnable
+      let woken = 0;
+      const stop = await opened.adapter.wakeup.listen(t.table, () => woken++);
+      await admin.query(`INSERT INTO "${t.table}" (payload) VALUES ('{}'), ('{}'), ('{}')`);
+      await until(() => woken, 1);
+      await pause(200);
+      expect(woken).toBe(1);
+      await admin.query(`INSERT INTO "${t.table}" (payload) VALUES ('{}')`);
+      await until(() => woken, 2);
+      await stop();
+    } finally {
+      await opened.end();
+      await drop();
+      // The shared trigger function goes too, unless another table's trigger still uses it.
+      await admin.query('DROP FUNCTION IF EXISTS sqlinbox_wakeup()').catch(() => {});
+    }
+  });
+});
