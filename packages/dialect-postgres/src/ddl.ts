@@ -25,7 +25,10 @@ function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
     if (column !== undefined && !defs.has(column)) defs.set(column, `${quoteIdent(column)} ${type}`);
   };
   // A dead-letter table takes the ids of the rows moved into it: no sequence of its own.
-  add(t.id.column, deadLetter ? 'bigint PRIMARY KEY' : t.id.generated ? 'bigserial PRIMARY KEY' : 'bigint PRIMARY KEY');
+  add(
+    t.id.column,
+    deadLetter ? 'bigint PRIMARY KEY' : t.id.generated ? 'bigserial PRIMARY KEY' : 'bigint PRIMARY KEY',
+  );
   if (t.payload !== undefined) {
     const type = t.payload.type === 'json' ? 'jsonb' : t.payload.type === 'bytes' ? 'bytea' : 'text';
     add(t.payload.column, `${type} NOT NULL`);
@@ -69,7 +72,9 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
     );
   }
   if (opts.deadLetterTable !== undefined) {
-    out.push(`CREATE TABLE ${quoteTable(opts.deadLetterTable)} (\n  ${columnDefinitions(t, true).join(',\n  ')}\n)`);
+    out.push(
+      `CREATE TABLE ${quoteTable(opts.deadLetterTable)} (\n  ${columnDefinitions(t, true).join(',\n  ')}\n)`,
+    );
   }
   return out;
 }
@@ -97,7 +102,10 @@ export function wakeupChannel(table: string): string {
  */
 export function wakeupTriggerDdl(table: string): string[] {
   const schema = schemaOf(table);
-  const fn = schema === undefined ? quoteIdent('sqlinbox_wakeup') : `${quoteIdent(schema)}.${quoteIdent('sqlinbox_wakeup')}`;
+  const fn =
+    schema === undefined
+      ? quoteIdent('sqlinbox_wakeup')
+      : `${quoteIdent(schema)}.${quoteIdent('sqlinbox_wakeup')}`;
   const target = quoteTable(table);
   // The channel is made of a validated identifier or a hex digest; the quote doubling is belt and braces.
   const channel = `'${wakeupChannel(table).replace(/'/g, "''")}'`;

@@ -3,6 +3,8 @@
  * no driver; the adapters live behind `@sqlinbox/dialect-postgres/pg` (node-postgres) and
  * `@sqlinbox/dialect-postgres/postgres` (postgres.js).
  */
+
+export { ddl, wakeupChannel, wakeupTriggerDdl } from './ddl.js';
 export {
   createPostgresDialect,
   POSTGRES_FLOOR,
@@ -12,6 +14,5 @@ export {
   postgresCapabilities,
   postgresDialect,
 } from './dialect.js';
-export { ddl, wakeupChannel, wakeupTriggerDdl } from './ddl.js';
 export { classifyError } from './errors.js';
 export { PostgresTable, prepareTable } from './table.js';

@@ -192,10 +192,11 @@ class PgWakeup implements Wakeup {
   constructor(private readonly open: () => PgStandaloneClientLike) {}
 
   private connect(): Promise<PgStandaloneClientLike> {
-    this.client ??= (async () => {
+    if (this.client !== undefined) return this.client;
+    const opening: Promise<PgStandaloneClientLike> = (async () => {
       const client = this.open();
       const lost = () => {
-        if (this.client === undefined) return;
+        if (this.client !== opening) return; // an older client's late event, or closed on purpose
         this.client = undefined;
         client.end().catch(() => {});
         this.reconnectLater();
@@ -208,11 +209,12 @@ class PgWakeup implements Wakeup {
       await client.connect();
       return client;
     })();
-    this.client.catch(() => {
-      this.client = undefined;
+    this.client = opening;
+    opening.catch(() => {
+      if (this.client === opening) this.client = undefined;
       this.reconnectLater();
     });
-    return this.client;
+    return opening;
   }
 
   private reconnectLater(): void {

@@ -74,9 +74,12 @@ export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> & {
 
 /** A `CONNECTION_CLOSED` error like postgres.js's own, for a statement on a lost connection. */
 function closedError(id: string): Error {
-  return Object.assign(new Error(`write CONNECTION_CLOSED: the reserved connection (backend ${id}) was closed`), {
-    code: 'CONNECTION_CLOSED',
-  });
+  return Object.assign(
+    new Error(`write CONNECTION_CLOSED: the reserved connection (backend ${id}) was closed`),
+    {
+      code: 'CONNECTION_CLOSED',
+    },
+  );
 }
 
 /**

@@ -182,7 +182,8 @@ export class PostgresTable implements TableOps {
   /** `id = $1`, and `locked_until = $token` for a lease settlement. */
   private whereRow(p: Params, id: unknown, token: Date | undefined): string {
     let where = `${this.id} = ${p.add(id)}`;
-    if (token !== undefined && this.t.lease !== undefined) where += ` AND ${quoteIdent(this.t.lease)} = ${p.time(token)}`;
+    if (token !== undefined && this.t.lease !== undefined)
+      where += ` AND ${quoteIdent(this.t.lease)} = ${p.time(token)}`;
     return where;
   }
 
@@ -225,7 +226,8 @@ export class PostgresTable implements TableOps {
     const lease = t.lease;
     if (lease === undefined) throw new Error(`table ${t.table} has no lease column`);
     const set = [`${quoteIdent(lease)} = ${s.time(expiry)}`];
-    if (t.attempt !== undefined) set.push(`${quoteIdent(t.attempt.column)} = ${this.col('t', t.attempt.column)} + 1`);
+    if (t.attempt !== undefined)
+      set.push(`${quoteIdent(t.attempt.column)} = ${this.col('t', t.attempt.column)} + 1`);
     const qid = this.col('q', t.id.column);
     const pick = this.fifo
       ? `SELECT ${qid} AS ${ID} FROM ${this.table} q WHERE ${qid} IN (SELECT ${ID} FROM sqlinbox_heads)` +
@@ -279,7 +281,12 @@ export class PostgresTable implements TableOps {
    * half of the key in `classid` and the low half in `objid`, so a claim spends no slot on a row
    * it could not lock. `pg_locks` is read once per statement (a volatile CTE is never inlined).
    */
-  async candidates(conn: Connection, n: number, now: Date | null, own: ReadonlySet<string>): Promise<Candidate[]> {
+  async candidates(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+    own: ReadonlySet<string>,
+  ): Promise<Candidate[]> {
     const s = this.statement(now);
     const qid = this.col('q', this.t.id.column);
     const hash = 'hashtextextended(c.key, 0)';
@@ -301,13 +308,19 @@ export class PostgresTable implements TableOps {
 
   /** `pg_try_advisory_lock(hashtextextended(key, 0))`: the session's lock on the key, no waiting. */
   async lock(conn: Connection, key: string): Promise<boolean> {
-    const r = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS ok', [key]);
+    const r = await conn.query<{ ok: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS ok',
+      [key],
+    );
     return r.rows[0]?.ok === true;
   }
 
   /** `pg_advisory_unlock(hashtextextended(key, 0))`: true when this session held the key. */
   async unlock(conn: Connection, key: string): Promise<boolean> {
-    const r = await conn.query<{ ok: boolean }>('SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS ok', [key]);
+    const r = await conn.query<{ ok: boolean }>(
+      'SELECT pg_advisory_unlock(hashtextextended($1::text, 0)) AS ok',
+      [key],
+    );
     return r.rows[0]?.ok === true;
   }
 
@@ -373,7 +386,8 @@ export class PostgresTable implements TableOps {
       }
       case 'deadLetter': {
         if ('group' in s.target) {
-          if (t.group === undefined) throw new Error(`table ${t.table} has no group column for a dead-letter group`);
+          if (t.group === undefined)
+            throw new Error(`table ${t.table} has no group column for a dead-letter group`);
           const set = [`${quoteIdent(t.group)} = ${p.add(s.target.group)}`, ...clearLease];
           sql = `UPDATE ${this.table} SET ${set.join(', ')} WHERE ${this.whereRow(p, s.id, s.token)}`;
         } else {
@@ -428,7 +442,8 @@ export class PostgresTable implements TableOps {
               const v = r.get(c);
               if (v === undefined) return 'DEFAULT';
               if (v instanceof Date) return p.time(v);
-              if (c === jsonPayload) return `${p.add(typeof v === 'string' ? v : JSON.stringify(v))}::text::json`;
+              if (c === jsonPayload)
+                return `${p.add(typeof v === 'string' ? v : JSON.stringify(v))}::text::json`;
               return p.add(v);
             })
             .join(', ')})`,
@@ -458,8 +473,11 @@ export class PostgresTable implements TableOps {
     const and = (cond: string) => [...live, cond].join(' AND ');
     const ready = `count(*) FILTER (WHERE ${this.due(s, 'q')})`;
     const delayed =
-      t.retryAfter === undefined ? '0' : `count(*) FILTER (WHERE ${and(`${this.col('q', t.retryAfter)} > ${s.now}`)})`;
-    const inWork = t.lease === undefined ? '0' : `count(*) FILTER (WHERE ${and(`${this.col('q', t.lease)} > ${s.now}`)})`;
+      t.retryAfter === undefined
+        ? '0'
+        : `count(*) FILTER (WHERE ${and(`${this.col('q', t.retryAfter)} > ${s.now}`)})`;
+    const inWork =
+      t.lease === undefined ? '0' : `count(*) FILTER (WHERE ${and(`${this.col('q', t.lease)} > ${s.now}`)})`;
     let dead = '0';
     if (this.deadTable !== undefined) dead = `(SELECT count(*) FROM ${this.deadTable})`;
     else if (this.deadGroup !== undefined && t.group !== undefined) {

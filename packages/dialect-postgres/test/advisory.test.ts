@@ -17,7 +17,10 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
   });
 
   /** Runs `fn` with `n` connections, releasing every advisory lock and connection after. */
-  async function withConns(n: number, fn: (...conns: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>[]) => Promise<void>) {
+  async function withConns(
+    n: number,
+    fn: (...conns: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>[]) => Promise<void>,
+  ) {
     const pool = opened.adapter.pool;
     const conns = [];
     for (let i = 0; i < n; i++) conns.push(await pool.acquire());
@@ -54,7 +57,12 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
 
   test('R-ADV-1 candidates: due rows in id order, each key rendered in SQL exactly as keyOf() renders it (NULL as empty)', async () => {
     const t = table(uniqueName('adv'), 'id', { generated: true })
-      .advisory([KeyPart.literal("o'k-"), KeyPart.column('account'), KeyPart.literal('/'), KeyPart.column('id')])
+      .advisory([
+        KeyPart.literal("o'k-"),
+        KeyPart.column('account'),
+        KeyPart.literal('/'),
+        KeyPart.column('id'),
+      ])
       .payload('payload')
       .attempt('attempt')
       .retryAfter('retry_after')
@@ -89,6 +97,13 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
           { payload: '{}', columns: { account: 'b' } },
           { payload: '{}', columns: { account: 'c' } },
           { payload: '{}', columns: { account: 'a' } },
+        ]);
+        // Keys with the characters an array literal quotes travel intact.
+        const odd = new Set(['accounts-b', 'x,y', 'q"uote', 'back\\slash', '{brace}', 'NULL', '']);
+        expect((await ops.advisory.candidates(claimer, 10, new Date(), odd)).map((c) => c.key)).toEqual([
+          'accounts-a',
+          'accounts-c',
+          'accounts-a',
         ]);
         expect(await ops.advisory.lock(holder, 'accounts-a')).toBe(true);
         const got = await ops.advisory.candidates(claimer, 2, new Date(), new Set(['accounts-b']));
@@ -133,9 +148,19 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
 
   test('R-ADV-4 a key belongs to the database: two tables whose keys match share a lock; a key starting with the table name keeps them apart', async () => {
     const shared = (name: string) =>
-      inbox({ table: name, id: { column: 'id', generated: true }, payload: 'payload', advisory: 'job-{id}' }) as AnyTable;
+      inbox({
+        table: name,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        advisory: 'job-{id}',
+      }) as AnyTable;
     const own = (name: string) =>
-      inbox({ table: name, id: { column: 'id', generated: true }, payload: 'payload', advisory: `${name}-{id}` }) as AnyTable;
+      inbox({
+        table: name,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        advisory: `${name}-{id}`,
+      }) as AnyTable;
     for (const [make, apart] of [
       [shared, false],
       [own, true],
@@ -215,7 +240,9 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
         expect(got.map((c) => Number(c.id))).toEqual([1, 3]);
         // The head in work (its key held elsewhere) keeps its group: nothing of g for another session.
         expect(await ops.advisory.lock(x, 'f-1')).toBe(true);
-        expect((await ops.advisory.candidates(y, 10, new Date(), new Set())).map((c) => Number(c.id))).toEqual([3]);
+        expect(
+          (await ops.advisory.candidates(y, 10, new Date(), new Set())).map((c) => Number(c.id)),
+        ).toEqual([3]);
         expect(await ops.advisory.take(y, 2, new Date())).toBeNull();
       });
     });

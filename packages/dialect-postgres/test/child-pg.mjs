@@ -1,7 +1,8 @@
 // Opens the pg adapter in a child process (conformance crash scenarios). Imports the package by
 // its own name, so it runs the built dist/: run `npx tsdown` first.
-import pg from 'pg';
+
 import { pg as pgAdapter } from '@sqlinbox/dialect-postgres/pg';
+import pg from 'pg';
 
 /** @param {{ poolSize?: number, serverVersion?: string }} [opts] */
 export default async function open(opts = {}) {

@@ -1,4 +1,4 @@
-import { type AnyTable, inbox, table, KeyPart } from '@sqlinbox/core';
+import { type AnyTable, inbox, KeyPart, table } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ddl } from '../src/ddl.js';
@@ -9,7 +9,11 @@ describe('PostgreSQL dialect facts', () => {
   test('R-DESC-4 R-TX-6 capabilities: every form, FIFO guard, transactional; isolation levels without read_uncommitted', () => {
     expect(postgresDialect.name).toBe('postgres');
     expect(postgresCapabilities.forms).toEqual(['rowlock', 'lease', 'advisory']);
-    expect(postgresCapabilities.isolationLevels).toEqual(['read_committed', 'repeatable_read', 'serializable']);
+    expect(postgresCapabilities.isolationLevels).toEqual([
+      'read_committed',
+      'repeatable_read',
+      'serializable',
+    ]);
     expect(postgresCapabilities.isolationLevels).not.toContain('read_uncommitted');
     expect(postgresCapabilities).toMatchObject({
       fifoGuard: true,
@@ -75,7 +79,12 @@ describe.each(drivers)('describeTable and ddl against the server on $name', (dri
     ],
     [
       'row lock, text payload, given id',
-      inbox({ table: `${name}_r`, id: 'id', payload: { column: 'payload', type: 'text' }, columns: ['tenant'] }) as AnyTable,
+      inbox({
+        table: `${name}_r`,
+        id: 'id',
+        payload: { column: 'payload', type: 'text' },
+        columns: ['tenant'],
+      }) as AnyTable,
     ],
   ];
 
@@ -157,7 +166,9 @@ describe.each(drivers)('describeTable and ddl against the server on $name', (dri
         const now = new Date();
         const expiry = new Date(now.getTime() + 30_000);
         expect(await ops.claimLease(conn, 5, now, expiry)).toHaveLength(1);
-        expect(await ops.extendLeases(conn, [{ id, token: expiry }], new Date(now.getTime() + 60_000))).toHaveLength(1);
+        expect(
+          await ops.extendLeases(conn, [{ id, token: expiry }], new Date(now.getTime() + 60_000)),
+        ).toHaveLength(1);
         expect(
           await ops.settle(conn, {
             kind: 'deadLetter',

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { classifyError } from '../src/errors.js';
 import { postgresDialect } from '../src/dialect.js';
+import { classifyError } from '../src/errors.js';
 
 /** A server error as both drivers shape it: an Error with the SQLSTATE in `code`. */
 function serverError(code: string, message = 'server error'): Error {
@@ -30,15 +30,17 @@ describe('classifyError (both drivers)', () => {
   });
 
   test.each(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'])('socket error %s is connection', (code) => {
-    expect(classifyError(Object.assign(new Error(`read ${code}`), { code, errno: -104, syscall: 'read' }))).toBe(
-      'connection',
-    );
+    expect(
+      classifyError(Object.assign(new Error(`read ${code}`), { code, errno: -104, syscall: 'read' })),
+    ).toBe('connection');
   });
 
   test.each(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'])(
     'postgres.js %s is connection',
     (code) => {
-      expect(classifyError(Object.assign(new Error(`write ${code} 127.0.0.1:5432`), { code }))).toBe('connection');
+      expect(classifyError(Object.assign(new Error(`write ${code} 127.0.0.1:5432`), { code }))).toBe(
+        'connection',
+      );
     },
   );
 

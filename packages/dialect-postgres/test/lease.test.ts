@@ -1,7 +1,18 @@
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresDialect } from '../src/dialect.js';
-import { adminClient, at, createTable, drivers, ids, leaseTable, type Opened, recording, uniqueName, withConn } from './support.js';
+import {
+  adminClient,
+  at,
+  createTable,
+  drivers,
+  ids,
+  leaseTable,
+  type Opened,
+  recording,
+  uniqueName,
+  withConn,
+} from './support.js';
 
 describe.each(drivers)('lease form on $name', (driver) => {
   let admin: pgModule.Client;
@@ -80,7 +91,12 @@ describe.each(drivers)('lease form on $name', (driver) => {
           clearLease: true,
         });
         expect(ret).toBe(0);
-        const current = await ops.settle(conn, { kind: 'finish', id: again?.id, token: second, now: new Date() });
+        const current = await ops.settle(conn, {
+          kind: 'finish',
+          id: again?.id,
+          token: second,
+          now: new Date(),
+        });
         expect(current).toBe(1);
         expect((await admin.query(`SELECT count(*)::int AS n FROM "${t.table}"`)).rows[0].n).toBe(0);
       });
@@ -190,7 +206,14 @@ describe.each(drivers)('lease form on $name', (driver) => {
         expect(ids(first)).toEqual([1, 3, 4, 5]);
         expect(await ops.claimLease(conn, 10, new Date(now), at(30_000, now))).toEqual([]);
         // Settling group a's head makes its next row the head.
-        expect(await ops.settle(conn, { kind: 'finish', id: first[0]?.id, token: at(30_000, now), now: new Date() })).toBe(1);
+        expect(
+          await ops.settle(conn, {
+            kind: 'finish',
+            id: first[0]?.id,
+            token: at(30_000, now),
+            now: new Date(),
+          }),
+        ).toBe(1);
         expect(ids(await ops.claimLease(conn, 10, new Date(now), at(30_000, now)))).toEqual([2]);
         // A returned head stays the head: group b gives its head 3 again, never 6.
         await ops.settle(conn, {
@@ -217,8 +240,11 @@ describe.each(drivers)('lease form on $name', (driver) => {
         const now = Date.now();
         const [head] = await ops.claimLease(conn, 10, new Date(now), at(30_000, now));
         expect(Number(head?.id)).toBe(1);
-        expect(await ops.settle(conn, { kind: 'finish', id: head?.id, token: at(30_000, now), now: new Date() })).toBe(1);
-        const row = (await admin.query(`SELECT processed_at, locked_until FROM "${t.table}" WHERE id = 1`)).rows[0];
+        expect(
+          await ops.settle(conn, { kind: 'finish', id: head?.id, token: at(30_000, now), now: new Date() }),
+        ).toBe(1);
+        const row = (await admin.query(`SELECT processed_at, locked_until FROM "${t.table}" WHERE id = 1`))
+          .rows[0];
         expect(row.processed_at).toBeInstanceOf(Date);
         expect(row.locked_until).toBeNull();
         expect(ids(await ops.claimLease(conn, 10, new Date(now), at(30_000, now)))).toEqual([2]);

@@ -6,7 +6,9 @@ import { adminClient, drivers } from './support.js';
 
 async function gone(admin: pgModule.Client, pid: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const r = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [Number(pid)]);
+    const r = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [
+      Number(pid),
+    ]);
     if (r.rows[0].n === 0) return;
     await new Promise((res) => setTimeout(res, 10));
   }
@@ -103,14 +105,17 @@ describe.each(drivers)('pool and connections on $name', (driver) => {
       const pid = conn.id;
       await pool.destroy(conn);
       await gone(admin, pid);
-      const locks = await admin.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = $1`, [
-        Number(pid),
-      ]);
+      const locks = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = $1`,
+        [Number(pid)],
+      );
       expect(locks.rows[0].n).toBe(0);
       expect(pool.spare()).toBe(2);
       const next = await pool.acquire();
       expect(next.id).not.toBe(pid);
-      expect((await next.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(4242) AS ok')).rows[0]?.ok).toBe(true);
+      expect((await next.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(4242) AS ok')).rows[0]?.ok).toBe(
+        true,
+      );
       await next.query('SELECT pg_advisory_unlock(4242)');
       pool.release(next);
     } finally {

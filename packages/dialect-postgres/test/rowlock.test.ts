@@ -1,7 +1,16 @@
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresDialect } from '../src/dialect.js';
-import { adminClient, at, createTable, drivers, ids, type Opened, rowlockTable, uniqueName } from './support.js';
+import {
+  adminClient,
+  at,
+  createTable,
+  drivers,
+  ids,
+  type Opened,
+  rowlockTable,
+  uniqueName,
+} from './support.js';
 
 describe.each(drivers)('row lock form on $name', (driver) => {
   let admin: pgModule.Client;
@@ -30,7 +39,10 @@ describe.each(drivers)('row lock form on $name', (driver) => {
 
   /** Two connections, each in a transaction opened by the dialect; rolled back and released after. */
   async function twoTransactions(
-    fn: (a: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>, b: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>) => Promise<void>,
+    fn: (
+      a: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>,
+      b: Awaited<ReturnType<typeof opened.adapter.pool.acquire>>,
+    ) => Promise<void>,
   ) {
     const pool = opened.adapter.pool;
     const a = await pool.acquire();
@@ -161,7 +173,9 @@ describe.each(drivers)('row lock form on $name', (driver) => {
         await postgresDialect.commit(a);
         await postgresDialect.begin(a, {});
         // Another broker's claim on group a, seen only through its guard (not its row lock).
-        await a.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`sqlinbox.fifo:${t.table}:group:a`]);
+        await a.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+          `sqlinbox.fifo:${t.table}:group:a`,
+        ]);
         const started = Date.now();
         expect(ids(await ops.claimLocked(b, 10, new Date()))).toEqual([2]);
         expect(Date.now() - started).toBeLessThan(1500);
@@ -173,7 +187,9 @@ describe.each(drivers)('row lock form on $name', (driver) => {
     const pool = opened.adapter.pool;
     const conn = await pool.acquire();
     try {
-      const def = (await conn.query<{ d: string }>(`SELECT current_setting('default_transaction_isolation') AS d`)).rows[0]?.d;
+      const def = (
+        await conn.query<{ d: string }>(`SELECT current_setting('default_transaction_isolation') AS d`)
+      ).rows[0]?.d;
       for (const [level, expected] of [
         [undefined, def],
         ['read_committed', 'read committed'],
@@ -185,7 +201,9 @@ describe.each(drivers)('row lock form on $name', (driver) => {
         expect(r.rows[0]?.i).toBe(expected);
         await postgresDialect.rollback(conn);
       }
-      await expect(postgresDialect.begin(conn, { isolation: 'read_uncommitted' })).rejects.toThrow(/read_uncommitted/);
+      await expect(postgresDialect.begin(conn, { isolation: 'read_uncommitted' })).rejects.toThrow(
+        /read_uncommitted/,
+      );
     } finally {
       pool.release(conn);
     }

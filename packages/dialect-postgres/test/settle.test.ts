@@ -37,7 +37,8 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
     }
   }
 
-  const count = async (table: string) => (await admin.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n as number;
+  const count = async (table: string) =>
+    (await admin.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n as number;
 
   test('R-SET-1 finish deletes the row, or stamps processed_at (clearing the lease) where the table has it', async () => {
     const plain = leaseTable(uniqueName('fin'));
@@ -59,12 +60,20 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
         const [row] = await ops.claimLease(conn, 1, now, at(30_000, now.getTime()));
         const settledAt = new Date(now.getTime() + 5);
         expect(
-          await ops.settle(conn, { kind: 'finish', id: row?.id, token: at(30_000, now.getTime()), now: settledAt }),
+          await ops.settle(conn, {
+            kind: 'finish',
+            id: row?.id,
+            token: at(30_000, now.getTime()),
+            now: settledAt,
+          }),
         ).toBe(1);
-        const stored = (await admin.query(`SELECT processed_at, locked_until FROM "${stamped.table}"`)).rows[0];
+        const stored = (await admin.query(`SELECT processed_at, locked_until FROM "${stamped.table}"`))
+          .rows[0];
         expect((stored.processed_at as Date).getTime()).toBe(settledAt.getTime());
         expect(stored.locked_until).toBeNull();
-        expect(await ops.claimLease(conn, 1, at(60_000, now.getTime()), at(90_000, now.getTime()))).toEqual([]);
+        expect(await ops.claimLease(conn, 1, at(60_000, now.getTime()), at(90_000, now.getTime()))).toEqual(
+          [],
+        );
       });
     });
   });
@@ -90,16 +99,25 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
             clearLease: true,
           }),
         ).toBe(1);
-        const stored = (await admin.query(`SELECT attempt, retry_after, locked_until FROM "${t.table}"`)).rows[0];
+        const stored = (await admin.query(`SELECT attempt, retry_after, locked_until FROM "${t.table}"`))
+          .rows[0];
         expect(stored.attempt).toBe(3); // 1, counted by the claim, counted again
         expect((stored.retry_after as Date).getTime()).toBe(later.getTime());
         expect(stored.locked_until).toBeNull();
         const rec = recording(conn);
         expect(
-          await ops.settle(rec.conn, { kind: 'return', id: row?.id, now, countAttempt: false, clearLease: false }),
+          await ops.settle(rec.conn, {
+            kind: 'return',
+            id: row?.id,
+            now,
+            countAttempt: false,
+            clearLease: false,
+          }),
         ).toBe(1);
         expect(rec.statements[0]).toMatch(/^SELECT 1/);
-        expect(await ops.settle(conn, { kind: 'return', id: -1, now, countAttempt: true, clearLease: true })).toBe(0);
+        expect(
+          await ops.settle(conn, { kind: 'return', id: -1, now, countAttempt: true, clearLease: true }),
+        ).toBe(0);
       });
     });
   });
@@ -163,7 +181,9 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           });
           expect(moved).toBe(1);
           expect(rec.statements).toHaveLength(1);
-          expect(rec.statements[0]).toMatch(/^WITH sqlinbox_moved AS \(DELETE .* INSERT INTO .* SELECT \* FROM sqlinbox_moved$/);
+          expect(rec.statements[0]).toMatch(
+            /^WITH sqlinbox_moved AS \(DELETE .* INSERT INTO .* SELECT \* FROM sqlinbox_moved$/,
+          );
           await postgresDialect.commit(conn);
           expect(await count(t.table)).toBe(1);
           const dead = (await admin.query(`SELECT id::int, payload, attempt FROM "${dlq}"`)).rows;
@@ -227,9 +247,33 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           `SELECT id::int, payload, attempt, retry_after, grp, pkey, account FROM "${t.table}" ORDER BY id`,
         );
         expect(stored.rows).toEqual([
-          { id: 1, payload: { n: 1 }, attempt: 1, retry_after: null, grp: 'a', pkey: 'p1', account: 'acct-1' },
-          { id: 2, payload: { n: 2 }, attempt: 1, retry_after: notBefore, grp: null, pkey: null, account: null },
-          { id: 3, payload: { n: 3 }, attempt: 1, retry_after: null, grp: null, pkey: null, account: 'acct-3' },
+          {
+            id: 1,
+            payload: { n: 1 },
+            attempt: 1,
+            retry_after: null,
+            grp: 'a',
+            pkey: 'p1',
+            account: 'acct-1',
+          },
+          {
+            id: 2,
+            payload: { n: 2 },
+            attempt: 1,
+            retry_after: notBefore,
+            grp: null,
+            pkey: null,
+            account: null,
+          },
+          {
+            id: 3,
+            payload: { n: 3 },
+            attempt: 1,
+            retry_after: null,
+            grp: null,
+            pkey: null,
+            account: 'acct-3',
+          },
         ]);
         expect(await ops.insert(conn, [])).toEqual([]);
       });
@@ -251,7 +295,9 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           { payload: new Uint8Array([7]), columns: { id: 7 } },
         ]);
         expect(got.map(Number)).toEqual([42, 7]);
-        const stored = await admin.query(`SELECT id::int, payload, attempt FROM "${bytes.table}" ORDER BY id DESC`);
+        const stored = await admin.query(
+          `SELECT id::int, payload, attempt FROM "${bytes.table}" ORDER BY id DESC`,
+        );
         expect(stored.rows).toEqual([
           { id: 42, payload: Buffer.from([0, 1, 2, 255]), attempt: 1 },
           { id: 7, payload: Buffer.from([7]), attempt: 1 },
@@ -267,7 +313,9 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
       const ops = postgresDialect.prepare(text);
       await withConn(opened, async (conn) => {
         await ops.insert(conn, [{ payload: '"quoted" {not json}' }]);
-        expect((await admin.query(`SELECT payload FROM "${text.table}"`)).rows[0].payload).toBe('"quoted" {not json}');
+        expect((await admin.query(`SELECT payload FROM "${text.table}"`)).rows[0].payload).toBe(
+          '"quoted" {not json}',
+        );
       });
     });
   });

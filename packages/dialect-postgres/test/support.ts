@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
+import { ddl } from '../src/ddl.js';
 import { pg } from '../src/pg.js';
 import { postgresJs } from '../src/postgres.js';
-import { ddl } from '../src/ddl.js';
 import { quoteTable } from '../src/sql.js';
 
 /** The test database (trust auth). */
@@ -67,10 +67,12 @@ export async function createTable(
   t: AnyTable,
   deadLetterTable?: string,
 ): Promise<() => Promise<void>> {
-  for (const stmt of ddl(t, deadLetterTable === undefined ? {} : { deadLetterTable })) await admin.query(stmt);
+  for (const stmt of ddl(t, deadLetterTable === undefined ? {} : { deadLetterTable }))
+    await admin.query(stmt);
   return async () => {
     await admin.query(`DROP TABLE IF EXISTS ${quoteTable(t.table)}`);
-    if (deadLetterTable !== undefined) await admin.query(`DROP TABLE IF EXISTS ${quoteTable(deadLetterTable)}`);
+    if (deadLetterTable !== undefined)
+      await admin.query(`DROP TABLE IF EXISTS ${quoteTable(deadLetterTable)}`);
   };
 }
 

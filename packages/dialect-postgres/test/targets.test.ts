@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { type AnyTable, inbox } from '@sqlinbox/core';
 import { describe, expect, test } from 'vitest';
-import { pgTarget, postgresJsTarget } from './targets.js';
 import { uniqueName } from './support.js';
+import { pgTarget, postgresJsTarget } from './targets.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +19,12 @@ describe.each([
     try {
       const a = await target.open({ poolSize: 3 });
       expect(a.pool.size).toBe(3);
-      const t = inbox({ table, id: { column: 'id', generated: true }, payload: 'payload', lease: 'locked_until' }) as AnyTable;
+      const t = inbox({
+        table,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        lease: 'locked_until',
+      }) as AnyTable;
       for (const s of a.dialect.ddl(t)) await target.exec(s);
       const c = await a.pool.acquire();
       const ops = a.dialect.prepare(t);
@@ -30,7 +35,7 @@ describe.each([
       const rows = await target.exec(`SELECT * FROM ${table} WHERE id = $1`, [1]);
       expect(rows).toHaveLength(1);
       expect(rows[0]?.payload).toEqual({ a: 1 });
-      expect((rows[0]?.locked_until as Date).getTime()).toBe(expiry.getTime());
+      expect((rows[0]!.locked_until as Date).getTime()).toBe(expiry.getTime());
       await a.close();
     } finally {
       await target.exec(`DROP TABLE IF EXISTS ${table}`);
@@ -44,7 +49,11 @@ describe.each([
       expect(target.tooOldVersion).toBe('10.5');
       const old = await target.open({ serverVersion: target.tooOldVersion, poolSize: 1 });
       const c = await old.pool.acquire();
-      await expect(old.dialect.checkServer(c)).rejects.toMatchObject({ code: 'SERVER_TOO_OLD', found: '10.5', floor: '11' });
+      await expect(old.dialect.checkServer(c)).rejects.toMatchObject({
+        code: 'SERVER_TOO_OLD',
+        found: '10.5',
+        floor: '11',
+      });
       old.pool.release(c);
       await old.close();
     } finally {
@@ -72,7 +81,12 @@ describe.each([
     try {
       const before = await target.advisoryLocksHeld!();
       const a = await target.open({ poolSize: 2 });
-      const t = inbox({ table: uniqueName('tgtl'), id: { column: 'id', generated: true }, payload: 'payload', advisory: 'k-{id}' }) as AnyTable;
+      const t = inbox({
+        table: uniqueName('tgtl'),
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        advisory: 'k-{id}',
+      }) as AnyTable;
       const ops = a.dialect.prepare(t);
       const c1 = await a.pool.acquire();
       const c2 = await a.pool.acquire();
@@ -113,7 +127,9 @@ describe.each([
       await a.close();
       console.log(JSON.stringify({ ok, code: err && err.code }));
     `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 30_000,
+    });
     expect(JSON.parse(stdout.trim())).toEqual({ ok: true, code: 'SERVER_TOO_OLD' });
   });
 });

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Row } from '@sqlinbox/core';
 import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
+import type { Row } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
 import { pg } from '../src/pg.js';
@@ -19,6 +19,15 @@ const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/t
 const here = dirname(fileURLToPath(import.meta.url));
 /** A PostgreSQL release below the floor (11), as `server_version` spells it. */
 const TOO_OLD = '10.5';
+
+/**
+ * Waits (up to 2 s) until every connection is back in the pool. A broker shut down a moment ago
+ * may still hand one back, and postgres.js's `end()` waits its whole timeout for a reservation
+ * released after `end()` began.
+ */
+async function settle(pool: { size: number; spare(): number }): Promise<void> {
+  for (let i = 0; i < 200 && pool.spare() < pool.size; i++) await new Promise((r) => setTimeout(r, 10));
+}
 
 /** The admin side both targets share: a lazily opened `pg.Client`. */
 function adminSide(): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'close'> {
@@ -101,6 +110,7 @@ export function postgresJsTarget(): ConformanceTarget {
         ...adapter,
         async close() {
           await adapter.close();
+          await settle(adapter.pool);
           await sql.end({ timeout: 5 });
         },
       };

@@ -68,6 +68,32 @@ describe.each(drivers)('LISTEN/NOTIFY wake-up on $name', (driver) => {
     }
   });
 
+  test('R-PLUS-1 a LISTEN connection the server ends is reopened; listeners are called once, then notified again', async () => {
+    const opened = driver.open(2);
+    const table = uniqueName('wlost');
+    try {
+      let woken = 0;
+      const stop = await opened.adapter.wakeup.listen(table, () => woken++);
+      const listener = await admin.query(
+        `SELECT pid FROM pg_stat_activity WHERE query ILIKE $1 AND pid <> pg_backend_pid()`,
+        [`%listen "${wakeupChannel(table)}"%`],
+      );
+      expect(listener.rows).toHaveLength(1);
+      await admin.query('SELECT pg_terminate_backend($1)', [listener.rows[0].pid]);
+      await until(() => woken, 1, 10_000); // called once after listening again
+      const again = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE $1 AND pid <> pg_backend_pid()`,
+        [`%listen "${wakeupChannel(table)}"%`],
+      );
+      expect(again.rows[0].n).toBe(1);
+      await admin.query(`SELECT pg_notify($1, '')`, [wakeupChannel(table)]);
+      await until(() => woken, 2);
+      await stop();
+    } finally {
+      await opened.end();
+    }
+  });
+
   test('R-PLUS-1 wakeupTriggerDdl: rows inserted by plain SQL notify, one notification per statement', async () => {
     const opened = driver.open(2);
     const t = leaseTable(uniqueName('wtrg'));
