@@ -11,30 +11,39 @@ import { quoteIdent } from './sql.js';
 
 /** The slice of a `pg` client the adapter calls. */
 export interface PgClientLike {
+  /** Runs one statement with bound values (`$1`, `$2`, ...). */
   query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  /** `error` and `end` mark the client lost; `notification` carries NOTIFY on the LISTEN client. */
   on(event: string, listener: (...args: any[]) => void): unknown;
-  removeListener(event: string, listener: (...args: any[]) => void): unknown;
-  /** The backend pid, set by `pg` from the server's BackendKeyData. */
+  /** The backend pid, set by `pg` from the server's BackendKeyData; read by query when absent. */
   readonly processID?: number | null;
 }
 
 /** A client checked out of a `pg.Pool`. */
 export interface PgPoolClientLike extends PgClientLike {
+  /** Back to the pool; with an error (or `true`) the pool closes the client instead. */
   release(err?: Error | boolean): void;
 }
 
 /** A client the adapter opens itself (for LISTEN). */
 export interface PgStandaloneClientLike extends PgClientLike {
+  /** Opens the connection. */
   connect(): Promise<unknown>;
+  /** Closes the connection. */
   end(): Promise<void>;
 }
 
 /** The slice of a `pg.Pool` the adapter calls. */
 export interface PgPoolLike {
+  /** Checks a client out, waiting while the pool is full. */
   connect(): Promise<PgPoolClientLike>;
+  /** The pool's options; `max` is its size (default 10, as in `pg`). */
   readonly options: { readonly max?: number | undefined };
+  /** Clients idle in the pool. */
   readonly idleCount: number;
+  /** Clients open (idle, checked out or connecting). */
   readonly totalCount: number;
+  /** Callers waiting for a client (default 0 where the pool does not say). */
   readonly waitingCount?: number;
 }
 

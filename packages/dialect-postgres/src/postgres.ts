@@ -34,6 +34,7 @@ interface PostgresJsRawConnection {
 
 /** The slice of a postgres.js `Sql` (and a reserved one) the adapter calls. */
 export interface PostgresJsSqlLike {
+  /** Runs one statement with bound values; `onexecute` receives postgres.js's connection object. */
   unsafe(
     query: string,
     parameters?: any[],
@@ -43,13 +44,17 @@ export interface PostgresJsSqlLike {
 
 /** A reserved postgres.js connection. */
 export interface PostgresJsReservedLike extends PostgresJsSqlLike {
+  /** Hands the connection back to the instance. */
   release(): void;
 }
 
 /** The slice of `postgres()`'s instance the adapter calls. */
 export interface PostgresJsLike extends PostgresJsSqlLike {
+  /** The parsed options; `max` is the instance's size (postgres.js's default 10). */
   readonly options: { readonly max: number };
+  /** Reserves one connection for the caller alone, waiting while every connection is busy. */
   reserve(): Promise<PostgresJsReservedLike>;
+  /** LISTENs on a channel over postgres.js's own dedicated connection. */
   listen(
     channel: string,
     onnotify: (value: string) => void,

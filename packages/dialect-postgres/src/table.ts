@@ -66,6 +66,7 @@ const GROUP = 'sqlinbox_group';
  * (PostgreSQL runs each of them, the lease claim and the dead-letter move included, as one).
  */
 export class PostgresTable implements TableOps {
+  /** The advisory form's statements: {@link candidates}, {@link lock}, {@link unlock}, {@link take}. */
   readonly advisory: Advisory;
   private readonly table: string;
   private readonly id: string;
