@@ -1,0 +1,323 @@
+/** The dialect's pure facts: versions and the floor, errors by code, DDL, transactions, columns. */
+import { ConfigError, defaultCapabilities, ServerTooOldError } from '@sqlinbox/core';
+import { describe, expect, test } from 'vitest';
+import { classifyError } from '../src/classify.js';
+import {
+  beginSql,
+  checkVersion,
+  columnInfo,
+  createMssqlDialect,
+  DESCRIBE_SQL,
+  kindOf,
+  MSSQL_FLOOR,
+  mssqlCapabilities,
+  mssqlDialect,
+  parseVersion,
+  ROLLBACK_SQL,
+  savepointName,
+  VERSION_SQL,
+} from '../src/dialect.js';
+import { advisoryTable, leaseTable, table } from './helpers.js';
+
+/** A tedious RequestError as the driver builds one for a server error. */
+class RequestError extends Error {
+  code = 'EREQUEST';
+  constructor(
+    message: string,
+    readonly number: number,
+  ) {
+    super(message);
+  }
+}
+/** tedious's ConnectionError, by name, as the dialect recognises it (it never imports tedious). */
+class ConnectionError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+describe('server version', () => {
+  test('reads major and minor from ProductVersion or a @@VERSION line', () => {
+    expect(parseVersion('14.0.3456.2')).toMatchObject({ major: 14, minor: 0 });
+    expect(parseVersion('16.0.1000.6')).toMatchObject({ major: 16, minor: 0 });
+    expect(parseVersion('Microsoft SQL Server 2017 (RTM) - 14.0.1000.169 (X64)')).toMatchObject({
+      major: 14,
+    });
+    expect(() => parseVersion('unknown')).toThrow(/cannot read/);
+  });
+
+  test('R-DB-1 below 14.0 (SQL Server 2017) is ServerTooOldError naming the version found and the floor', () => {
+    expect(MSSQL_FLOOR).toBe('14.0');
+    for (const old of ['13.0.5026.0', '12.0.6024.0', '11.0.7001.0']) {
+      const err = (() => {
+        try {
+          checkVersion(old);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(ServerTooOldError);
+      expect(err).toMatchObject({ code: 'SERVER_TOO_OLD', found: old, floor: '14.0' });
+      expect((err as Error).message).toBe(
+        `SQL Server ${old} is too old: sqlinbox needs SQL Server 14.0 or later`,
+      );
+    }
+    for (const ok of ['14.0.1000.169', '15.0.2000.5', '16.0.4135.4', '17.0.100.1']) {
+      expect(checkVersion(ok).raw).toBe(ok);
+    }
+  });
+
+  test('Azure SQL Database and Managed Instance report 12.0 for a current engine and pass', () => {
+    expect(() => checkVersion('12.0.2000.8')).toThrow(ServerTooOldError);
+    expect(checkVersion('12.0.2000.8', 5).major).toBe(12);
+    expect(checkVersion('12.0.2000.8', 8).major).toBe(12);
+    expect(() => checkVersion('12.0.2000.8', 3)).toThrow(ServerTooOldError);
+  });
+
+  test('R-DB-1 the adapter option serverVersion is reported without asking the server', async () => {
+    const never = {
+      id: 'x',
+      query: () =>
+        Promise.reject(new Error('checkServer must not ask the server when serverVersion is given')),
+    };
+    await expect(
+      createMssqlDialect({ serverVersion: '13.0.5026.0' }).checkServer(never),
+    ).rejects.toBeInstanceOf(ServerTooOldError);
+    await expect(createMssqlDialect({ serverVersion: '15.0.2000.5' }).checkServer(never)).resolves.toEqual({
+      version: '15.0.2000.5',
+    });
+  });
+
+  test('checkServer reads SERVERPROPERTY ProductVersion and EngineEdition', () => {
+    expect(VERSION_SQL).toBe(
+      "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS [version]," +
+        " CAST(SERVERPROPERTY('EngineEdition') AS INT) AS [edition]",
+    );
+  });
+});
+
+describe('classifyError', () => {
+  test.each([
+    [1205, 'deadlock'],
+    [3960, 'serialization'],
+    [1222, 'lock_timeout'],
+    [2627, 'constraint'],
+    [2601, 'constraint'],
+    [547, 'constraint'],
+    [515, 'constraint'],
+    [6005, 'shutdown'],
+    [6006, 'shutdown'],
+    [596, 'connection'],
+    [208, 'other'],
+    [50000, 'other'],
+  ] as const)('server error %i is %s', (number, kind) => {
+    expect(classifyError(new RequestError(`error ${number}`, number))).toBe(kind);
+  });
+
+  test('a deadlock among several server errors (tedious AggregateError) is a deadlock', () => {
+    const agg = new AggregateError([
+      new RequestError('Transaction was deadlocked', 1205),
+      new RequestError('The statement has been terminated.', 3621),
+    ]);
+    expect(classifyError(agg)).toBe('deadlock');
+    expect(classifyError(new AggregateError([new RequestError('x', 3621)]))).toBe('other');
+  });
+
+  test.each(['ESOCKET', 'ETIMEOUT', 'ELOGIN', 'ECLOSE'])(
+    'a tedious ConnectionError (%s) is connection',
+    (code) => {
+      expect(classifyError(new ConnectionError('Connection lost - read ECONNRESET', code))).toBe(
+        'connection',
+      );
+    },
+  );
+
+  test.each(['ECLOSE', 'EINVALIDSTATE', 'ECONNRESET', 'ECONNCLOSED'])(
+    'a request that failed with %s is connection',
+    (code) => {
+      expect(classifyError(Object.assign(new Error('gone'), { code }))).toBe('connection');
+    },
+  );
+
+  test('a request timeout (RequestError ETIMEOUT) is other: the connection lives on', () => {
+    expect(
+      classifyError(Object.assign(new Error('Timeout: Request failed to complete'), { code: 'ETIMEOUT' })),
+    ).toBe('other');
+  });
+
+  test('a wrapper is read through its cause; non-errors are other', () => {
+    expect(classifyError(new Error('settlement failed', { cause: new RequestError('deadlock', 1205) }))).toBe(
+      'deadlock',
+    );
+    expect(classifyError(undefined)).toBe('other');
+    expect(classifyError('1205')).toBe('other');
+    expect(classifyError(new Error('plain'))).toBe('other');
+  });
+
+  test('the dialect answers the same', () => {
+    expect(mssqlDialect.classifyError(new RequestError('deadlock', 1205))).toBe('deadlock');
+  });
+});
+
+describe('transactions', () => {
+  test('R-TX-6 begin sets the level, READ COMMITTED when none is declared, then BEGIN TRANSACTION', () => {
+    expect(beginSql({})).toBe('SET TRANSACTION ISOLATION LEVEL READ COMMITTED; BEGIN TRANSACTION');
+    expect(beginSql({ isolation: 'read_uncommitted' })).toBe(
+      'SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; BEGIN TRANSACTION',
+    );
+    expect(beginSql({ isolation: 'repeatable_read' })).toBe(
+      'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; BEGIN TRANSACTION',
+    );
+    expect(beginSql({ isolation: 'serializable' })).toBe(
+      'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; BEGIN TRANSACTION',
+    );
+    expect(() => beginSql({ mode: 'immediate' })).toThrow(ConfigError);
+  });
+
+  test('R-TX-3 savepoints are SAVE TRANSACTION / ROLLBACK TRANSACTION <name>; names are checked', () => {
+    expect(savepointName('sqlinbox_claim')).toBe('sqlinbox_claim');
+    expect(() => savepointName('x; DROP TABLE jobs')).toThrow(ConfigError);
+    expect(() => savepointName('a'.repeat(33))).toThrow(ConfigError);
+  });
+
+  test('rollback is conditional: a deadlock victim has no transaction left to roll back', () => {
+    expect(ROLLBACK_SQL).toBe('IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION');
+  });
+});
+
+describe('capabilities', () => {
+  test('R-SHAPE-5 all three forms, all four isolation levels, FIFO guard, transactional, claims side by side', () => {
+    expect(mssqlDialect.name).toBe('mssql');
+    expect(mssqlCapabilities).toEqual({
+      ...defaultCapabilities,
+      forms: ['rowlock', 'lease', 'advisory'],
+      isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
+    });
+  });
+});
+
+describe('ddl', () => {
+  test('R-PLUS-2 a lease table: BIGINT IDENTITY id, NVARCHAR(MAX) payload, INT attempt DEFAULT 1, DATETIME2(3) times', () => {
+    const t = leaseTable({ retryAfter: 'retry_after', processedAt: 'processed_at' });
+    expect(mssqlDialect.ddl(t)).toEqual([
+      'CREATE TABLE [jobs] (\n' +
+        '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
+        '  [payload] NVARCHAR(MAX) NOT NULL,\n' +
+        '  [attempt] INT NOT NULL DEFAULT 1,\n' +
+        '  [locked_until] DATETIME2(3) NULL,\n' +
+        '  [retry_after] DATETIME2(3) NULL,\n' +
+        '  [processed_at] DATETIME2(3) NULL\n' +
+        ')',
+      'CREATE INDEX [sqlinbox_claim] ON [jobs] ([id]) INCLUDE ([locked_until], [retry_after]) WHERE [processed_at] IS NULL',
+    ]);
+  });
+
+  test('bytes payloads are VARBINARY(MAX); group, partition key, key and other columns NVARCHAR(255)', () => {
+    const t = advisoryTable({
+      payload: { column: 'body', type: 'bytes' },
+      advisory: 'acct-{account}',
+      columns: ['account', 'note'],
+      group: 'grp',
+      partitionKey: 'pkey',
+    });
+    const [create, fifo] = mssqlDialect.ddl(t);
+    expect(create).toBe(
+      'CREATE TABLE [jobs] (\n' +
+        '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
+        '  [body] VARBINARY(MAX) NOT NULL,\n' +
+        '  [attempt] INT NOT NULL DEFAULT 1,\n' +
+        '  [grp] NVARCHAR(255) NULL,\n' +
+        '  [pkey] NVARCHAR(255) NULL,\n' +
+        '  [account] NVARCHAR(255) NULL,\n' +
+        '  [note] NVARCHAR(255) NULL\n' +
+        ')',
+    );
+    expect(fifo).toBe('CREATE INDEX [sqlinbox_fifo] ON [jobs] ([grp], [id])');
+  });
+
+  test('a plain table needs no index beyond its clustered primary key; a given id is no IDENTITY', () => {
+    const out = mssqlDialect.ddl(table({ id: 'id', payload: { column: 'payload', type: 'text' } }));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toContain('[id] BIGINT NOT NULL PRIMARY KEY');
+    expect(out[0]).toContain('[payload] NVARCHAR(MAX) NOT NULL');
+  });
+
+  test('R-DLQ-2 the dead-letter table takes the same columns in the same order, its id not generated', () => {
+    const t = table({ table: 'app.jobs', group: 'grp', processedAt: 'processed_at' });
+    const out = mssqlDialect.ddl(t, { deadLetterTable: 'app.jobs_dlq' });
+    expect(out).toHaveLength(4);
+    expect(out[1]).toBe('CREATE INDEX [sqlinbox_claim] ON [app].[jobs] ([id]) WHERE [processed_at] IS NULL');
+    expect(out[2]).toBe(
+      'CREATE INDEX [sqlinbox_fifo] ON [app].[jobs] ([grp], [id]) WHERE [processed_at] IS NULL',
+    );
+    expect(out[3]).toBe(out[0]!.replace('[app].[jobs]', '[app].[jobs_dlq]').replace(' IDENTITY(1,1)', ''));
+    expect(out.every((s) => !s.endsWith(';'))).toBe(true);
+  });
+});
+
+describe('describeTable', () => {
+  test('reads INFORMATION_SCHEMA.COLUMNS; an unqualified name resolves to the default schema, then dbo', () => {
+    expect(DESCRIBE_SQL).toContain('FROM INFORMATION_SCHEMA.COLUMNS AS c WHERE c.TABLE_NAME = @p2');
+    expect(DESCRIBE_SQL).toContain('COALESCE(@p1, CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES');
+    expect(DESCRIBE_SQL).toContain("THEN SCHEMA_NAME() ELSE N'dbo' END)");
+  });
+
+  test.each([
+    ['bigint', 'integer'],
+    ['int', 'integer'],
+    ['smallint', 'integer'],
+    ['nvarchar', 'text'],
+    ['varchar', 'text'],
+    ['ntext', 'text'],
+    ['varbinary', 'bytes'],
+    ['image', 'bytes'],
+    ['json', 'json'],
+    ['datetime2', 'timestamp'],
+    ['datetimeoffset', 'timestamp'],
+    ['datetime', 'timestamp'],
+    ['uniqueidentifier', 'other'],
+    ['decimal', 'other'],
+  ] as const)('%s is kind %s', (dataType, kind) => {
+    expect(kindOf(dataType)).toBe(kind);
+  });
+
+  test('a row becomes ColumnInfo: type with its length, nullability, default or identity', () => {
+    expect(
+      columnInfo({
+        name: 'payload',
+        data_type: 'nvarchar',
+        max_length: -1,
+        nullable: 'NO',
+        column_default: null,
+      }),
+    ).toEqual({ name: 'payload', type: 'nvarchar(max)', kind: 'text', nullable: false, hasDefault: false });
+    expect(
+      columnInfo({
+        name: 'id',
+        data_type: 'bigint',
+        max_length: null,
+        nullable: 'NO',
+        column_default: null,
+        is_identity: 1,
+      }),
+    ).toEqual({ name: 'id', type: 'bigint', kind: 'integer', nullable: false, hasDefault: true });
+    expect(
+      columnInfo({
+        name: 'attempt',
+        data_type: 'int',
+        max_length: null,
+        nullable: 'NO',
+        column_default: '((1))',
+      }),
+    ).toMatchObject({ hasDefault: true });
+    expect(
+      columnInfo({ name: 'grp', data_type: 'nvarchar', max_length: 255, nullable: 'YES' }),
+    ).toMatchObject({
+      type: 'nvarchar(255)',
+      nullable: true,
+    });
+  });
+});

@@ -1,0 +1,477 @@
+/**
+ * The T-SQL each operation builds: text, quoting and parameter placement. Pure: no statement here
+ * reaches a server (there is none on the machine these tests were written on); what a server does
+ * with them is the conformance suite's to prove (`conformance.mssql.ts`).
+ */
+import type { Insert } from '@sqlinbox/core';
+import { describe, expect, test } from 'vitest';
+import { advisoryTable, bindsExactly, leaseTable, statements, table } from './helpers.js';
+
+const NOW = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
+const EXPIRY = new Date(NOW.getTime() + 30_000);
+
+describe('row lock claim', () => {
+  test('R-ROW-1 selects TOP (@p1) due rows in id order WITH (UPDLOCK, READPAST, ROWLOCK)', () => {
+    const st = statements(table()).claimLocked(1, NOW);
+    expect(st.sql).toBe(
+      'SELECT TOP (@p1) q.* FROM [jobs] AS q WITH (UPDLOCK, READPAST, ROWLOCK) WHERE 1 = 1 ORDER BY q.[id]',
+    );
+    expect(st.params).toEqual([1]);
+  });
+
+  test('the due condition: unsettled, retry_after reached (now bound once), out of the dead-letter group', () => {
+    const t = table({ retryAfter: 'retry_after', processedAt: 'processed_at', group: 'grp' });
+    const st = statements(t, { group: 'dead' }).claimLocked(3, NOW);
+    expect(st.sql).toContain(
+      'WHERE q.[processed_at] IS NULL AND (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)' +
+        ' AND (q.[grp] IS NULL OR q.[grp] <> @p3)',
+    );
+    expect(st.params).toEqual([3, NOW, 'dead']);
+    expect(bindsExactly(st)).toBe(true);
+  });
+
+  test('a table on the database clock compares with SYSUTCDATETIME() and binds no instant', () => {
+    const st = statements(table({ retryAfter: 'retry_after', clock: 'database' })).claimLocked(1, null);
+    expect(st.sql).toContain('(q.[retry_after] IS NULL OR q.[retry_after] <= SYSUTCDATETIME())');
+    expect(st.params).toEqual([1]);
+  });
+
+  test.each([
+    ['serializable', 'SERIALIZABLE'],
+    ['repeatable_read', 'REPEATABLE READ'],
+    ['read_uncommitted', 'READ UNCOMMITTED'],
+  ] as const)(
+    'R-TX-6 at %s the select runs at READ COMMITTED (READPAST is refused there) and the level is set back',
+    (level, sql) => {
+      const st = statements(table({ isolation: level })).claimLocked(1, NOW);
+      const lines = st.sql.split('\n');
+      expect(lines[0]).toBe('SET TRANSACTION ISOLATION LEVEL READ COMMITTED;');
+      expect(lines[1]).toMatch(
+        /^SELECT TOP \(@p1\) q\.\* FROM \[jobs\] AS q WITH \(UPDLOCK, READPAST, ROWLOCK\)/,
+      );
+      expect(lines[2]).toBe(`SET TRANSACTION ISOLATION LEVEL ${sql}`);
+    },
+  );
+
+  test('at read_committed or with no level the select stands alone', () => {
+    for (const isolation of ['read_committed', undefined] as const) {
+      const st = statements(table(isolation === undefined ? {} : { isolation })).claimLocked(1, NOW);
+      expect(st.sql.startsWith('SELECT TOP (@p1)')).toBe(true);
+    }
+  });
+
+  test('R-FIFO-1 a FIFO table takes group heads; the sibling read carries no hint, so it sees a held head', () => {
+    const t = table({ group: 'grp', processedAt: 'processed_at' });
+    const st = statements(t).claimLocked(1, NOW);
+    expect(st.sql).toContain(
+      ' AND (q.[grp] IS NULL OR NOT EXISTS (SELECT 1 FROM [jobs] AS h' +
+        ' WHERE h.[grp] = q.[grp] AND h.[id] < q.[id] AND h.[processed_at] IS NULL))',
+    );
+    expect(st.sql.match(/WITH \(/g)).toHaveLength(1);
+  });
+
+  test('R-FIFO-2 the guard is sp_getapplock on <table>/<group>, owned by the transaction, with no wait', () => {
+    const st = statements(table({ group: 'grp' })).fifoGuard('orders-1');
+    expect(st.sql).toBe(
+      'DECLARE @sqlinbox_result INT;\n' +
+        "EXEC @sqlinbox_result = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
+        " @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
+        'SELECT @sqlinbox_result AS [result]',
+    );
+    expect(st.params).toEqual(['jobs/orders-1']);
+  });
+
+  test('R-FIFO-2 a guard name past 255 characters is its SHA-256', () => {
+    const st = statements(table({ group: 'grp' })).fifoGuard('g'.repeat(300));
+    expect(st.params).toEqual(['4BCD3FB761297F0EE62CDAC8A8585460550999356FCE4F4B6ECD17080DBC4CFD']);
+  });
+});
+
+describe('lease claim', () => {
+  test('R-LEASE-1 R-LEASE-2 one statement: an updatable CTE under READPAST, the update writes the lease and counts the attempt', () => {
+    const t = leaseTable({ retryAfter: 'retry_after' });
+    const st = statements(t).claimLease(4, NOW, EXPIRY);
+    expect(st.sql).toBe(
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
+        'WITH sqlinbox_claim AS (SELECT TOP (@p1) q.* FROM [jobs] AS q WITH (UPDLOCK, READPAST, ROWLOCK)' +
+        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)' +
+        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p2) ORDER BY q.[id])\n' +
+        'UPDATE sqlinbox_claim SET [locked_until] = @p3, [attempt] = [attempt] + 1 OUTPUT inserted.*',
+    );
+    // One instant for the due rows and the ended leases, one for the expiry written.
+    expect(st.params).toEqual([4, NOW, EXPIRY]);
+  });
+
+  test('without an attempt column only the lease is written', () => {
+    const t = table({ lease: 'locked_until', attempt: undefined });
+    const st = statements(t).claimLease(1, NOW, EXPIRY);
+    expect(st.sql).toContain('UPDATE sqlinbox_claim SET [locked_until] = @p3 OUTPUT inserted.*');
+    expect(st.sql).not.toContain('[attempt]');
+  });
+
+  test('R-FIFO-1 a FIFO lease table claims heads in the same statement', () => {
+    const st = statements(leaseTable({ group: 'grp' })).claimLease(2, NOW, EXPIRY);
+    expect(st.sql).toContain(
+      'NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp] AND h.[id] < q.[id]))',
+    );
+    expect(bindsExactly(st)).toBe(true);
+  });
+
+  test('R-LEASE-4 extendLeases: one UPDATE joined to (id, token) pairs, answering the ids moved', () => {
+    const t1 = new Date(NOW.getTime() + 1);
+    const t2 = new Date(NOW.getTime() + 2);
+    const [st, ...rest] = statements(leaseTable()).extendLeases(
+      [
+        { id: '7', token: t1 },
+        { id: '9', token: t2 },
+      ],
+      EXPIRY,
+    );
+    expect(rest).toEqual([]);
+    expect(st!.sql).toBe(
+      'UPDATE q SET [locked_until] = @p1 OUTPUT inserted.[id] AS [sqlinbox_id] FROM [jobs] AS q' +
+        ' INNER JOIN (VALUES (@p2, @p3), (@p4, @p5)) AS v ([sqlinbox_id], [sqlinbox_token])' +
+        ' ON q.[id] = v.[sqlinbox_id] AND q.[locked_until] = v.[sqlinbox_token]',
+    );
+    expect(st!.params).toEqual([EXPIRY, '7', t1, '9', t2]);
+  });
+
+  test('extendLeases stays under 2100 parameters a request', () => {
+    const leases = Array.from({ length: 2500 }, (_, i) => ({ id: i, token: NOW }));
+    const sts = statements(leaseTable()).extendLeases(leases, EXPIRY);
+    expect(sts).toHaveLength(3);
+    for (const st of sts) {
+      expect(st.params.length).toBeLessThanOrEqual(2000);
+      expect(bindsExactly(st)).toBe(true);
+    }
+    expect(sts.reduce((n, st) => n + (st.params.length - 1) / 2, 0)).toBe(2500);
+  });
+});
+
+describe('advisory form', () => {
+  test('R-ADV-1 candidates: due rows with their keys, READPAST, keys other sessions hold left out with APPLOCK_TEST', () => {
+    const st = statements(advisoryTable()).candidates(5, NOW, new Set(), true);
+    expect(st.sql).toBe(
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
+        'SELECT TOP (@p1) c.[sqlinbox_id] AS [id], c.[sqlinbox_key] AS [key] FROM (' +
+        "SELECT q.[id] AS [sqlinbox_id], CONCAT(N'', @p2, CAST(q.[id] AS NVARCHAR(MAX))) AS [sqlinbox_key]" +
+        ' FROM [jobs] AS q WITH (READCOMMITTEDLOCK, READPAST) WHERE 1 = 1) AS c' +
+        " WHERE APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(c.[sqlinbox_key]) / 2 > 255" +
+        " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', c.[sqlinbox_key]), 2) ELSE c.[sqlinbox_key] END," +
+        " 'Exclusive', 'Session') = 1 ORDER BY c.[sqlinbox_id]",
+    );
+    expect(st.params).toEqual([5, 'jobs-']);
+  });
+
+  test('R-ADV-1 the keys this process holds are left out, compared as binary strings', () => {
+    const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1', 'jobs-2']), true);
+    expect(st.sql).toContain(
+      'WHERE c.[sqlinbox_key] COLLATE Latin1_General_BIN2 NOT IN (@p3, @p4) AND APPLOCK_TEST(',
+    );
+    expect(st.params).toEqual([2, 'jobs-', 'jobs-1', 'jobs-2']);
+  });
+
+  test("R-ADV-10 with the table's own lock only its own keys are left out: no APPLOCK_TEST", () => {
+    const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1']), false);
+    expect(st.sql).not.toContain('APPLOCK_TEST');
+    expect(st.sql).toContain('WHERE c.[sqlinbox_key] COLLATE Latin1_General_BIN2 NOT IN (@p3) ORDER BY');
+  });
+
+  test('R-DESC-3 the key renders literals bound and columns cast; several parts concatenate in order', () => {
+    const t = advisoryTable({ advisory: 'acct-{account}/{id}', columns: ['account'] });
+    const st = statements(t).candidates(1, NOW, new Set(), true);
+    expect(st.sql).toContain(
+      "CONCAT(N'', @p2, CAST(q.[account] AS NVARCHAR(MAX)), @p3, CAST(q.[id] AS NVARCHAR(MAX))) AS [sqlinbox_key]",
+    );
+    expect(st.params).toEqual([1, 'acct-', '/']);
+  });
+
+  test('R-FIFO-1 candidates of a FIFO table are group heads', () => {
+    const st = statements(advisoryTable({ group: 'grp' })).candidates(1, null, new Set(), true);
+    expect(st.sql).toContain(
+      'NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp] AND h.[id] < q.[id])',
+    );
+  });
+
+  test('R-ADV-1 R-ADV-7 lock: sp_getapplock owned by the session, Exclusive, @LockTimeout = 0', () => {
+    const st = statements(advisoryTable()).lock('jobs-42');
+    expect(st.sql).toBe(
+      'DECLARE @sqlinbox_result INT;\n' +
+        "EXEC @sqlinbox_result = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
+        " @LockOwner = 'Session', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
+        'SELECT @sqlinbox_result AS [result]',
+    );
+    expect(st.params).toEqual(['jobs-42']);
+  });
+
+  test('a key over 255 characters is locked (and released) under the upper-case hex SHA-256 of its UTF-16LE bytes', () => {
+    const s = statements(advisoryTable());
+    const hash = '268158C225A13E964E17F8D5CA43138694DB8F466DB3DBE3286FDB7FF1192966';
+    expect(s.lock('k'.repeat(256)).params).toEqual([hash]);
+    expect(s.unlock('k'.repeat(256)).params).toEqual([hash]);
+    // At 255 the key is the name.
+    expect(s.lock('k'.repeat(255)).params).toEqual(['k'.repeat(255)]);
+  });
+
+  test('R-ADV-5 unlock: sp_releaseapplock only where this session holds the key (else -999, no error 1223)', () => {
+    const st = statements(advisoryTable()).unlock('jobs-42');
+    expect(st.sql).toBe(
+      'DECLARE @sqlinbox_result INT = -999;\n' +
+        "IF APPLOCK_MODE(N'public', @p1, 'Session') <> 'NoLock'\n" +
+        "  EXEC @sqlinbox_result = sp_releaseapplock @Resource = @p1, @LockOwner = 'Session', @DbPrincipal = N'public';\n" +
+        'SELECT @sqlinbox_result AS [result]',
+    );
+    expect(st.params).toEqual(['jobs-42']);
+  });
+
+  test('R-ADV-2 take counts the attempt of the row while it is due and answers it (OUTPUT inserted.*)', () => {
+    const st = statements(advisoryTable({ retryAfter: 'retry_after' })).take('42', NOW);
+    expect(st.sql).toBe(
+      'UPDATE q SET [attempt] = q.[attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
+        ' WHERE q.[id] = @p1 AND (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)',
+    );
+    expect(st.params).toEqual(['42', NOW]);
+  });
+
+  test('take without an attempt column selects the row under the same condition', () => {
+    const st = statements(advisoryTable({ attempt: undefined })).take(42, null);
+    expect(st.sql).toBe('SELECT q.* FROM [jobs] AS q WHERE q.[id] = @p1 AND 1 = 1');
+    expect(st.params).toEqual([42]);
+  });
+});
+
+describe('settlement', () => {
+  const s = statements(leaseTable({ retryAfter: 'retry_after', group: 'grp' }));
+  const token = new Date(NOW.getTime() + 5);
+
+  test('R-SET-1 R-LEASE-3 ack deletes the row while it holds the token', () => {
+    const st = s.settle({ kind: 'finish', id: '3', token, now: NOW });
+    expect(st.sql).toBe('DELETE FROM [jobs] WHERE [id] = @p1 AND [locked_until] = @p2');
+    expect(st.params).toEqual(['3', token]);
+  });
+
+  test('without a token the row is named by its id only', () => {
+    const st = statements(table()).settle({ kind: 'finish', id: 3, now: NOW });
+    expect(st.sql).toBe('DELETE FROM [jobs] WHERE [id] = @p1');
+  });
+
+  test('R-SET-1 a table with processed_at stamps the row and clears the lease', () => {
+    const st = statements(leaseTable({ processedAt: 'processed_at' })).settle({
+      kind: 'finish',
+      id: 3,
+      token,
+      now: NOW,
+    });
+    expect(st.sql).toBe(
+      'UPDATE [jobs] SET [processed_at] = @p1, [locked_until] = NULL WHERE [id] = @p2 AND [locked_until] = @p3',
+    );
+    expect(st.params).toEqual([NOW, 3, token]);
+  });
+
+  test('R-SET-1 return: attempt + 1, retry_after, lease cleared, as asked', () => {
+    const later = new Date(NOW.getTime() + 60_000);
+    const st = s.settle({
+      kind: 'return',
+      id: 3,
+      token,
+      now: NOW,
+      countAttempt: true,
+      retryAfter: later,
+      clearLease: true,
+    });
+    expect(st.sql).toBe(
+      'UPDATE [jobs] SET [attempt] = [attempt] + 1, [retry_after] = @p1, [locked_until] = NULL' +
+        ' WHERE [id] = @p2 AND [locked_until] = @p3',
+    );
+    expect(st.params).toEqual([later, 3, token]);
+  });
+
+  test('a return with nothing to write selects the row, so its count still says whether it was there', () => {
+    const st = statements(table({ attempt: undefined })).settle({
+      kind: 'return',
+      id: 3,
+      now: NOW,
+      countAttempt: true,
+      clearLease: false,
+    });
+    expect(st.sql).toBe('SELECT 1 AS [found] FROM [jobs] WHERE [id] = @p1');
+  });
+
+  test('R-DLQ-2 dead letter to a group: one UPDATE of the group, the lease cleared', () => {
+    const st = s.settle({
+      kind: 'deadLetter',
+      id: 3,
+      token,
+      now: NOW,
+      target: { group: 'dead' },
+      inTransaction: false,
+    });
+    expect(st.sql).toBe(
+      'UPDATE [jobs] SET [grp] = @p1, [locked_until] = NULL WHERE [id] = @p2 AND [locked_until] = @p3',
+    );
+    expect(st.params).toEqual(['dead', 3, token]);
+  });
+
+  test('R-DLQ-2 dead letter to a table: one DELETE .. OUTPUT deleted.* INTO, in a transaction or not', () => {
+    for (const inTransaction of [true, false]) {
+      const st = statements(table()).settle({
+        kind: 'deadLetter',
+        id: 3,
+        now: NOW,
+        target: { table: 'app.jobs_dlq' },
+        inTransaction,
+      });
+      expect(st.sql).toBe('DELETE FROM [jobs] OUTPUT deleted.* INTO [app].[jobs_dlq] WHERE [id] = @p1');
+      expect(st.params).toEqual([3]);
+    }
+  });
+
+  test('R-DESC-7 a dead-letter table name is validated before it is quoted', () => {
+    expect(() =>
+      statements(table()).settle({
+        kind: 'deadLetter',
+        id: 3,
+        now: NOW,
+        target: { table: 'x]; DROP TABLE jobs; --' },
+        inTransaction: false,
+      }),
+    ).toThrow(/invalid dead-letter table identifier/);
+  });
+});
+
+describe('insert', () => {
+  test('R-PUB-1 one message: INSERT .. OUTPUT inserted.id VALUES, attempt = 1, group and not-before', () => {
+    const notBefore = new Date(NOW.getTime() + 1000);
+    const t = table({ group: 'grp', retryAfter: 'retry_after' });
+    const [st, ...rest] = statements(t).insert([{ payload: '{"a":1}', group: 'g1', notBefore }]);
+    expect(rest).toEqual([]);
+    expect(st!.sql).toBe(
+      'INSERT INTO [jobs] ([payload], [attempt], [grp], [retry_after]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
+        ' VALUES (@p1, @p2, @p3, @p4)',
+    );
+    expect(st!.params).toEqual(['{"a":1}', 1, 'g1', notBefore]);
+  });
+
+  test('several messages: INSERT .. SELECT FROM (VALUES ..) ORDER BY position fixes the order ids are given in', () => {
+    const [st] = statements(table()).insert([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
+    expect(st!.sql).toBe(
+      'INSERT INTO [jobs] ([payload], [attempt]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
+        ' SELECT v.[c0], v.[c1] FROM (VALUES (@p1, @p2, 0), (@p3, @p4, 1), (@p5, @p6, 2))' +
+        ' AS v ([c0], [c1], [sqlinbox_pos]) ORDER BY v.[sqlinbox_pos]',
+    );
+    expect(st!.params).toEqual(['a', 1, 'b', 1, 'c', 1]);
+  });
+
+  test('a generated attempt is left to its default; extra columns are written, NULL where a message lacks one', () => {
+    const t = table({ attempt: { column: 'attempt', generated: true }, columns: ['account'] });
+    const [st] = statements(t).insert([{ payload: 'a', columns: { account: 'x' } }, { payload: 'b' }]);
+    expect(st!.sql).toContain('INSERT INTO [jobs] ([payload], [account])');
+    expect(st!.params).toEqual(['a', 'x', 'b', null]);
+  });
+
+  test('an id the table does not generate comes from columns; a missing one is an EncodeError', () => {
+    const t = table({ id: 'id' });
+    const [st] = statements(t).insert([{ payload: 'a', columns: { id: 7 } }]);
+    expect(st!.sql).toBe(
+      'INSERT INTO [jobs] ([id], [payload], [attempt]) OUTPUT inserted.[id] AS [sqlinbox_id] VALUES (@p1, @p2, @p3)',
+    );
+    expect(() => statements(t).insert([{ payload: 'a' }])).toThrow(/not generated/);
+  });
+
+  test('a generated id a message carries is not written', () => {
+    const [st] = statements(table()).insert([{ payload: 'a', columns: { id: 99 } }]);
+    expect(st!.sql).not.toContain('([id]');
+  });
+
+  test('a table with nothing to write inserts DEFAULT VALUES per message', () => {
+    const t = table({ payload: undefined, attempt: { column: 'attempt', generated: true } });
+    const sts = statements(t).insert([{ payload: undefined }, { payload: undefined }]);
+    expect(sts).toEqual([
+      { sql: 'INSERT INTO [jobs] OUTPUT inserted.[id] AS [sqlinbox_id] DEFAULT VALUES', params: [] },
+      { sql: 'INSERT INTO [jobs] OUTPUT inserted.[id] AS [sqlinbox_id] DEFAULT VALUES', params: [] },
+    ]);
+  });
+
+  test('statements stay under 2000 parameters and 1000 rows each', () => {
+    const messages: Insert[] = Array.from({ length: 2500 }, (_, i) => ({ payload: String(i) }));
+    const sts = statements(table()).insert(messages);
+    expect(sts.map((st) => st.params.length)).toEqual([2000, 2000, 1000]);
+    for (const st of sts) expect(bindsExactly(st)).toBe(true);
+  });
+});
+
+describe('stats', () => {
+  test('R-PLUS-3 ready, delayed, in work and dead in one select that reads past rows being written', () => {
+    const t = leaseTable({ retryAfter: 'retry_after' });
+    const st = statements(t, { table: 'jobs_dlq' }).stats(NOW);
+    expect(st.sql.startsWith('SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSELECT ')).toBe(true);
+    expect(st.sql).toContain(
+      'COALESCE(SUM(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p1)' +
+        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p1) THEN 1 ELSE 0 END), 0) AS [ready]',
+    );
+    expect(st.sql).toContain(
+      'COALESCE(SUM(CASE WHEN (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p1) THEN 1 ELSE 0 END), 0) AS [in_work]',
+    );
+    expect(st.sql).toContain(
+      'COALESCE(SUM(CASE WHEN NOT (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p1)' +
+        ' AND (q.[retry_after] IS NOT NULL AND q.[retry_after] > @p1) THEN 1 ELSE 0 END), 0) AS [delayed]',
+    );
+    expect(st.sql).toContain(
+      '(SELECT COUNT(*) FROM [jobs_dlq] WITH (READCOMMITTEDLOCK, READPAST)) AS [dead]',
+    );
+    expect(st.sql).toMatch(/ FROM \[jobs\] AS q WITH \(READCOMMITTEDLOCK, READPAST\)$/);
+    expect(st.params).toEqual([NOW]);
+  });
+
+  test('a dead-letter group is counted in the queue table', () => {
+    const st = statements(table({ group: 'grp' }), { group: 'dead' }).stats(NOW);
+    expect(st.sql).toContain('COALESCE(SUM(CASE WHEN q.[grp] = @p1 THEN 1 ELSE 0 END), 0) AS [dead]');
+    // No time column: "now" is never named, so never bound.
+    expect(st.params).toEqual(['dead']);
+    expect(bindsExactly(st)).toBe(true);
+  });
+});
+
+describe("every claim reads past locked rows (Effect SQL's SQL Server claim does not; ours must)", () => {
+  const shapes = [
+    table(),
+    table({ group: 'grp', processedAt: 'processed_at', retryAfter: 'retry_after' }),
+    table({ isolation: 'serializable' }),
+    leaseTable(),
+    leaseTable({ group: 'grp' }),
+    advisoryTable(),
+    advisoryTable({ group: 'grp' }),
+  ];
+
+  test('R-ROW-1 claimLocked, claimLease and candidates all carry READPAST, and every value is bound', () => {
+    for (const t of shapes) {
+      const s = statements(t, t.group === undefined ? undefined : { group: 'dead' });
+      const claims = [
+        t.form === 'rowlock' ? s.claimLocked(2, NOW) : undefined,
+        t.form === 'lease' ? s.claimLease(2, NOW, EXPIRY) : undefined,
+        t.form === 'advisory' ? s.candidates(2, NOW, new Set(['k']), true) : undefined,
+      ].filter((st) => st !== undefined);
+      expect(claims).toHaveLength(1);
+      for (const st of claims) {
+        expect(st.sql).toContain('READPAST');
+        expect(bindsExactly(st)).toBe(true);
+      }
+    }
+  });
+
+  test('R-DESC-7 a schema-qualified table is quoted part by part in every statement', () => {
+    const s = statements(leaseTable({ table: 'app.jobs', group: 'grp' }));
+    for (const st of [
+      s.claimLocked(1, NOW),
+      s.claimLease(1, NOW, EXPIRY),
+      s.take(1, NOW),
+      s.stats(NOW),
+      s.settle({ kind: 'finish', id: 1, now: NOW }),
+      ...s.insert([{ payload: 'x' }]),
+      ...s.extendLeases([{ id: 1, token: NOW }], EXPIRY),
+    ]) {
+      expect(st.sql).toContain('[app].[jobs]');
+      expect(st.sql).not.toMatch(/[^[]app\.jobs/);
+    }
+  });
+});
