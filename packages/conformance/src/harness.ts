@@ -150,6 +150,8 @@ export class Harness {
         SQLINBOX_CHILD: JSON.stringify({ module: this.target.childModule, table: input, ...opts }),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Not the test runner's flags: the child loads the built packages, as a service would.
+      execArgv: [],
     });
     this.children.push(child);
     const claimed = new Promise<{ id: unknown; attempt: number }>((resolve, reject) => {

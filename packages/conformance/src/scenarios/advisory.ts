@@ -70,13 +70,14 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
       inA.open();
       await releaseA.promise;
     });
-    broker.subscribe(queue(bTable.desc), async () => {
-      bDelivered++;
-    });
     await broker.publish(a.desc, { t: 'a' }); // id 1 in table a: key shared-1
     await broker.publish(bTable.desc, { t: 'b' }); // id 1 in table b: the same key
     await broker.start();
     await inA.promise;
+    // Table b's subscription starts while a's row holds the shared key.
+    await broker.subscribe(queue(bTable.desc), async () => {
+      bDelivered++;
+    }).ready;
     await sleep(400);
     expect(bDelivered).toBe(0);
     releaseA.open();
@@ -179,8 +180,9 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
       'advisory',
       {
         lock: async (conn, key) => {
-          calls.lock++;
-          return probe.advisory.lock(conn as never, key);
+          const took = await probe.advisory.lock(conn as never, key);
+          if (took) calls.lock++;
+          return took;
         },
         unlock: async (conn, key) => {
           calls.unlock++;

@@ -39,14 +39,18 @@ export function settleScenarios(h: () => Harness, form: Form): void {
     const { desc, name } = await h().create(form);
     const b = await h().broker();
     let calls = 0;
-    b.subscribe(queue(desc).pollInterval(60_000), async () => {
+    let stopped: Promise<unknown> | undefined;
+    b.subscribe(queue(desc), async () => {
       calls++;
+      // Stop claiming before this retry settles, so the row is seen as one retry left it.
+      stopped = b.shutdown({ timeout: 5_000 });
       return Outcome.retry();
     });
     await b.start();
     await b.publish(desc, { r: 1 });
-    await until(() => calls >= 1, 'first delivery');
-    await b.shutdown({ timeout: 5_000 });
+    await until(() => stopped !== undefined, 'first delivery');
+    await stopped;
+    expect(calls).toBe(1);
     const [row] = await h().rows(name);
     // Every form counts the attempt once for one delivery: row lock at settlement, lease at claim,
     // advisory at take (R-ATT-1).
