@@ -50,8 +50,11 @@ export interface MysqlDialectOptions {
 export interface ServerVersion {
   /** `MariaDB` when the string says so, else `MySQL`. */
   readonly server: 'MySQL' | 'MariaDB';
+  /** The first number of the version (`10` of `10.11.19`). */
   readonly major: number;
+  /** The second number (`11` of `10.11.19`). */
   readonly minor: number;
+  /** The third number, 0 when the string has none. */
   readonly patch: number;
   /** The string as the server reported it. */
   readonly raw: string;

@@ -140,6 +140,36 @@ describe.each(drivers)('$name', (driver) => {
       await pool.destroy(c);
     });
 
+    it('classifyError on live errors: a duplicate key is constraint, a deadlock is deadlock', async () => {
+      const t = await make(inbox({ table: uniqueName('err'), id: 'id', payload: 'payload' }) as AnyTable);
+      const ops = dialect.prepare(t);
+      const [a, b] = [await conn(), await conn()];
+      await ops.insert(a, [
+        { payload: '{}', columns: { id: 1 } },
+        { payload: '{}', columns: { id: 2 } },
+      ]);
+      const dup = await ops.insert(a, [{ payload: '{}', columns: { id: 1 } }]).catch((x: unknown) => x);
+      expect(dialect.classifyError(dup)).toBe('constraint');
+      await dialect.begin(a, {});
+      await dialect.begin(b, {});
+      await a.query(`SELECT * FROM \`${t.table}\` WHERE id = 1 FOR UPDATE`);
+      await b.query(`SELECT * FROM \`${t.table}\` WHERE id = 2 FOR UPDATE`);
+      const first = a.query(`SELECT * FROM \`${t.table}\` WHERE id = 2 FOR UPDATE`).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      await sleep(100);
+      const second = await b.query(`SELECT * FROM \`${t.table}\` WHERE id = 1 FOR UPDATE`).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      const errors = [await first, second].filter((x) => x !== null);
+      expect(errors).toHaveLength(1);
+      expect(dialect.classifyError(errors[0])).toBe('deadlock');
+      await dialect.rollback(a);
+      await dialect.rollback(b);
+    });
+
     it('the same physical connection keeps its id across checkouts', async () => {
       const small = await driver.open({ size: 1 });
       try {

@@ -1,0 +1,22 @@
+// Opens the mariadb-connector adapter in a crash scenario's child process, with a pool of its own
+// on the MariaDB at 127.0.0.1:3306 (root, database test). It imports the package by its own name,
+// so it runs the built dist/ (run `npx tsdown` first).
+import { mariadb } from '@sqlinbox/dialect-mysql/mariadb';
+import { createPool } from 'mariadb';
+import { recordLocks } from './lock-log.mjs';
+
+/** @param {{ poolSize?: number, serverVersion?: string }} [opts] */
+export default async function open(opts = {}) {
+  const connectionLimit = opts.poolSize ?? 10;
+  const pool = createPool({
+    host: '127.0.0.1',
+    port: 3306,
+    user: 'root',
+    password: '',
+    database: 'test',
+    connectionLimit,
+    minimumIdle: 0,
+  });
+  const adapter = recordLocks(mariadb(pool, { serverVersion: opts.serverVersion, connectionLimit }));
+  return { ...adapter, close: () => pool.end() };
+}

@@ -1,0 +1,20 @@
+// Opens the mysql2 adapter in a crash scenario's child process, with a pool of its own on the
+// MariaDB at 127.0.0.1:3306 (root, database test). It imports the package by its own name, so it
+// runs the built dist/ (run `npx tsdown` first).
+import { mysql2 } from '@sqlinbox/dialect-mysql/mysql2';
+import mysql from 'mysql2/promise';
+import { recordLocks } from './lock-log.mjs';
+
+/** @param {{ poolSize?: number, serverVersion?: string }} [opts] */
+export default async function open(opts = {}) {
+  const pool = mysql.createPool({
+    host: '127.0.0.1',
+    port: 3306,
+    user: 'root',
+    password: '',
+    database: 'test',
+    connectionLimit: opts.poolSize ?? 10,
+  });
+  const adapter = recordLocks(mysql2(pool, { serverVersion: opts.serverVersion }));
+  return { ...adapter, close: () => pool.end() };
+}

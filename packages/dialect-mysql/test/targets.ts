@@ -1,0 +1,169 @@
+/**
+ * The conformance targets of this package: MariaDB 10.11 at 127.0.0.1:3306 (root, no password,
+ * database `test`) through `mysql2` and through the `mariadb` connector.
+ *
+ * - `exec` runs on an admin connection of the target's own (a one-connection pool wrapped by the
+ *   same adapter, so its rows read as the adapters' do: Dates as UTC instants, JSON as text).
+ * - `killSession(id)` runs `KILL <id>` and waits until the session has left the process list.
+ * - `advisoryLocksHeld()` counts user locks held by sessions other than the admin. MySQL lists them
+ *   in `performance_schema.metadata_locks` and MariaDB in `information_schema.METADATA_LOCK_INFO`,
+ *   but only when the `metadata_lock_info` plugin is installed (it is not on the test server, and
+ *   the target does not install plugins on a shared server). Without either view the target counts
+ *   what it can verify: every adapter it opens (and the crash child's, through the file named in
+ *   `SQLINBOX_MYSQL_LOCK_LOG`) records the keys it locks, and the count is how many of those
+ *   names `IS_USED_LOCK(name)` finds held. A lock taken outside the dialect's `advisory.lock` (a
+ *   table's own lock function) is not seen that way.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
+import type { Adapter, Connection, Row } from '@sqlinbox/core';
+import * as connector from 'mariadb';
+import mysql from 'mysql2/promise';
+import { mariadb } from '../src/mariadb.js';
+import { mysql2 } from '../src/mysql2.js';
+import { lockNameOf } from '../src/statements.js';
+import { DB } from './helpers.js';
+import { LOCK_LOG_ENV, recordLocks } from './lock-log.mjs';
+
+/** A pool of the driver's own, opened for the target, with the adapter around it. */
+interface Opener {
+  (size: number, serverVersion: string | undefined): { adapter: Adapter; end(): Promise<void> };
+}
+
+const openMysql2: Opener = (size, serverVersion) => {
+  const pool = mysql.createPool({ ...DB, connectionLimit: size });
+  return { adapter: mysql2(pool, { serverVersion }), end: () => pool.end() };
+};
+
+const openMariadb: Opener = (size, serverVersion) => {
+  const pool = connector.createPool({ ...DB, connectionLimit: size, minimumIdle: 0 });
+  return { adapter: mariadb(pool, { serverVersion, connectionLimit: size }), end: () => pool.end() };
+};
+
+function target(name: string, childFile: string, openPool: Opener): ConformanceTarget {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-mysql-target-'));
+  const lockLog = join(dir, 'locks.log');
+  writeFileSync(lockLog, '');
+  const opened = new Set<OpenAdapter>();
+  let admin: { conn: Connection; release(): void; end(): Promise<void> } | undefined;
+  let lockView: 'mariadb' | 'mysql' | 'none' | undefined;
+
+  async function adminConn(): Promise<Connection> {
+    if (admin === undefined) {
+      const p = openPool(1, undefined);
+      const conn = await p.adapter.pool.acquire();
+      admin = { conn, release: () => p.adapter.pool.release(conn), end: p.end };
+    }
+    return admin.conn;
+  }
+  async function q(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return (await (await adminConn()).query<Row>(sql, params)).rows;
+  }
+
+  /** Which server view lists user locks, if any. */
+  async function view(): Promise<'mariadb' | 'mysql' | 'none'> {
+    if (lockView === undefined) {
+      const [r] = await q(
+        "SELECT (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME = 'METADATA_LOCK_INFO') AS `maria`," +
+          " (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'metadata_locks') AS `mysql`," +
+          ' @@performance_schema AS `ps`, VERSION() AS `v`',
+      );
+      const isMaria = /mariadb/i.test(String(r?.v));
+      lockView =
+        Number(r?.maria) > 0 ? 'mariadb' : !isMaria && Number(r?.mysql) > 0 && Number(r?.ps) === 1 ? 'mysql' : 'none';
+    }
+    return lockView;
+  }
+
+  return {
+    name,
+    childModule: fileURLToPath(new URL(childFile, import.meta.url)),
+    tooOldVersion: '10.5.1-MariaDB',
+
+    async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
+      // A crash child forked after this records its lock keys in the same file.
+      process.env[LOCK_LOG_ENV] = lockLog;
+      const p = openPool(opts.poolSize ?? 10, opts.serverVersion);
+      const adapter = recordLocks(p.adapter, lockLog);
+      const tracked: OpenAdapter = {
+        ...adapter,
+        close: async () => {
+          opened.delete(tracked);
+          await p.end();
+        },
+      };
+      opened.add(tracked);
+      return tracked;
+    },
+
+    exec: (sql, params) => q(sql, params),
+
+    async killSession(connectionId: string): Promise<void> {
+      await q('KILL ?', [Number(connectionId)]);
+      for (let i = 0; i < 100; i++) {
+        if ((await q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ?', [Number(connectionId)])).length === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`session ${connectionId} still listed 2 s after KILL`);
+    },
+
+    async advisoryLocksHeld(): Promise<number> {
+      const v = await view();
+      if (v === 'mariadb') {
+        const [r] = await q(
+          "SELECT COUNT(*) AS `n` FROM information_schema.METADATA_LOCK_INFO WHERE LOCK_TYPE = 'User lock' AND THREAD_ID <> CONNECTION_ID()",
+        );
+        return Number(r?.n);
+      }
+      if (v === 'mysql') {
+        const [r] = await q(
+          "SELECT COUNT(*) AS `n` FROM performance_schema.metadata_locks m WHERE m.OBJECT_TYPE = 'USER LEVEL LOCK'" +
+            ' AND m.OWNER_THREAD_ID <> (SELECT t.THREAD_ID FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID())',
+        );
+        return Number(r?.n);
+      }
+      const names = new Set<string>();
+      for (const line of readFileSync(lockLog, 'utf8').split('\n')) {
+        if (line === '') continue;
+        const tab = line.indexOf('\t');
+        names.add(lockNameOf(line.slice(0, tab) || DB.database, JSON.parse(line.slice(tab + 1)) as string));
+      }
+      let held = 0;
+      const all = [...names];
+      for (let i = 0; i < all.length; i += 200) {
+        const chunk = all.slice(i, i + 200);
+        const [r] = await q(
+          `SELECT COUNT(*) AS \`n\` FROM (${chunk.map(() => 'SELECT IS_USED_LOCK(?) AS h').join(' UNION ALL ')}) AS x` +
+            ' WHERE x.h IS NOT NULL AND x.h <> CONNECTION_ID()',
+          chunk,
+        );
+        held += Number(r?.n);
+      }
+      return held;
+    },
+
+    async close(): Promise<void> {
+      for (const a of [...opened]) await a.close();
+      if (admin !== undefined) {
+        admin.release();
+        await admin.end();
+        admin = undefined;
+      }
+      if (process.env[LOCK_LOG_ENV] === lockLog) delete process.env[LOCK_LOG_ENV];
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The conformance target for MariaDB (standing in for MySQL) through `mysql2`. */
+export function mysql2Target(): ConformanceTarget {
+  return target('mysql (mysql2)', './child-mysql2.mjs', openMysql2);
+}
+
+/** The conformance target for MariaDB through the `mariadb` connector. */
+export function mariadbTarget(): ConformanceTarget {
+  return target('mysql (mariadb)', './child-mariadb.mjs', openMariadb);
+}
