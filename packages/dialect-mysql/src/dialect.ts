@@ -29,7 +29,15 @@ import {
   validateIdentifier,
 } from '@sqlinbox/core';
 import { knownInTransaction, noteLocked, noteUnlocked } from './session.js';
-import { type MysqlQueryResult, quoteIdent, quoteTable, schemaOf, type Stmt, tableOf, toCount } from './sql.js';
+import {
+  type MysqlQueryResult,
+  quoteIdent,
+  quoteTable,
+  type Stmt,
+  schemaOf,
+  tableOf,
+  toCount,
+} from './sql.js';
 import { TableStatements } from './statements.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
@@ -101,27 +109,80 @@ const LOCK_TIMEOUT = new Set<unknown>([1205, 'ER_LOCK_WAIT_TIMEOUT', 3572, 'ER_L
 /** MariaDB's `innodb_snapshot_isolation` conflict at REPEATABLE READ ("Record has changed since last read"). */
 const SERIALIZATION = new Set<unknown>([1020, 'ER_CHECKREAD']);
 const CONSTRAINT = new Set<unknown>([
-  1062, 'ER_DUP_ENTRY', 1586, 'ER_DUP_ENTRY_WITH_KEY_NAME', 1022, 'ER_DUP_KEY', 1169, 'ER_DUP_UNIQUE',
-  1557, 'ER_FOREIGN_DUPLICATE_KEY', 1451, 'ER_ROW_IS_REFERENCED_2', 1452, 'ER_NO_REFERENCED_ROW_2',
-  1216, 'ER_NO_REFERENCED_ROW', 1217, 'ER_ROW_IS_REFERENCED', 1048, 'ER_BAD_NULL_ERROR',
-  1364, 'ER_NO_DEFAULT_FOR_FIELD', 3819, 'ER_CHECK_CONSTRAINT_VIOLATED', 4025, 'ER_CONSTRAINT_FAILED',
+  1062,
+  'ER_DUP_ENTRY',
+  1586,
+  'ER_DUP_ENTRY_WITH_KEY_NAME',
+  1022,
+  'ER_DUP_KEY',
+  1169,
+  'ER_DUP_UNIQUE',
+  1557,
+  'ER_FOREIGN_DUPLICATE_KEY',
+  1451,
+  'ER_ROW_IS_REFERENCED_2',
+  1452,
+  'ER_NO_REFERENCED_ROW_2',
+  1216,
+  'ER_NO_REFERENCED_ROW',
+  1217,
+  'ER_ROW_IS_REFERENCED',
+  1048,
+  'ER_BAD_NULL_ERROR',
+  1364,
+  'ER_NO_DEFAULT_FOR_FIELD',
+  3819,
+  'ER_CHECK_CONSTRAINT_VIOLATED',
+  4025,
+  'ER_CONSTRAINT_FAILED',
 ]);
 const SHUTDOWN = new Set<unknown>([1053, 'ER_SERVER_SHUTDOWN', 1927, 'ER_CONNECTION_KILLED']);
 const CONNECTION = new Set<unknown>([
   // client library codes
-  2006, 'CR_SERVER_GONE_ERROR', 2013, 'CR_SERVER_LOST', 2055, 'CR_SERVER_LOST_EXTENDED',
+  2006,
+  'CR_SERVER_GONE_ERROR',
+  2013,
+  'CR_SERVER_LOST',
+  2055,
+  'CR_SERVER_LOST_EXTENDED',
   // server codes that end the session
-  1040, 'ER_CON_COUNT_ERROR', 1152, 'ER_ABORTING_CONNECTION', 1158, 'ER_NET_READ_ERROR',
-  1159, 'ER_NET_READ_INTERRUPTED', 1160, 'ER_NET_ERROR_ON_WRITE', 1161, 'ER_NET_WRITE_INTERRUPTED',
-  3169, 'ER_SESSION_WAS_KILLED', 4031, 'ER_CLIENT_INTERACTION_TIMEOUT',
+  1040,
+  'ER_CON_COUNT_ERROR',
+  1152,
+  'ER_ABORTING_CONNECTION',
+  1158,
+  'ER_NET_READ_ERROR',
+  1159,
+  'ER_NET_READ_INTERRUPTED',
+  1160,
+  'ER_NET_ERROR_ON_WRITE',
+  1161,
+  'ER_NET_WRITE_INTERRUPTED',
+  3169,
+  'ER_SESSION_WAS_KILLED',
+  4031,
+  'ER_CLIENT_INTERACTION_TIMEOUT',
   // mysql2
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   // mariadb connector
-  'ER_SOCKET_UNEXPECTED_CLOSE', 'ER_CONNECTION_ALREADY_CLOSED', 'ER_CMD_CONNECTION_CLOSED',
-  'ER_CMD_NOT_EXECUTED_DESTROYED', 'ER_SOCKET', 'ER_SOCKET_TIMEOUT', 'ER_CONNECTION_TIMEOUT',
+  'ER_SOCKET_UNEXPECTED_CLOSE',
+  'ER_CONNECTION_ALREADY_CLOSED',
+  'ER_CMD_CONNECTION_CLOSED',
+  'ER_CMD_NOT_EXECUTED_DESTROYED',
+  'ER_SOCKET',
+  'ER_SOCKET_TIMEOUT',
+  'ER_CONNECTION_TIMEOUT',
   // Node sockets
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
 ]);
 
 /**
@@ -187,7 +248,8 @@ export function kindOf(dataType: string): ColumnKind {
   }
 }
 
-const text = (v: unknown): string => (v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+const text = (v: unknown): string =>
+  v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
 
 async function describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
   const schema = schemaOf(table) ?? null;
@@ -202,14 +264,19 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
   if (rows.length === 0) return null;
   // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
   let jsonColumns = new Set<string>();
-  if (/mariadb/i.test(text(rows[0]!.version)) && rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')) {
+  if (
+    /mariadb/i.test(text(rows[0]!.version)) &&
+    rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
+  ) {
     const checks = await conn.query<Row>(
       'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
         ' WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
       [schema, name],
     );
     jsonColumns = new Set(
-      checks.rows.flatMap((r) => [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase())),
+      checks.rows.flatMap((r) =>
+        [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase()),
+      ),
     );
   }
   return rows.map((r) => {
@@ -219,10 +286,14 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
     return {
       name: colName,
       type: text(r.columnType),
-      kind: dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase()) ? 'json' : kindOf(dataType),
+      kind:
+        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
+          ? 'json'
+          : kindOf(dataType),
       nullable: text(r.nullable).toUpperCase() === 'YES',
       // MariaDB shows "no default" of a nullable column as the text NULL.
-      hasDefault: (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
+      hasDefault:
+        (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
     };
   });
 }
@@ -278,9 +349,13 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
       seen.add(name.toLowerCase());
       out.push(`  ${quoteIdent(name)} ${type}`);
     };
-    add(table.id.column, table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL');
+    add(
+      table.id.column,
+      table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL',
+    );
     if (table.payload) {
-      const type = table.payload.type === 'bytes' ? 'LONGBLOB' : table.payload.type === 'text' ? 'LONGTEXT' : 'JSON';
+      const type =
+        table.payload.type === 'bytes' ? 'LONGBLOB' : table.payload.type === 'text' ? 'LONGTEXT' : 'JSON';
       add(table.payload.column, `${type} NOT NULL`);
     }
     add(table.attempt?.column, 'INT NOT NULL DEFAULT 1');
@@ -391,7 +466,7 @@ class MysqlTableOps implements TableOps {
     };
   }
 
-  /** Drops claimed rows that the FIFO guard finds are not their group's head. */
+  /** The ids of claimed rows that the FIFO guard finds are not their group's head (R-FIFO-2). */
   private async guard(conn: Connection, heads: { id: unknown; group: unknown }[]): Promise<Set<string>> {
     const blocked = new Set<string>();
     for (const h of heads) {
@@ -403,6 +478,10 @@ class MysqlTableOps implements TableOps {
     return blocked;
   }
 
+  /**
+   * Row lock form, in the engine's transaction: the locking select, then (FIFO) the guard. A row
+   * the guard puts back stays locked until that transaction ends; it is only not delivered.
+   */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
     const rows = (await run(conn, this.s.claim(n, now))).rows;
@@ -446,7 +525,15 @@ class MysqlTableOps implements TableOps {
     }
   }
 
-  async extendLeases(conn: Connection, leases: readonly { id: unknown; token: Date }[], expiry: Date): Promise<unknown[]> {
+  /**
+   * One UPDATE for every lease. When it changed fewer rows than asked, the ids that hold the new
+   * expiry are the ones it moved (MySQL has no UPDATE .. RETURNING).
+   */
+  async extendLeases(
+    conn: Connection,
+    leases: readonly { id: unknown; token: Date }[],
+    expiry: Date,
+  ): Promise<unknown[]> {
     if (leases.length === 0) return [];
     const res = await run(conn, this.s.extendLeases(leases, expiry));
     if (res.rowCount === leases.length) return leases.map((l) => l.id);
@@ -463,6 +550,7 @@ class MysqlTableOps implements TableOps {
     return leases.filter((l) => moved.has(idKey(l.id))).map((l) => l.id);
   }
 
+  /** One settlement; answers the queue-table rows it deleted or updated (0: gone, or the token lost). */
   async settle(conn: Connection, st: Settlement): Promise<number> {
     switch (st.kind) {
       case 'finish':
@@ -470,7 +558,7 @@ class MysqlTableOps implements TableOps {
       case 'return': {
         const stmt = this.s.giveBack(st.id, st.token, st);
         const res = await run(conn, stmt);
-        return stmt.sql.startsWith('SELECT') ? toCount(res.rows[0]?.n) : res.rowCount;
+        return stmt.countOnly ? toCount(res.rows[0]?.n) : res.rowCount;
       }
       case 'deadLetter': {
         if ('group' in st.target) {
@@ -556,6 +644,7 @@ class MysqlTableOps implements TableOps {
     }
   }
 
+  /** Counts in one statement; `ready` is what is left of the live rows after in work and delayed. */
   async stats(conn: Connection, now: Date): Promise<QueueStats> {
     const r = (await run(conn, this.s.stats(now))).rows[0] ?? {};
     const total = toCount(r.total);

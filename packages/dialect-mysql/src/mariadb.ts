@@ -10,7 +10,12 @@
  * ```
  */
 import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
-import type { Pool as MariaPool, PoolConnection as MariaPoolConnection, QueryOptions, TypeCastFunction } from 'mariadb';
+import type {
+  Pool as MariaPool,
+  PoolConnection as MariaPoolConnection,
+  QueryOptions,
+  TypeCastFunction,
+} from 'mariadb';
 import { createMysqlDialect, mysqlDialect } from './dialect.js';
 import { type Backend, type BackendResult, MysqlPool } from './pool.js';
 import { SERVER_STATUS_IN_TRANS } from './session.js';
@@ -95,7 +100,8 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
     const res = (await h.query(options, params)) as unknown;
     const status = h.info?.status;
     const inTransaction = typeof status === 'number' ? (status & SERVER_STATUS_IN_TRANS) !== 0 : undefined;
-    if (Array.isArray(res)) return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction };
+    if (Array.isArray(res))
+      return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction };
     const ok = res as OkPacket;
     return { rows: [], rowCount: Number(ok.affectedRows), insertId: ok.insertId, inTransaction };
   }
@@ -134,7 +140,10 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
  */
 export function mariadb(pool: MariaPool, opts: MariadbAdapterOptions = {}): Adapter<Form, IsolationLevel> {
   return {
-    dialect: opts.serverVersion === undefined ? mysqlDialect : createMysqlDialect({ serverVersion: opts.serverVersion }),
+    dialect:
+      opts.serverVersion === undefined
+        ? mysqlDialect
+        : createMysqlDialect({ serverVersion: opts.serverVersion }),
     pool: new MysqlPool(new MariadbBackend(pool, opts.connectionLimit)),
   };
 }

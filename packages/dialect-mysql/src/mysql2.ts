@@ -9,7 +9,12 @@
  * ```
  */
 import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
-import type { FieldPacket, Pool as PromisePool, PoolConnection as PromisePoolConnection, QueryOptions } from 'mysql2/promise';
+import type {
+  FieldPacket,
+  Pool as PromisePool,
+  PoolConnection as PromisePoolConnection,
+  QueryOptions,
+} from 'mysql2/promise';
 import { createMysqlDialect, mysqlDialect } from './dialect.js';
 import { type Backend, type BackendResult, MysqlPool } from './pool.js';
 import { SERVER_STATUS_IN_TRANS } from './session.js';
@@ -102,13 +107,15 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
       typeCast: typeCast as QueryOptions['typeCast'],
     } as QueryOptions;
     const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
-    if (Array.isArray(res)) return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
+    if (Array.isArray(res))
+      return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
     const ok = res as OkPacket;
     return {
       rows: [],
       rowCount: ok.affectedRows,
       insertId: ok.insertId,
-      inTransaction: ok.serverStatus === undefined ? undefined : (ok.serverStatus & SERVER_STATUS_IN_TRANS) !== 0,
+      inTransaction:
+        ok.serverStatus === undefined ? undefined : (ok.serverStatus & SERVER_STATUS_IN_TRANS) !== 0,
     };
   }
 
@@ -145,7 +152,10 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
  */
 export function mysql2(pool: PromisePool, opts: Mysql2AdapterOptions = {}): Adapter<Form, IsolationLevel> {
   return {
-    dialect: opts.serverVersion === undefined ? mysqlDialect : createMysqlDialect({ serverVersion: opts.serverVersion }),
+    dialect:
+      opts.serverVersion === undefined
+        ? mysqlDialect
+        : createMysqlDialect({ serverVersion: opts.serverVersion }),
     pool: new MysqlPool(new Mysql2Backend(pool)),
   };
 }

@@ -53,7 +53,9 @@ export class MysqlConnection<H> implements Connection, TransactionAware {
   async query<R = Row>(sql: string, params: readonly unknown[] = []): Promise<MysqlQueryResult<R>> {
     const h = this.handle;
     if (h === undefined) {
-      throw new Error(`sqlinbox: connection ${this.id} was given back to the pool; it runs no more statements`);
+      throw new Error(
+        `sqlinbox: connection ${this.id} was given back to the pool; it runs no more statements`,
+      );
     }
     const res = await this.backend.run(h, sql, params.map(toDriverValue));
     if (res.inTransaction !== undefined) this.inTx = res.inTransaction;

@@ -50,7 +50,8 @@ export function knownInTransaction(conn: Connection): boolean | undefined {
 export function dirtyReason(conn: Connection): string | undefined {
   if (knownInTransaction(conn) === true) return 'it is inside a transaction';
   const keys = keysHeld(conn);
-  if (keys.length > 0) return `it holds the advisory lock of ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  if (keys.length > 0)
+    return `it holds the advisory lock of ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
   return undefined;
 }
 

@@ -71,7 +71,8 @@ export function parseUtc(text: string | null): Date | null {
  */
 export function toDriverValue(v: unknown): unknown {
   if (v instanceof Date) return utc(v);
-  if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (v instanceof Uint8Array && !Buffer.isBuffer(v))
+    return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   return v;
 }
 

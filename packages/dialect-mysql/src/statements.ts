@@ -36,7 +36,10 @@ interface DueOptions {
 function lockNameSql(db: Frag, key: Frag): Frag {
   const n = `CONCAT(LOWER(${db.sql}), '.', ${key.sql})`;
   const p = [...db.params, ...key.params];
-  return { sql: `IF(CHAR_LENGTH(${n}) > ${LOCK_NAME_MAX}, SHA2(${n}, 256), ${n})`, params: [...p, ...p, ...p] };
+  return {
+    sql: `IF(CHAR_LENGTH(${n}) > ${LOCK_NAME_MAX}, SHA2(${n}, 256), ${n})`,
+    params: [...p, ...p, ...p],
+  };
 }
 
 /** The statements of one table, for one dead-letter target. */
@@ -215,7 +218,10 @@ export class TableStatements {
     const w = this.row(id, token);
     if (this.PA) {
       const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
-      return { sql: `UPDATE ${this.T} SET ${this.PA} = ?${lease} WHERE ${w.sql}`, params: [utc(now), ...w.params] };
+      return {
+        sql: `UPDATE ${this.T} SET ${this.PA} = ?${lease} WHERE ${w.sql}`,
+        params: [utc(now), ...w.params],
+      };
     }
     return { sql: `DELETE FROM ${this.T} WHERE ${w.sql}`, params: w.params };
   }
@@ -229,7 +235,7 @@ export class TableStatements {
     id: unknown,
     token: Date | undefined,
     o: { countAttempt: boolean; retryAfter?: Date | undefined; clearLease: boolean },
-  ): Stmt {
+  ): Stmt & { readonly countOnly: boolean } {
     const sets: string[] = [];
     const params: unknown[] = [];
     if (o.countAttempt && this.ATT) sets.push(`${this.ATT} = ${this.ATT} + 1`);
@@ -240,16 +246,27 @@ export class TableStatements {
     if (o.clearLease && this.LEASE) sets.push(`${this.LEASE} = NULL`);
     const w = this.row(id, token);
     if (sets.length === 0) {
-      return { sql: `SELECT COUNT(*) AS \`n\` FROM ${this.T} WHERE ${w.sql}`, params: w.params };
+      return {
+        sql: `SELECT COUNT(*) AS \`n\` FROM ${this.T} WHERE ${w.sql}`,
+        params: w.params,
+        countOnly: true,
+      };
     }
-    return { sql: `UPDATE ${this.T} SET ${sets.join(', ')} WHERE ${w.sql}`, params: [...params, ...w.params] };
+    return {
+      sql: `UPDATE ${this.T} SET ${sets.join(', ')} WHERE ${w.sql}`,
+      params: [...params, ...w.params],
+      countOnly: false,
+    };
   }
 
   /** Dead letter as a group (R-DLQ-2): one update of the row's group; the lease is cleared. */
   deadLetterGroup(id: unknown, token: Date | undefined, group: string): Stmt {
     const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
     const w = this.row(id, token);
-    return { sql: `UPDATE ${this.T} SET ${this.GRP} = ?${lease} WHERE ${w.sql}`, params: [group, ...w.params] };
+    return {
+      sql: `UPDATE ${this.T} SET ${this.GRP} = ?${lease} WHERE ${w.sql}`,
+      params: [group, ...w.params],
+    };
   }
 
   /**
@@ -257,7 +274,10 @@ export class TableStatements {
    * from the queue, and in the lease form clear the copy's lease. The caller runs them in one
    * transaction and compares the copy's and the delete's counts.
    */
-  moveToDeadLetter(id: unknown, token: Date | undefined): { copy: Stmt; remove: Stmt; clearLease: Stmt | undefined } {
+  moveToDeadLetter(
+    id: unknown,
+    token: Date | undefined,
+  ): { copy: Stmt; remove: Stmt; clearLease: Stmt | undefined } {
     if (!this.DLQ) throw new Error('sqlinbox: this table has no dead-letter table');
     const w = this.row(id, token);
     return {
@@ -300,7 +320,10 @@ export class TableStatements {
       col(t.id.column, (m) => {
         const v = m.columns?.[t.id.column];
         if (v === undefined || v === null) {
-          throw new EncodeError(t.table, `the id column ${t.id.column} is not generated: give its value in columns`);
+          throw new EncodeError(
+            t.table,
+            `the id column ${t.id.column} is not generated: give its value in columns`,
+          );
         }
         return { value: v };
       });
@@ -308,8 +331,10 @@ export class TableStatements {
     if (t.payload) col(t.payload.column, (m) => ({ value: m.payload ?? null }));
     if (t.attempt && !t.attempt.generated) col(t.attempt.column, () => ({ value: 1 }));
     if (t.group) col(t.group, (m) => ({ value: m.group ?? m.columns?.[t.group!] ?? null }));
-    if (t.partitionKey) col(t.partitionKey, (m) => ({ value: m.partitionKey ?? m.columns?.[t.partitionKey!] ?? null }));
-    if (t.retryAfter) col(t.retryAfter, (m) => ({ value: m.notBefore ?? m.columns?.[t.retryAfter!] ?? null }));
+    if (t.partitionKey)
+      col(t.partitionKey, (m) => ({ value: m.partitionKey ?? m.columns?.[t.partitionKey!] ?? null }));
+    if (t.retryAfter)
+      col(t.retryAfter, (m) => ({ value: m.notBefore ?? m.columns?.[t.retryAfter!] ?? null }));
     for (const c of extra) col(c, (m) => (m.columns && c in m.columns ? { value: m.columns[c] } : 'DEFAULT'));
 
     const params: unknown[] = [];
@@ -322,7 +347,8 @@ export class TableStatements {
       });
       return `(${vals.join(', ')})`;
     });
-    if (cols.length === 0) return { sql: `INSERT INTO ${this.T} () VALUES ${rows.map(() => '()').join(', ')}`, params };
+    if (cols.length === 0)
+      return { sql: `INSERT INTO ${this.T} () VALUES ${rows.map(() => '()').join(', ')}`, params };
     return { sql: `INSERT INTO ${this.T} (${cols.join(', ')}) VALUES ${rows.join(', ')}`, params };
   }
 
@@ -431,7 +457,10 @@ export class TableStatements {
   take(id: unknown, now: Date | null): Stmt {
     const d = this.due('r', now, { lease: false, head: false });
     if (!this.ATT) {
-      return { sql: `SELECT r.* FROM ${this.T} AS r WHERE r.${this.ID} = ? AND ${d.sql}`, params: [id, ...d.params] };
+      return {
+        sql: `SELECT r.* FROM ${this.T} AS r WHERE r.${this.ID} = ? AND ${d.sql}`,
+        params: [id, ...d.params],
+      };
     }
     return {
       sql: `UPDATE ${this.T} AS r SET r.${this.ATT} = r.${this.ATT} + 1 WHERE r.${this.ID} = ? AND ${d.sql}`,

@@ -195,7 +195,10 @@ describe.each(drivers)('$name', (driver) => {
       const [row] = await ops.claimLease(c, 1, now, expiry);
       expect((row!.locked_until as Date).getTime()).toBe(expiry.getTime());
       expect(row!.payload).toBe('{}'); // JSON comes back as its text, for the core to decode
-      const [stored] = await admin.q(`SELECT CAST(locked_until AS CHAR) AS t FROM \`${t.table}\` WHERE id = ?`, [id]);
+      const [stored] = await admin.q(
+        `SELECT CAST(locked_until AS CHAR) AS t FROM \`${t.table}\` WHERE id = ?`,
+        [id],
+      );
       expect(stored!.t).toBe('2031-06-30 23:59:59.999');
       expect(await ops.settle(c, { kind: 'finish', id, token: new Date(expiry.getTime()), now })).toBe(1);
     });
@@ -212,7 +215,10 @@ describe.each(drivers)('$name', (driver) => {
         const [row] = await ops.claimLease(c, 1, new Date(), expiry);
         expect(row!.retry_after).toEqual(notBefore);
         expect(row!.locked_until).toEqual(expiry);
-        const [stored] = await admin.q(`SELECT CAST(retry_after AS CHAR) AS r, CAST(locked_until AS CHAR) AS l FROM \`${t.table}\` WHERE id = ?`, [id]);
+        const [stored] = await admin.q(
+          `SELECT CAST(retry_after AS CHAR) AS r, CAST(locked_until AS CHAR) AS l FROM \`${t.table}\` WHERE id = ?`,
+          [id],
+        );
         expect(stored).toEqual({ r: '2020-01-01 00:00:00.001', l: '2030-12-31 22:00:00.456' });
         expect(await ops.settle(c, { kind: 'finish', id, token: expiry, now: new Date() })).toBe(1);
         skewed.adapter.pool.release(c);
@@ -258,9 +264,10 @@ describe.each(drivers)('$name', (driver) => {
           )
         ).map((r) => r.c);
       expect(await cols(`${name}_dlq`)).toEqual(await cols(name));
-      const [engine] = await admin.q('SELECT ENGINE AS e FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [
-        name,
-      ]);
+      const [engine] = await admin.q(
+        'SELECT ENGINE AS e FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+        [name],
+      );
       expect(engine!.e).toBe('InnoDB');
     });
 
@@ -285,7 +292,13 @@ describe.each(drivers)('$name', (driver) => {
       expect(by.grp).toMatchObject({ kind: 'text', nullable: true });
       expect(await dialect.describeTable(c, `${DB.database}.${t.table}`)).toEqual(cols);
       expect(await dialect.describeTable(c, uniqueName('missing'))).toBeNull();
-      const bytes = await make(inbox({ table: uniqueName('descb'), id: 'id', payload: { column: 'body', type: 'bytes' } }) as AnyTable);
+      const bytes = await make(
+        inbox({
+          table: uniqueName('descb'),
+          id: 'id',
+          payload: { column: 'body', type: 'bytes' },
+        }) as AnyTable,
+      );
       const b = await dialect.describeTable(c, bytes.table);
       expect(b?.find((x) => x.name === 'body')?.kind).toBe('bytes');
       expect(b?.find((x) => x.name === 'id')?.hasDefault).toBe(false);
@@ -297,9 +310,10 @@ describe.each(drivers)('$name', (driver) => {
     // information_schema.INNODB_TRX is a cache InnoDB refreshes at most every 100 ms.
     const level = async (c: Connection) => {
       await sleep(150);
-      const rows = await admin.q('SELECT trx_isolation_level AS l FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?', [
-        Number(c.id),
-      ]);
+      const rows = await admin.q(
+        'SELECT trx_isolation_level AS l FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?',
+        [Number(c.id)],
+      );
       return rows[0]?.l;
     };
 
@@ -323,7 +337,12 @@ describe.each(drivers)('$name', (driver) => {
         expect(await level(c)).toBe(name);
         await dialect.rollback(c);
       }
-      expect(dialect.capabilities.isolationLevels).toEqual(['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable']);
+      expect(dialect.capabilities.isolationLevels).toEqual([
+        'read_uncommitted',
+        'read_committed',
+        'repeatable_read',
+        'serializable',
+      ]);
       expect(dialect.capabilities.oneLeaseClaimAtATime).toBe(true);
     });
 
@@ -356,7 +375,9 @@ describe.each(drivers)('$name', (driver) => {
       await dialect.savepoint(c, 'sqlinbox_claim');
       await c.query(`UPDATE \`${t.table}\` SET payload = '{"x":1}' WHERE id = ?`, [id]);
       await dialect.rollbackToSavepoint(c, 'sqlinbox_claim');
-      expect(await ops.settle(c, { kind: 'return', id, now: new Date(), countAttempt: true, clearLease: false })).toBe(1);
+      expect(
+        await ops.settle(c, { kind: 'return', id, now: new Date(), countAttempt: true, clearLease: false }),
+      ).toBe(1);
       await dialect.commit(c);
       expect(inTx(c)).toBe(false);
       const [r] = await admin.q(`SELECT payload, attempt FROM \`${t.table}\` WHERE id = ?`, [id]);
@@ -419,7 +440,9 @@ describe.each(drivers)('$name', (driver) => {
       }
       expect(inTx(c)).toBe(false);
       const seen = await admin.q(`SELECT id, attempt, locked_until FROM \`${t.table}\` ORDER BY id`);
-      expect(seen.map((r) => [Number(r.attempt), (r.locked_until as Date | null)?.getTime() ?? null])).toEqual([
+      expect(
+        seen.map((r) => [Number(r.attempt), (r.locked_until as Date | null)?.getTime() ?? null]),
+      ).toEqual([
         [2, expiry.getTime()],
         [2, expiry.getTime()],
         [1, null],
@@ -448,16 +471,33 @@ describe.each(drivers)('$name', (driver) => {
       const e1 = at(now, 10_000);
       await ops.claimLease(c, 2, now, e1);
       const e2 = at(now, 20_000);
-      expect((await ops.extendLeases(c, [{ id: id1, token: e1 }, { id: id2, token: at(e1, 1) }], e2)).map(String)).toEqual([
-        String(id1),
-      ]);
+      expect(
+        (
+          await ops.extendLeases(
+            c,
+            [
+              { id: id1, token: e1 },
+              { id: id2, token: at(e1, 1) },
+            ],
+            e2,
+          )
+        ).map(String),
+      ).toEqual([String(id1)]);
       const seen = await admin.q(`SELECT locked_until FROM \`${t.table}\` ORDER BY id`);
       expect(seen.map((r) => (r.locked_until as Date).getTime())).toEqual([e2.getTime(), e1.getTime()]);
       const e3 = at(now, 30_000);
-      expect((await ops.extendLeases(c, [{ id: id1, token: e2 }, { id: id2, token: e1 }], e3)).map(String)).toEqual([
-        String(id1),
-        String(id2),
-      ]);
+      expect(
+        (
+          await ops.extendLeases(
+            c,
+            [
+              { id: id1, token: e2 },
+              { id: id2, token: e1 },
+            ],
+            e3,
+          )
+        ).map(String),
+      ).toEqual([String(id1), String(id2)]);
       expect(await ops.extendLeases(c, [{ id: id1, token: e1 }], e3)).toEqual([]);
       expect(await ops.extendLeases(c, [], e3)).toEqual([]);
     });
@@ -496,9 +536,25 @@ describe.each(drivers)('$name', (driver) => {
       const exp = at(now, 60_000);
       await ops.claimLease(c, 1, now, exp);
       const retryAfter = at(now, 5_555);
-      const lost = { kind: 'return', id, token: at(exp, -1), now, countAttempt: true, retryAfter, clearLease: true } as const;
+      const lost = {
+        kind: 'return',
+        id,
+        token: at(exp, -1),
+        now,
+        countAttempt: true,
+        retryAfter,
+        clearLease: true,
+      } as const;
       expect(await ops.settle(c, lost)).toBe(0);
-      expect(await ops.settle(c, { ...lost, token: exp, countAttempt: false, retryAfter: undefined, clearLease: false })).toBe(1);
+      expect(
+        await ops.settle(c, {
+          ...lost,
+          token: exp,
+          countAttempt: false,
+          retryAfter: undefined,
+          clearLease: false,
+        }),
+      ).toBe(1);
       expect(await ops.settle(c, { ...lost, token: exp })).toBe(1);
       const [r] = await admin.q(`SELECT attempt, retry_after, locked_until FROM \`${t.table}\``);
       expect(Number(r!.attempt)).toBe(3); // 1 + claim + return
@@ -517,7 +573,14 @@ describe.each(drivers)('$name', (driver) => {
       const now = new Date();
       const exp = at(now, 60_000);
       expect(ids(await ops.claimLease(c, 1, now, exp))).toEqual([String(id1)]);
-      const s = { kind: 'deadLetter', id: id1, token: exp, now, target: { group: 'dead' }, inTransaction: false } as const;
+      const s = {
+        kind: 'deadLetter',
+        id: id1,
+        token: exp,
+        now,
+        target: { group: 'dead' },
+        inTransaction: false,
+      } as const;
       expect(await ops.settle(c, { ...s, token: at(exp, 1) })).toBe(0);
       expect(await ops.settle(c, s)).toBe(1);
       const [r] = await admin.q(`SELECT grp, locked_until FROM \`${t.table}\` WHERE id = ?`, [id1]);
@@ -544,7 +607,9 @@ describe.each(drivers)('$name', (driver) => {
       expect(inTx(c)).toBe(false);
       expect(await admin.q(`SELECT id FROM \`${name}\``)).toEqual([]);
       const moved = await admin.q(`SELECT id, payload, attempt, locked_until FROM \`${name}_dead\``);
-      expect(moved.map((r) => [String(r.id), r.payload, Number(r.attempt), r.locked_until])).toEqual([[String(id), '{"i":0}', 2, null]]);
+      expect(moved.map((r) => [String(r.id), r.payload, Number(r.attempt), r.locked_until])).toEqual([
+        [String(id), '{"i":0}', 2, null],
+      ]);
       expect((await ops.stats(c, now)).dead).toBe(1);
     });
 
@@ -557,7 +622,9 @@ describe.each(drivers)('$name', (driver) => {
       const c = await conn();
       await dialect.begin(c, {});
       await ops.claimLocked(c, 1, new Date());
-      expect(await ops.settle(c, { kind: 'deadLetter', id, now: new Date(), target, inTransaction: true })).toBe(1);
+      expect(
+        await ops.settle(c, { kind: 'deadLetter', id, now: new Date(), target, inTransaction: true }),
+      ).toBe(1);
       expect(inTx(c)).toBe(true);
       await dialect.rollback(c);
       expect(await admin.q(`SELECT id FROM \`${name}_dead\``)).toEqual([]);
@@ -569,7 +636,12 @@ describe.each(drivers)('$name', (driver) => {
   describe('insert and stats', () => {
     it('R-PUB-1 insert writes payload, group, partition key, notBefore, attempt 1 and extra columns; ids in order', async () => {
       const t = await make(
-        rowTable({ group: 'grp', partitionKey: 'pk', columns: ['tenant'], processedAt: 'processed_at' } as never),
+        rowTable({
+          group: 'grp',
+          partitionKey: 'pk',
+          columns: ['tenant'],
+          processedAt: 'processed_at',
+        } as never),
       );
       const ops = dialect.prepare(t);
       const c = await conn();
@@ -592,7 +664,9 @@ describe.each(drivers)('$name', (driver) => {
     });
 
     it('insert takes the id from columns when it is not generated; bytes payloads round-trip', async () => {
-      const t = await make(inbox({ table: uniqueName('ins'), id: 'id', payload: { column: 'body', type: 'bytes' } }) as AnyTable);
+      const t = await make(
+        inbox({ table: uniqueName('ins'), id: 'id', payload: { column: 'body', type: 'bytes' } }) as AnyTable,
+      );
       const ops = dialect.prepare(t);
       const c = await conn();
       const bytes = new Uint8Array([0, 1, 2, 255]);
@@ -615,7 +689,8 @@ describe.each(drivers)('$name', (driver) => {
       const fake = (mode: number, dropInsertId: boolean): Connection => ({
         id: real.id,
         async query<R = Row>(sql: string, params?: readonly unknown[]) {
-          if (sql.includes('@@innodb_autoinc_lock_mode')) return { rows: [{ mode, step: 1 } as R], rowCount: 1 };
+          if (sql.includes('@@innodb_autoinc_lock_mode'))
+            return { rows: [{ mode, step: 1 } as R], rowCount: 1 };
           if (sql.startsWith('INSERT')) inserts.push(sql);
           const r = await real.query<R>(sql, params);
           return dropInsertId ? { rows: r.rows, rowCount: r.rowCount } : r;
@@ -679,8 +754,17 @@ describe.each(drivers)('$name', (driver) => {
       await dialect.rollback(b);
       await dialect.rollback(d);
       // Advisory candidates read heads the same way.
-      const adv = dialect.prepare({ ...t, form: 'advisory', key: [{ literal: 'f-' }, { column: 'id' }] } as AnyTable);
-      expect((await adv.advisory.candidates(d, 10, new Date(), new Set())).map((x) => x.key)).toEqual(['f-3', 'f-4', 'f-5', 'f-6']);
+      const adv = dialect.prepare({
+        ...t,
+        form: 'advisory',
+        key: [{ literal: 'f-' }, { column: 'id' }],
+      } as AnyTable);
+      expect((await adv.advisory.candidates(d, 10, new Date(), new Set())).map((x) => x.key)).toEqual([
+        'f-3',
+        'f-4',
+        'f-5',
+        'f-6',
+      ]);
     });
 
     it('R-FIFO-1 lease claims take heads; a dead-lettered head makes way for the next row', async () => {
@@ -692,16 +776,27 @@ describe.each(drivers)('$name', (driver) => {
       const exp = at(now, 60_000);
       expect(ids(await ops.claimLease(c, 10, now, exp))).toEqual(['2', '4', '5', '6']);
       expect(await ops.claimLease(c, 10, now, exp)).toEqual([]);
-      const s = { kind: 'deadLetter', id: 2, token: exp, now, target: { group: 'dead' }, inTransaction: false } as const;
+      const s = {
+        kind: 'deadLetter',
+        id: 2,
+        token: exp,
+        now,
+        target: { group: 'dead' },
+        inTransaction: false,
+      } as const;
       expect(await ops.settle(c, s)).toBe(1);
       expect(ids(await ops.claimLease(c, 10, now, exp))).toEqual(['3']);
     });
 
     it('R-FIFO-2 the guard waits for an uncommitted lower row of the group and then passes over the claimed row', async () => {
       for (const form of ['rowlock', 'lease'] as const) {
-        const t = await make(form === 'lease' ? leaseTable({ group: 'grp' } as never) : rowTable({ group: 'grp' } as never));
+        const t = await make(
+          form === 'lease' ? leaseTable({ group: 'grp' } as never) : rowTable({ group: 'grp' } as never),
+        );
         const ops = dialect.prepare(t);
-        await admin.q(`INSERT INTO \`${t.table}\` (id, payload, grp) VALUES (10, '{}', 'g'), (20, '{}', 'h')`);
+        await admin.q(
+          `INSERT INTO \`${t.table}\` (id, payload, grp) VALUES (10, '{}', 'g'), (20, '{}', 'h')`,
+        );
         const writer = await conn();
         await writer.query('START TRANSACTION');
         await writer.query(`INSERT INTO \`${t.table}\` (id, payload, grp) VALUES (5, '{}', 'g')`);
@@ -765,7 +860,11 @@ describe.each(drivers)('$name', (driver) => {
       expect(await ops.advisory.lock(c, key)).toBe(true);
       const name = lockNameOf('test', key);
       expect(name).toMatch(/^[0-9a-f]{64}$/);
-      const [r] = await admin.q('SELECT IS_USED_LOCK(?) AS h, SHA2(CONCAT(?, ?), 256) AS s', [name, 'test.', key]);
+      const [r] = await admin.q('SELECT IS_USED_LOCK(?) AS h, SHA2(CONCAT(?, ?), 256) AS s', [
+        name,
+        'test.',
+        key,
+      ]);
       expect(String(r!.h)).toBe(c.id);
       expect(r!.s).toBe(name);
       expect(await ops.advisory.unlock(c, key)).toBe(true);
@@ -821,16 +920,18 @@ describe.each(drivers)('$name', (driver) => {
       expect(await ops.advisory.lock(other, `acct-b:${i2}`)).toBe(true);
       const left = await ops.advisory.candidates(c, 10, now, new Set([`acct-c:${i4}`]));
       expect(left.map((x) => String(x.id))).toEqual([String(i1), String(i3)]);
-      expect((await ops.advisory.candidates(c, 1, null, new Set())).map((x) => String(x.id))).toEqual([String(i1)]);
+      expect((await ops.advisory.candidates(c, 1, null, new Set())).map((x) => String(x.id))).toEqual([
+        String(i1),
+      ]);
       // Own keys compare as bytes, not by the column's case-insensitive collation.
-      expect((await ops.advisory.candidates(c, 10, now, new Set([`ACCT-A:${i1}`]))).map((x) => String(x.id))).toContain(String(i1));
+      expect(
+        (await ops.advisory.candidates(c, 10, now, new Set([`ACCT-A:${i1}`]))).map((x) => String(x.id)),
+      ).toContain(String(i1));
       // With the service's own lock, only own keys are left out (R-ADV-10).
       const own = dialect.prepare({ ...t, lock: async () => true, unlock: async () => true } as AnyTable);
-      expect((await own.advisory.candidates(c, 10, now, new Set([`acct-c:${i4}`]))).map((x) => String(x.id))).toEqual([
-        String(i1),
-        String(i2),
-        String(i3),
-      ]);
+      expect(
+        (await own.advisory.candidates(c, 10, now, new Set([`acct-c:${i4}`]))).map((x) => String(x.id)),
+      ).toEqual([String(i1), String(i2), String(i3)]);
       expect(await ops.advisory.unlock(other, `acct-b:${i2}`)).toBe(true);
     });
 
@@ -839,18 +940,30 @@ describe.each(drivers)('$name', (driver) => {
       const ops = dialect.prepare(t);
       const c = await conn();
       const now = new Date();
-      const [id, later] = await ops.insert(c, [{ payload: '{}' }, { payload: '{}', notBefore: at(now, 60_000) }]);
+      const [id, later] = await ops.insert(c, [
+        { payload: '{}' },
+        { payload: '{}', notBefore: at(now, 60_000) },
+      ]);
       const row = await ops.advisory.take(c, id, now);
       expect(String(row?.id)).toBe(String(id));
       expect(Number(row?.attempt)).toBe(2);
       expect(inTx(c)).toBe(false);
-      expect(Number((await admin.q(`SELECT attempt FROM \`${t.table}\` WHERE id = ?`, [id]))[0]!.attempt)).toBe(2);
+      expect(
+        Number((await admin.q(`SELECT attempt FROM \`${t.table}\` WHERE id = ?`, [id]))[0]!.attempt),
+      ).toBe(2);
       expect(await ops.advisory.take(c, later, now)).toBeNull();
       expect(await ops.settle(c, { kind: 'finish', id, now })).toBe(1);
       expect(await ops.advisory.take(c, id, now)).toBeNull();
       expect(await ops.advisory.take(c, 999_999, null)).toBeNull();
       // Without an attempt column the take only reads the row while it is due.
-      const plain = await make(inbox({ table: uniqueName('advp'), id: { column: 'id', generated: true }, payload: 'payload', advisory: 'p-{id}' }) as AnyTable);
+      const plain = await make(
+        inbox({
+          table: uniqueName('advp'),
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          advisory: 'p-{id}',
+        }) as AnyTable,
+      );
       const pops = dialect.prepare(plain);
       const [pid] = await pops.insert(c, [{ payload: '{}' }]);
       expect(String((await pops.advisory.take(c, pid, now))?.id)).toBe(String(pid));
@@ -876,7 +989,11 @@ describe.each(drivers)('$name', (driver) => {
     };
     const gone = async (id: string) => {
       for (let i = 0; i < 50; i++) {
-        if ((await admin.q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ?', [Number(id)])).length === 0) return true;
+        if (
+          (await admin.q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ?', [Number(id)]))
+            .length === 0
+        )
+          return true;
         await sleep(50);
       }
       return false;
@@ -949,7 +1066,12 @@ describe.each(drivers)('$name', (driver) => {
     });
 
     function advTable() {
-      return inbox({ table: uniqueName('padv'), id: { column: 'id', generated: true }, payload: 'payload', advisory: 'held-{id}' }) as AnyTable;
+      return inbox({
+        table: uniqueName('padv'),
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        advisory: 'held-{id}',
+      }) as AnyTable;
     }
   });
 });

@@ -20,7 +20,11 @@ export interface Opened {
 
 export interface DriverCase {
   readonly name: 'mysql2' | 'mariadb';
-  open(opts?: { size?: number; serverVersion?: string; poolOptions?: Record<string, unknown> }): Promise<Opened>;
+  open(opts?: {
+    size?: number;
+    serverVersion?: string;
+    poolOptions?: Record<string, unknown>;
+  }): Promise<Opened>;
 }
 
 export const drivers: readonly DriverCase[] = [
@@ -35,7 +39,12 @@ export const drivers: readonly DriverCase[] = [
     name: 'mariadb',
     async open(opts = {}) {
       const size = opts.size ?? 5;
-      const pool = connector.createPool({ ...DB, connectionLimit: size, minimumIdle: 0, ...opts.poolOptions });
+      const pool = connector.createPool({
+        ...DB,
+        connectionLimit: size,
+        minimumIdle: 0,
+        ...opts.poolOptions,
+      });
       return {
         adapter: mariadb(pool, { serverVersion: opts.serverVersion, connectionLimit: size }),
         close: () => pool.end(),
@@ -73,9 +82,15 @@ export async function createTables(
   table: AnyTable,
   deadLetterTable?: string,
 ): Promise<() => Promise<void>> {
-  for (const stmt of ddl(table, deadLetterTable === undefined ? {} : { deadLetterTable })) await admin.q(stmt);
+  for (const stmt of ddl(table, deadLetterTable === undefined ? {} : { deadLetterTable }))
+    await admin.q(stmt);
   return async () => {
-    await admin.q(`DROP TABLE IF EXISTS ${table.table.split('.').map((p) => `\`${p}\``).join('.')}`);
+    await admin.q(
+      `DROP TABLE IF EXISTS ${table.table
+        .split('.')
+        .map((p) => `\`${p}\``)
+        .join('.')}`,
+    );
     if (deadLetterTable !== undefined) await admin.q(`DROP TABLE IF EXISTS \`${deadLetterTable}\``);
   };
 }
@@ -98,7 +113,13 @@ export async function within<T>(ms: number, p: Promise<T>, what = 'operation'): 
 /** Whether `p` is still pending after `ms`. */
 export async function stillPending(p: Promise<unknown>, ms: number): Promise<boolean> {
   const marker = Symbol('pending');
-  const r = await Promise.race([p.then(() => 'done', () => 'failed'), new Promise((res) => setTimeout(() => res(marker), ms))]);
+  const r = await Promise.race([
+    p.then(
+      () => 'done',
+      () => 'failed',
+    ),
+    new Promise((res) => setTimeout(() => res(marker), ms)),
+  ]);
   return r === marker;
 }
 

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { AnyTable } from '@sqlinbox/core';
 import { inbox } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
-import { mariadbTarget, mysql2Target } from './targets.js';
 import { uniqueName } from './helpers.js';
+import { mariadbTarget, mysql2Target } from './targets.js';
 
 describe.each([
   ['mysql2', mysql2Target],
@@ -16,7 +16,12 @@ describe.each([
     try {
       const a = await target.open({ poolSize: 3 });
       expect(a.pool.size).toBe(3);
-      const t = inbox({ table: uniqueName('tgt'), id: { column: 'id', generated: true }, payload: 'payload', lease: 'locked_until' }) as AnyTable;
+      const t = inbox({
+        table: uniqueName('tgt'),
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        lease: 'locked_until',
+      }) as AnyTable;
       for (const s of a.dialect.ddl(t)) await target.exec(s);
       const c = await a.pool.acquire();
       const expiry = new Date(Date.UTC(2030, 0, 1, 0, 0, 0, 5));
@@ -57,7 +62,12 @@ describe.each([
     const target = make();
     try {
       const a = await target.open({ poolSize: 3 });
-      const t = inbox({ table: uniqueName('tgtl'), id: { column: 'id', generated: true }, payload: 'payload', advisory: 'k-{id}' }) as AnyTable;
+      const t = inbox({
+        table: uniqueName('tgtl'),
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        advisory: 'k-{id}',
+      }) as AnyTable;
       const ops = a.dialect.prepare(t);
       expect(await target.advisoryLocksHeld!()).toBe(0);
       const c1 = await a.pool.acquire();
@@ -88,7 +98,8 @@ describe.each([
       child.kill('SIGKILL');
       expect(await ops.advisory.unlock(c1, 'k-1')).toBe(true);
       expect(await ops.advisory.unlock(c2, `k-${'long'.repeat(20)}`)).toBe(true);
-      for (let i = 0; i < 100 && (await target.advisoryLocksHeld!()) !== 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await target.advisoryLocksHeld!()) !== 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await target.advisoryLocksHeld!()).toBe(0);
       await target.exec('SELECT RELEASE_LOCK(?)', ['test.admin-own']);
       a.pool.release(c1);

@@ -29,9 +29,7 @@ import { DB } from './helpers.js';
 import { LOCK_LOG_ENV, recordLocks } from './lock-log.mjs';
 
 /** A pool of the driver's own, opened for the target, with the adapter around it. */
-interface Opener {
-  (size: number, serverVersion: string | undefined): { adapter: Adapter; end(): Promise<void> };
-}
+type Opener = (size: number, serverVersion: string | undefined) => { adapter: Adapter; end(): Promise<void> };
 
 const openMysql2: Opener = (size, serverVersion) => {
   const pool = mysql.createPool({ ...DB, connectionLimit: size });
@@ -73,7 +71,11 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
       );
       const isMaria = /mariadb/i.test(String(r?.v));
       lockView =
-        Number(r?.maria) > 0 ? 'mariadb' : !isMaria && Number(r?.mysql) > 0 && Number(r?.ps) === 1 ? 'mysql' : 'none';
+        Number(r?.maria) > 0
+          ? 'mariadb'
+          : !isMaria && Number(r?.mysql) > 0 && Number(r?.ps) === 1
+            ? 'mysql'
+            : 'none';
     }
     return lockView;
   }
@@ -104,7 +106,11 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
     async killSession(connectionId: string): Promise<void> {
       await q('KILL ?', [Number(connectionId)]);
       for (let i = 0; i < 100; i++) {
-        if ((await q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ?', [Number(connectionId)])).length === 0) return;
+        if (
+          (await q('SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ?', [Number(connectionId)]))
+            .length === 0
+        )
+          return;
         await new Promise((r) => setTimeout(r, 20));
       }
       throw new Error(`session ${connectionId} still listed 2 s after KILL`);

@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import { inbox, ServerTooOldError } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
 import { checkVersion, classifyError, ddl, kindOf, parseServerVersion } from '../src/dialect.js';
-import { lockNameOf } from '../src/statements.js';
 import { parseUtc, utc } from '../src/sql.js';
+import { lockNameOf } from '../src/statements.js';
 
 /** An error shaped as the drivers shape them. */
-const err = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.code ?? fields.errno)), fields);
+const err = (fields: Record<string, unknown>) =>
+  Object.assign(new Error(String(fields.code ?? fields.errno)), fields);
 
 describe('classifyError: one test per vendor code', () => {
   it('1213 ER_LOCK_DEADLOCK is deadlock', () => {
@@ -61,24 +62,32 @@ describe('classifyError: one test per vendor code', () => {
     expect(classifyError(err({ errno: 4031, code: 'ER_CLIENT_INTERACTION_TIMEOUT' }))).toBe('connection');
   });
   it('mariadb ER_SOCKET_UNEXPECTED_CLOSE (45009) is connection', () => {
-    expect(classifyError(err({ errno: 45009, code: 'ER_SOCKET_UNEXPECTED_CLOSE', fatal: true }))).toBe('connection');
+    expect(classifyError(err({ errno: 45009, code: 'ER_SOCKET_UNEXPECTED_CLOSE', fatal: true }))).toBe(
+      'connection',
+    );
   });
   it('mariadb ER_CONNECTION_ALREADY_CLOSED (45001) is connection', () => {
     expect(classifyError(err({ errno: 45001, code: 'ER_CONNECTION_ALREADY_CLOSED' }))).toBe('connection');
   });
   it('mariadb ER_CMD_CONNECTION_CLOSED (45013) is connection', () => {
-    expect(classifyError(err({ errno: 45013, code: 'ER_CMD_CONNECTION_CLOSED', fatal: true }))).toBe('connection');
-  });
-  it("mysql2's \"closed state\" error (no code, fatal) is connection", () => {
-    expect(classifyError(err({ fatal: true, message: "Can't add new command when connection is in closed state" }))).toBe(
+    expect(classifyError(err({ errno: 45013, code: 'ER_CMD_CONNECTION_CLOSED', fatal: true }))).toBe(
       'connection',
     );
+  });
+  it('mysql2\'s "closed state" error (no code, fatal) is connection', () => {
+    expect(
+      classifyError(
+        err({ fatal: true, message: "Can't add new command when connection is in closed state" }),
+      ),
+    ).toBe('connection');
   });
   it('1053 ER_SERVER_SHUTDOWN is shutdown', () => {
     expect(classifyError(err({ errno: 1053, code: 'ER_SERVER_SHUTDOWN' }))).toBe('shutdown');
   });
   it('MariaDB 1927 ER_CONNECTION_KILLED (sent on server shutdown) is shutdown', () => {
-    expect(classifyError(err({ errno: 1927, code: 'ER_CONNECTION_KILLED', sqlState: '70100' }))).toBe('shutdown');
+    expect(classifyError(err({ errno: 1927, code: 'ER_CONNECTION_KILLED', sqlState: '70100' }))).toBe(
+      'shutdown',
+    );
   });
   it('a syntax error (1064) is other', () => {
     expect(classifyError(err({ errno: 1064, code: 'ER_PARSE_ERROR' }))).toBe('other');
@@ -95,8 +104,18 @@ describe('classifyError: one test per vendor code', () => {
 
 describe('R-DB-1 server versions', () => {
   it('reads MariaDB and MySQL version strings', () => {
-    expect(parseServerVersion('10.11.19-MariaDB-0+deb12u1')).toMatchObject({ server: 'MariaDB', major: 10, minor: 11, patch: 19 });
-    expect(parseServerVersion('5.5.5-10.6.2-MariaDB')).toMatchObject({ server: 'MariaDB', major: 10, minor: 6, patch: 2 });
+    expect(parseServerVersion('10.11.19-MariaDB-0+deb12u1')).toMatchObject({
+      server: 'MariaDB',
+      major: 10,
+      minor: 11,
+      patch: 19,
+    });
+    expect(parseServerVersion('5.5.5-10.6.2-MariaDB')).toMatchObject({
+      server: 'MariaDB',
+      major: 10,
+      minor: 6,
+      patch: 2,
+    });
     expect(parseServerVersion('8.0.36')).toMatchObject({ server: 'MySQL', major: 8, minor: 0, patch: 36 });
     expect(parseServerVersion('8.4.0-log')).toMatchObject({ server: 'MySQL', major: 8, minor: 4 });
   });
@@ -182,7 +201,13 @@ describe('R-PLUS-2 ddl text', () => {
     for (const s of ddl(t)) expect(s.trimEnd().endsWith(';')).toBe(false);
   });
   it('a FIFO table gets the (group, processed_at, id) index; text and bytes payloads', () => {
-    const t = inbox({ table: 'app.q', id: 'id', payload: { column: 'body', type: 'bytes' }, group: 'grp', processedAt: 'done_at' });
+    const t = inbox({
+      table: 'app.q',
+      id: 'id',
+      payload: { column: 'body', type: 'bytes' },
+      group: 'grp',
+      processedAt: 'done_at',
+    });
     const out = ddl(t);
     expect(out[0]).toContain('CREATE TABLE `app`.`q`');
     expect(out[0]).toContain('`body` LONGBLOB NOT NULL');
