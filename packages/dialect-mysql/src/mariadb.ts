@@ -134,6 +134,8 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
  *   release never hides an open transaction). `destroy` is `conn.destroy()`.
  * - Ids come back as the connector gives them: BIGINT and `insertId` as bigint unless the pool
  *   sets `bigIntAsNumber` / `insertIdAsNumber`.
+ * - The pool option `resetAfterUse` resets each session on release and undoes its `time_zone`; the
+ *   dialect's statements do not depend on it (they bind UTC text and read `UTC_TIMESTAMP(3)`).
  *
  * @param pool a pool from `createPool(..)` of `mariadb` (promise API); it stays the caller's to end.
  * @param opts `serverVersion` (default: ask the server), `connectionLimit` (default 10).
