@@ -93,6 +93,9 @@ export class SqliteConnection implements Connection {
   }
 
   private async execute(sql: string, params: readonly unknown[]): Promise<QueryResult<Row>> {
+    // better-sqlite3 answers at once, so a loop of statements would run on resolved promises alone
+    // and starve timers and I/O; a network driver yields on every statement, and so does this one.
+    await yieldToEventLoop();
     const stmt = this.prepare(sql);
     const values = params.map(toSqliteValue);
     // In WAL mode a read never waits on the writer, so only writes queue for the file's lock.
@@ -129,6 +132,10 @@ export class SqliteConnection implements Connection {
     }
     return stmt;
   }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function step(stmt: Statement, values: unknown[]): QueryResult<Row> {

@@ -217,3 +217,17 @@ describe('the write lock of one file', () => {
     await second.close();
   });
 });
+
+describe('the event loop', () => {
+  test('a loop of statements lets timers run: every statement yields, as a network driver does', async () => {
+    let fired = false;
+    setTimeout(() => {
+      fired = true;
+    }, 5);
+    await db.withConn(async (c) => {
+      const end = Date.now() + 200;
+      while (!fired && Date.now() < end) await c.query('SELECT 1');
+    });
+    expect(fired).toBe(true);
+  });
+});
