@@ -60,8 +60,10 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
   });
 
   test('R-ADV-4 a key belongs to the database: two tables whose keys match wait for each other', async () => {
-    const a = await h().create('advisory', { key: 'shared-{id}' });
-    const bTable = await h().create('advisory', { key: 'shared-{id}' });
+    // A per-scenario prefix keeps parallel runs on one database from sharing these keys.
+    const shared = `${h().name('shared')}-{id}`;
+    const a = await h().create('advisory', { key: shared });
+    const bTable = await h().create('advisory', { key: shared });
     const broker = await h().broker();
     const inA = gate();
     const releaseA = gate();

@@ -1,0 +1,7 @@
+import { runConformance } from '@sqlinbox/conformance';
+import { afterAll } from 'vitest';
+import { mariadbTarget } from './targets.js';
+
+const target = mariadbTarget();
+afterAll(() => target.close?.());
+await runConformance(target);

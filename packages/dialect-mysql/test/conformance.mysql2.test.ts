@@ -1,0 +1,7 @@
+import { runConformance } from '@sqlinbox/conformance';
+import { afterAll } from 'vitest';
+import { mysql2Target } from './targets.js';
+
+const target = mysql2Target();
+afterAll(() => target.close?.());
+await runConformance(target);

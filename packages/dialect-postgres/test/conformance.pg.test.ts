@@ -1,0 +1,7 @@
+import { runConformance } from '@sqlinbox/conformance';
+import { afterAll } from 'vitest';
+import { pgTarget } from './targets.js';
+
+const target = pgTarget();
+afterAll(() => target.close?.());
+await runConformance(target);

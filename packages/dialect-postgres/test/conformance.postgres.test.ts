@@ -1,0 +1,7 @@
+import { runConformance } from '@sqlinbox/conformance';
+import { afterAll } from 'vitest';
+import { postgresJsTarget } from './targets.js';
+
+const target = postgresJsTarget();
+afterAll(() => target.close?.());
+await runConformance(target);
