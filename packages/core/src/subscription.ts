@@ -377,9 +377,19 @@ export class Delivery {
     } catch (err) {
       // A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4).
       host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
-      const plan: Plan =
-        s.deadLetter !== undefined ? { kind: 'deadLetter', outcome: 'retry' } : this.plan(Outcome.retry());
-      await this.apply(plan, 'retry').catch((e) => this.report(e));
+      if (s.deadLetter !== undefined) {
+        await this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry').catch((e) => this.report(e));
+        return;
+      }
+      // Retried like a failed handler, but not at once: it would fail the same way in a hot loop.
+      // With a retry_after column it waits there; without one this worker holds it one poll interval.
+      const backoff = Math.min(3_600_000, host.pollMs * 2 ** Math.min(h.attempt - 1, 12));
+      let outcome = Outcome.retryAfter(backoff);
+      if (t.retryAfter === undefined) {
+        await new Promise((r) => setTimeout(r, host.pollMs));
+        outcome = Outcome.retry();
+      }
+      await this.apply(this.plan(outcome), 'retry').catch((e) => this.report(e));
       return;
     }
     try {

@@ -4,7 +4,10 @@ import { type Adapter, Broker, inbox, type Queryable, queue } from '../src/index
 // Adapters as the dialect packages type them: SQLite takes no row lock form and declares no
 // isolation level; PostgreSQL runs every form but never read_uncommitted.
 declare const sqliteLike: Adapter<'lease' | 'advisory', never>;
-declare const postgresLike: Adapter<'rowlock' | 'lease' | 'advisory', 'read_committed' | 'repeatable_read' | 'serializable'>;
+declare const postgresLike: Adapter<
+  'rowlock' | 'lease' | 'advisory',
+  'read_committed' | 'repeatable_read' | 'serializable'
+>;
 
 describe('broker types', () => {
   test('R-ROW-6 a row lock table on SQLite is a type error at subscribe', () => {

@@ -1,0 +1,7 @@
+import { runConformance } from '@sqlinbox/conformance';
+import { afterAll } from 'vitest';
+import { sqliteTarget } from './target.js';
+
+const target = sqliteTarget();
+afterAll(() => target.close?.());
+await runConformance(target);
