@@ -45,7 +45,8 @@ const thumbnails = inbox({
 async function main(): Promise<void> {
   const adapter = sqlite({ filename: FILE, connections: 4 });
   const setup = await adapter.pool.acquire();
-  for (const stmt of adapter.dialect.ddl(thumbnails, { deadLetterTable: 'thumbnails_dead' })) await setup.query(stmt);
+  for (const stmt of adapter.dialect.ddl(thumbnails, { deadLetterTable: 'thumbnails_dead' }))
+    await setup.query(stmt);
   await setup.query('CREATE TABLE IF NOT EXISTS done (job INTEGER PRIMARY KEY)');
   adapter.pool.release(setup);
 

@@ -11,7 +11,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function pack(pkg: string): string {
   // pnpm pack turns `workspace:^` into the real version range, as publishing does.
-  execFileSync('pnpm', ['pack', '--pack-destination', work], { cwd: join(root, 'packages', pkg), stdio: 'pipe' });
+  execFileSync('pnpm', ['pack', '--pack-destination', work], {
+    cwd: join(root, 'packages', pkg),
+    stdio: 'pipe',
+  });
   const tgz = readdirSync(work).find((f) => f.startsWith(`sqlinbox-${pkg}-`) && f.endsWith('.tgz'));
   if (!tgz) throw new Error(`no tarball for ${pkg}`);
   return join(work, tgz);
