@@ -1,0 +1,259 @@
+/**
+ * `pnpm bench` (R-PLUS-6): sqlinbox against graphile-worker and pg-boss and against the raw SQL
+ * loops of each claim form, on the local PostgreSQL, MariaDB and an SQLite file, in one run.
+ *
+ *   pnpm bench                 # quick mode (the default; also `-- --quick`): under 3 minutes
+ *   pnpm bench -- --full       # BENCH.md's W1-W5, 3 repetitions, median/min/max
+ *   pnpm bench -- --only 'drain-pg-sqlinbox'   # the cases whose id matches (no docs written)
+ *   pnpm bench -- --scale 0.1  # shrink every backlog (a dry run of --full)
+ *   pnpm bench -- --reps 1     # repetitions (default: 1 quick, 3 full)
+ *   pnpm bench -- --report bench/results/latest.json   # rewrite the docs from a results file
+ *
+ * Writes bench/results/latest.json (every figure), docs/benchmarks.md and
+ * docs/benchmarks/throughput.svg. Each timed case runs in a child process of its own.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { RUN } from './config.mjs';
+import { plan } from './plan.mjs';
+import { writeReport } from './report.mjs';
+import { loadBullmq } from './run-peers.mjs';
+import { after, before, cleanup, cleanupAll, myq, pgq, prepare } from './setup.mjs';
+import { machine } from './sys.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+// `pnpm bench -- --full` hands the script a literal `--` first: options follow it.
+const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+const { values } = parseArgs({
+  args: argv,
+  options: {
+    quick: { type: 'boolean', default: false },
+    full: { type: 'boolean', default: false },
+    scale: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    out: { type: 'string' },
+    report: { type: 'string' },
+    reps: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+const mode = values.full ? 'full' : 'quick';
+const scale = Number(values.scale);
+const planned = plan(mode, scale);
+const all = planned.cases;
+const repetitions = values.reps === undefined ? planned.repetitions : Number(values.reps);
+const only = values.only === undefined ? undefined : new RegExp(values.only);
+const cases = only ? all.filter((c) => only.test(c.id)) : all;
+
+const log = (s) => process.stdout.write(`${s}\n`);
+
+/** Runs one timed case in a child; `onMessage` sees its control messages. */
+function child(spec, onMessage = () => {}) {
+  const execArgv = [];
+  if (values['cpu-prof'] && new RegExp(values['cpu-prof']).test(spec.id)) {
+    mkdirSync(join(root, 'bench', 'results', 'profiles'), { recursive: true });
+    execArgv.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(root, 'bench', 'results', 'profiles')}`,
+      `--cpu-prof-name=${spec.id}.cpuprofile`,
+    );
+  }
+  const proc = fork(join(here, 'child.mjs'), [], {
+    env: { ...process.env, BENCH_SPEC: JSON.stringify(spec), BENCH_RUN: RUN },
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${spec.id} timed out`));
+    }, 600_000);
+    proc.on('message', (m) => {
+      if (m.type === 'result') {
+        clearTimeout(timer);
+        resolve(m.result);
+      } else if (m.type === 'error') {
+        clearTimeout(timer);
+        reject(new Error(m.message));
+      } else onMessage(m, proc);
+    });
+    proc.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${spec.id} exited (${code ?? signal}) without a result`));
+    });
+  });
+  return { proc, done };
+}
+
+const waitFor = (proc, type) =>
+  new Promise((resolve, reject) => {
+    proc.on('message', (m) => m.type === type && resolve(m));
+    proc.on('exit', () => reject(new Error(`child exited before '${type}'`)));
+  });
+
+/** W5: a victim holds a row per worker, a rescuer waits, the victim is SIGKILLed. */
+async function recovery(spec) {
+  await prepare(spec);
+  const victim = child({ ...spec, workload: 'victim' });
+  victim.done.catch(() => {});
+  await waitFor(victim.proc, 'holding');
+  const rescuer = child({ ...spec, workload: 'rescue' });
+  await waitFor(rescuer.proc, 'ready');
+  victim.proc.kill('SIGKILL');
+  const at = Date.now();
+  rescuer.proc.send({ type: 'killed', at });
+  const result = await rescuer.done;
+  await cleanup(spec);
+  return result;
+}
+
+async function runCase(spec) {
+  if (spec.workload === 'recovery') return recovery(spec);
+  await prepare(spec);
+  const b = await before(spec);
+  const result = await child(spec).done;
+  const jobs = spec.workload === 'latency' ? result.sent : spec.jobs;
+  Object.assign(result, await after(spec, b, jobs));
+  await cleanup(spec);
+  return result;
+}
+
+function version(pkg) {
+  try {
+    const req = createRequire(join(root, 'bench', 'package.json'));
+    return JSON.parse(readFileSync(req.resolve(`${pkg}/package.json`), 'utf8')).version;
+  } catch {
+    return null;
+  }
+}
+
+async function versions() {
+  const sqlite = new Database(':memory:');
+  const v = {
+    node: process.version,
+    postgresql: (await pgq('SHOW server_version')).rows[0].server_version,
+    mariadb: (await myq('SELECT VERSION() AS v'))[0].v,
+    sqlite: sqlite.prepare('SELECT sqlite_version() AS v').get().v,
+    sqlinbox: JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')).version,
+    'graphile-worker': version('graphile-worker'),
+    'pg-boss': version('pg-boss'),
+    pg: version('pg'),
+    mysql2: version('mysql2'),
+    'better-sqlite3': version('better-sqlite3'),
+  };
+  sqlite.close();
+  try {
+    v.commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+  } catch {
+    v.commit = null;
+  }
+  return v;
+}
+
+async function serverSettings() {
+  const names = ['synchronous_commit', 'shared_buffers', 'autovacuum', 'max_wal_size', 'wal_level', 'fsync'];
+  const { rows } = await pgq('SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1)', [names]);
+  const pg = Object.fromEntries(rows.map((r) => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting]));
+  const my = await myq(
+    "SHOW VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', 'innodb_buffer_pool_size', 'transaction_isolation', 'tx_isolation')",
+  );
+  return { postgresql: pg, mariadb: Object.fromEntries(my.map((r) => [r.Variable_name, r.Value])) };
+}
+
+async function main() {
+  if (values.report) {
+    // Regenerates docs/benchmarks.md from a results file, running nothing.
+    const out = JSON.parse(readFileSync(values.report, 'utf8'));
+    for (const v of writeReport(out, root))
+      log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
+    return;
+  }
+  const started = new Date();
+  const t0 = Date.now();
+  const bullmq = await loadBullmq();
+  const meta = {
+    mode,
+    scale,
+    repetitions,
+    date: started.toISOString(),
+    machine: machine(),
+    versions: await versions(),
+    settings: await serverSettings(),
+    bullmq: bullmq ? 'installed' : 'not run: the bullmq package is not installed (see docs/benchmarks.md)',
+  };
+  log(
+    `sqlinbox bench, ${mode} mode: ${cases.length} cases x ${repetitions}, on ${meta.machine.nproc} cores (${meta.machine.cpuModel})`,
+  );
+  const results = [];
+  let failed = 0;
+  for (const spec of cases) {
+    const runs = [];
+    for (let r = 0; r < repetitions; r++) {
+      // A case whose child could not load a workspace package (a rebuild beside the run removes
+      // dist/ for a moment) is tried again after a pause, twice at most.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          runs.push(await runCase(spec));
+          break;
+        } catch (err) {
+          await cleanup(spec).catch(() => {});
+          const message = String(err.message ?? err);
+          if (attempt < 3 && /ERR_MODULE_NOT_FOUND|without a result/.test(message)) {
+            log(`  ${spec.id}: ${message.split('\n')[0].slice(0, 120)}; trying again`);
+            await new Promise((resolve) => setTimeout(resolve, 5000));
+            continue;
+          }
+          failed++;
+          runs.push({ error: message.split('\n').slice(0, 3).join(' ') });
+          break;
+        }
+      }
+    }
+    const entry = { ...spec, runs };
+    results.push(entry);
+    log(summary(entry));
+  }
+  await cleanupAll();
+  const out = { meta: { ...meta, seconds: Math.round((Date.now() - t0) / 1000) }, results };
+  const file = values.out ?? join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  log(`wrote ${file}`);
+  if (!only) {
+    const verdicts = writeReport(out, root);
+    for (const v of verdicts)
+      log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
+  }
+  log(`done in ${out.meta.seconds} s${failed ? `, ${failed} case runs failed` : ''}`);
+  if (failed) process.exitCode = 1;
+}
+
+function summary(e) {
+  const ok = e.runs.filter((r) => !r.error);
+  if (ok.length === 0) return `  ${e.id}: FAILED ${e.runs[0].error}`;
+  const r = ok[0];
+  if (e.workload === 'latency')
+    return `  ${e.id}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.received}/${r.sent})`;
+  if (e.workload === 'recovery') return `  ${e.id}: redelivered after ${r.redeliveredMs} ms`;
+  if (e.workload === 'enqueue') return `  ${e.id}: ${Math.round(r.jobsPerSec)} jobs/s`;
+  const rates = ok.map((x) => Math.round(x.jobsPerSec)).join(' / ');
+  const extra = r.rowsPerClaim ? `, ${r.rowsPerClaim.toFixed(1)} rows/claim` : '';
+  return `  ${e.id}: ${rates} jobs/s, start-up ${Math.round(r.startupMs)} ms, RSS ${r.peakRssMB} MB${extra}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
+}
+
+process.on('SIGINT', () => {
+  cleanupAll().finally(() => process.exit(130));
+});
+
+main().catch(async (err) => {
+  console.error(err);
+  await cleanupAll().catch(() => {});
+  process.exit(1);
+});

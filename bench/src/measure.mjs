@@ -1,0 +1,83 @@
+/**
+ * What every runner measures the same way: peak RSS sampled through the timed section, CPU of Node
+ * and of the database server around it, and a check that each job ran exactly once.
+ */
+import { performance } from 'node:perf_hooks';
+import { SERVER_PROCESSES, serverCpuMs } from './sys.mjs';
+
+export const now = () => performance.now();
+
+/** Samples RSS every 10 ms until stopped; `peakMB` is the highest seen (and the process's maxRSS). */
+export function rssSampler() {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    const r = process.memoryUsage.rss();
+    if (r > peak) peak = r;
+  }, 10);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      const r = process.memoryUsage.rss();
+      if (r > peak) peak = r;
+      return Math.round((peak / 2 ** 20) * 10) / 10;
+    },
+  };
+}
+
+/** CPU of this process and of the database server over a section. */
+export function cpuMeter(db) {
+  const names = SERVER_PROCESSES[db] ?? [];
+  const node0 = process.cpuUsage();
+  const server0 = names.length ? serverCpuMs(names) : 0;
+  return {
+    stop() {
+      const node = process.cpuUsage(node0);
+      return {
+        nodeCpuMs: Math.round((node.user + node.system) / 1000),
+        serverCpuMs: names.length ? serverCpuMs(names) - server0 : null,
+      };
+    },
+  };
+}
+
+/** Counts each job number once; `duplicates` counts the second deliveries. */
+export function ledger(jobs) {
+  const seen = new Uint8Array(jobs + 1);
+  let count = 0;
+  let duplicates = 0;
+  return {
+    mark(n) {
+      if (n >= 1 && n <= jobs && seen[n] === 0) {
+        seen[n] = 1;
+        count++;
+      } else duplicates++;
+    },
+    get count() {
+      return count;
+    },
+    get duplicates() {
+      return duplicates;
+    },
+  };
+}
+
+/** Resolves when `cond()` holds, checking every `ms`; rejects after `timeoutMs`. */
+export async function until(cond, ms = 2, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** p50/p95/p99/max of a list of numbers (ms), rounded to 0.01. */
+export function percentiles(values) {
+  if (values.length === 0) return { n: 0, p50: null, p95: null, p99: null, max: null };
+  const s = Float64Array.from(values).sort();
+  const at = (q) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+  const r = (x) => Math.round(x * 100) / 100;
+  return { n: s.length, p50: r(at(0.5)), p95: r(at(0.95)), p99: r(at(0.99)), max: r(s[s.length - 1]) };
+}

@@ -1,0 +1,128 @@
+/**
+ * What a run measures. Quick: small backlogs, one repetition, workers 1 and 32, W1-W4 shortened.
+ * Full: BENCH.md's W1-W5 at 50k jobs, workers 1, 8 and 32, three repetitions.
+ */
+
+/** pg-boss's `work()` waits its polling interval (0.5 s) after every fetch, found jobs or not. */
+const bossWorkCap = (workers, batch, seconds) => Math.max(50, Math.round(workers * batch * 2 * seconds));
+
+export function plan(mode, scale = 1) {
+  const full = mode === 'full';
+  const jobs = Math.max(200, Math.round((full ? 50_000 : 2_000) * scale));
+  // The advisory form runs several round trips per job: a smaller backlog keeps quick mode quick.
+  const advisoryJobs = full ? jobs : Math.max(200, Math.round(jobs * 0.3));
+  const workerCounts = full ? [1, 8, 32] : [8, 32];
+  // The raw loops: every worker count in full mode, the ratios' 32 clients in quick mode.
+  const rawWorkers = full ? workerCounts : [32];
+  const ks = [1, 50];
+  const cases = [];
+  const add = (c) =>
+    cases.push({ workload: 'drain', jobs: c.form === 'advisory' ? advisoryJobs : jobs, ...c });
+
+  // PostgreSQL: sqlinbox's three forms, the raw loops, the peers.
+  for (const form of ['rowlock', 'lease', 'advisory']) {
+    for (const w of workerCounts) add({ db: 'pg', kind: 'sqlinbox', form, workers: w });
+    for (const w of rawWorkers) for (const k of ks) add({ db: 'pg', kind: 'raw', form, workers: w, k });
+  }
+  add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, claimBatch: 1 });
+  // What-if rows (not in any ratio): engine changes emulated from the bench side, and the raw
+  // lease loop settling each claim's rows in one DELETE.
+  for (const experiment of ['prepared', 'claimAhead', 'batchSettle', 'batchSettle+prepared']) {
+    add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, experiment });
+  }
+  add({ db: 'pg', kind: 'sqlinbox', form: 'rowlock', workers: 32, experiment: 'prepared' });
+  add({ db: 'pg', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
+  for (const w of workerCounts) {
+    add({ db: 'pg', kind: 'graphile', variant: 'default', workers: w });
+    add({ db: 'pg', kind: 'graphile', variant: 'tuned', workers: w });
+    for (const batch of [1, 100]) {
+      const capped = Math.min(jobs, bossWorkCap(w, batch, full ? 10 : 2));
+      add({ db: 'pg', kind: 'pgboss', variant: `work ${batch}`, batch, workers: w, jobs: capped });
+    }
+    add({ db: 'pg', kind: 'pgboss', variant: 'fetch 100', batch: 100, workers: w });
+  }
+  // MariaDB.
+  for (const form of ['rowlock', 'lease', 'advisory']) {
+    for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
+    for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
+  }
+  // SQLite: lease and advisory; the raw loop is one synchronous loop.
+  for (const form of ['lease', 'advisory']) {
+    for (const w of workerCounts) add({ db: 'sqlite', kind: 'sqlinbox', form, workers: w });
+    // What-if (lease): the pool at 2 handles instead of workers + 2 (each handle has its own page cache).
+    if (form === 'lease') {
+      add({
+        db: 'sqlite',
+        kind: 'sqlinbox',
+        form,
+        workers: 32,
+        connections: 2,
+        experiment: 'twoConnections',
+      });
+    }
+    for (const k of ks) add({ db: 'sqlite', kind: 'raw', form, workers: 1, k });
+  }
+  add({ db: 'sqlite', kind: 'raw', form: 'lease', workers: 1, k: 50, batchDelete: true });
+
+  // W3: latency at each rate, PostgreSQL, 8 workers.
+  const rates = full ? [10, 100, 1000] : [100];
+  const seconds = full ? Math.max(2, Math.round(30 * scale)) : 4;
+  for (const rate of rates) {
+    const lat = { workload: 'latency', db: 'pg', workers: 8, rate, seconds, jobs: 0 };
+    cases.push({ ...lat, kind: 'sqlinbox', form: 'lease' });
+    cases.push({ ...lat, kind: 'graphile', variant: 'default' });
+    cases.push({ ...lat, kind: 'graphile', variant: 'tuned' });
+    cases.push({ ...lat, kind: 'pgboss', variant: 'work 100', batch: 100 });
+  }
+
+  // W4: memory while draining a backlog (PostgreSQL lease, 32 workers; peers beside it in full).
+  for (const backlog of full ? [20_000, 200_000] : [20_000]) {
+    const n = Math.round(backlog * scale);
+    const mem = { workload: 'drain', memory: backlog, db: 'pg', workers: 32, jobs: n };
+    cases.push({ ...mem, kind: 'sqlinbox', form: 'lease' });
+    if (full) {
+      cases.push({ ...mem, kind: 'graphile', variant: 'tuned' });
+      cases.push({ ...mem, kind: 'pgboss', variant: 'fetch 100', batch: 100 });
+    }
+  }
+
+  // W1: enqueue.
+  const singles = Math.max(200, Math.round((full ? 50_000 : 2_000) * scale));
+  const bulk = Math.max(1000, Math.round((full ? 50_000 : 20_000) * scale));
+  for (const db of ['pg', 'mysql', 'sqlite']) {
+    const e = { workload: 'enqueue', db, kind: 'sqlinbox', form: 'lease', prefill: 0 };
+    cases.push({ ...e, jobs: singles, concurrency: 1 });
+    cases.push({ ...e, jobs: singles, concurrency: 8 });
+    cases.push({ ...e, jobs: bulk, chunk: 1000 });
+    if (full) cases.push({ ...e, jobs: bulk, chunk: 10_000 });
+  }
+
+  // W5: recovery after SIGKILL, 4 workers holding a row each (full; PostgreSQL only in quick).
+  for (const db of full ? ['pg', 'mysql', 'sqlite'] : ['pg']) {
+    for (const form of ['rowlock', 'lease', 'advisory']) {
+      if (db === 'sqlite' && form !== 'lease') continue; // no row lock; advisory keys live in one process
+      cases.push({ workload: 'recovery', db, kind: 'sqlinbox', form, workers: 4, jobs: 4, lease: '2s' });
+    }
+  }
+
+  cases.forEach((c, i) => {
+    c.id = caseId(c);
+    c.file = `c${i}`;
+  });
+  return { cases, repetitions: full ? 3 : 1, jobs, workerCounts };
+}
+
+export function caseId(c) {
+  const parts = [c.workload === 'drain' && c.memory ? `memory${c.memory}` : c.workload, c.db, c.kind];
+  if (c.form) parts.push(c.form);
+  if (c.variant) parts.push(c.variant.replace(' ', ''));
+  if (c.claimBatch) parts.push(`cb${c.claimBatch}`);
+  if (c.experiment) parts.push(`whatif_${c.experiment.replaceAll('+', '_')}`);
+  if (c.batchDelete) parts.push('batchdelete');
+  if (c.k) parts.push(`k${c.k}`);
+  if (c.workers) parts.push(`w${c.workers}`);
+  if (c.rate) parts.push(`r${c.rate}`);
+  if (c.concurrency) parts.push(`c${c.concurrency}`);
+  if (c.chunk) parts.push(`chunk${c.chunk}`);
+  return parts.join('-');
+}

@@ -1,0 +1,252 @@
+/**
+ * The peers in a child process, on the same PostgreSQL: graphile-worker 0.17.3 (defaults, and tuned
+ * as its performance docs say) and pg-boss 10.4.2 (`work()` at batchSize 1 and 100, and a
+ * `fetch`/`complete` loop). BullMQ's PostgreSQL backend runs when the `bullmq` package resolves.
+ *
+ * Both peers settle after the handler returns and neither tells when its settlement committed
+ * (graphile-worker does not await `completeJob`; pg-boss completes after its handler), so the drain
+ * ends when the handlers have all run AND the database shows no unsettled job, polled every 2 ms.
+ */
+import { Logger, makeWorkerUtils, run } from 'graphile-worker';
+import pgLib from 'pg';
+import PgBoss from 'pg-boss';
+import { BOSS_SCHEMA, GW_SCHEMA, PG_URL, payload } from './config.mjs';
+import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
+
+const silent = new Logger(() => () => {});
+export const QUEUE = 'bench';
+
+/** graphile-worker's options: its defaults but for `concurrency`, or tuned for throughput. */
+export function graphileOptions(variant, workers) {
+  const base = {
+    connectionString: PG_URL,
+    schema: GW_SCHEMA,
+    concurrency: workers,
+    noHandleSignals: true,
+    logger: silent,
+  };
+  if (variant === 'default') return base;
+  return {
+    ...base,
+    maxPoolSize: workers + 2,
+    preset: { worker: { localQueue: { size: 100 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+  };
+}
+
+async function unsettled(client, sql, params = []) {
+  const r = await client.query(sql, params);
+  return Number(r.rows[0].n);
+}
+
+/** W2 for graphile-worker. */
+async function graphileDrain(spec) {
+  const done = ledger(spec.jobs);
+  let first = 0;
+  const rss = rssSampler();
+  const t0 = now();
+  let cpu;
+  const runner = await run({
+    ...graphileOptions(spec.variant, spec.workers),
+    taskList: {
+      [QUEUE]: async (p) => {
+        if (first === 0) {
+          first = now();
+          cpu = cpuMeter('pg');
+        }
+        done.mark(p.n);
+      },
+    },
+  });
+  const probe = new pgLib.Client({ connectionString: PG_URL });
+  await probe.connect();
+  await until(() => done.count + done.duplicates >= spec.jobs, 2);
+  await until(
+    async () => (await unsettled(probe, `SELECT count(*) AS n FROM "${GW_SCHEMA}"._private_jobs`)) === 0,
+    2,
+  );
+  const last = now();
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await runner.stop();
+  await probe.end();
+  const drainMs = last - first;
+  return {
+    startupMs: first - t0,
+    drainMs,
+    jobsPerSec: spec.jobs / (drainMs / 1000),
+    ...usage,
+    peakRssMB,
+    processed: done.count,
+    duplicates: done.duplicates,
+  };
+}
+
+export function bossOptions(workers) {
+  return {
+    connectionString: PG_URL,
+    schema: BOSS_SCHEMA,
+    max: workers + 2,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  };
+}
+
+/** W2 for pg-boss: `work()` per worker at `spec.batch`, or `fetch`/`complete` loops. */
+async function bossDrain(spec) {
+  const done = ledger(spec.jobs);
+  let first = 0;
+  let cpu;
+  const rss = rssSampler();
+  const t0 = now();
+  const boss = new PgBoss(bossOptions(spec.workers));
+  boss.on('error', () => {});
+  await boss.start();
+  const mark = (jobs) => {
+    if (first === 0 && jobs.length > 0) {
+      first = now();
+      cpu = cpuMeter('pg');
+    }
+    for (const j of jobs) done.mark(j.data.n);
+  };
+  if (spec.variant === 'fetch') {
+    const loop = async () => {
+      for (;;) {
+        const jobs = await boss.fetch(QUEUE, { batchSize: spec.batch });
+        if (jobs.length === 0) return;
+        mark(jobs);
+        await boss.complete(
+          QUEUE,
+          jobs.map((j) => j.id),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: spec.workers }, loop));
+  } else {
+    for (let i = 0; i < spec.workers; i++) {
+      await boss.work(QUEUE, { batchSize: spec.batch, pollingIntervalSeconds: 0.5 }, async (jobs) =>
+        mark(jobs),
+      );
+    }
+  }
+  const probe = new pgLib.Client({ connectionString: PG_URL });
+  await probe.connect();
+  await until(() => done.count + done.duplicates >= spec.jobs, 2);
+  await until(
+    async () =>
+      (await unsettled(
+        probe,
+        `SELECT count(*) AS n FROM "${BOSS_SCHEMA}".job WHERE name = $1 AND state < 'completed'`,
+        [QUEUE],
+      )) === 0,
+    2,
+  );
+  const last = now();
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await boss.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
+  await probe.end();
+  const drainMs = last - first;
+  return {
+    startupMs: first - t0,
+    drainMs,
+    jobsPerSec: spec.jobs / (drainMs / 1000),
+    ...usage,
+    peakRssMB,
+    processed: done.count,
+    duplicates: done.duplicates,
+  };
+}
+
+/** BullMQ's PostgreSQL backend, when the package resolves (see docs/benchmarks.md). */
+export async function loadBullmq() {
+  try {
+    return await import('bullmq');
+  } catch {
+    return null;
+  }
+}
+
+export async function drain(spec) {
+  if (spec.kind === 'graphile') return graphileDrain(spec);
+  if (spec.kind === 'pgboss') return bossDrain(spec);
+  throw new Error(`no peer ${spec.kind}`);
+}
+
+/** W3 for the peers: the same open-loop producer, through each library's own enqueue. */
+export async function latency(spec) {
+  const lat = [];
+  const starts = [];
+  const handle = (p) => {
+    const at = performance.timeOrigin + now();
+    lat.push(at - p.t);
+    starts.push([p.n, at]);
+  };
+  let stop;
+  let produce;
+  let closeProducer;
+  if (spec.kind === 'graphile') {
+    const runner = await run({
+      ...graphileOptions(spec.variant, spec.workers),
+      taskList: { [QUEUE]: async (p) => handle(p) },
+    });
+    const utils = await makeWorkerUtils({ connectionString: PG_URL, schema: GW_SCHEMA, logger: silent });
+    produce = (p) => utils.addJob(QUEUE, p);
+    stop = () => runner.stop();
+    closeProducer = () => utils.release();
+  } else {
+    const boss = new PgBoss(bossOptions(spec.workers));
+    boss.on('error', () => {});
+    await boss.start();
+    for (let i = 0; i < spec.workers; i++) {
+      await boss.work(QUEUE, { batchSize: spec.batch, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+        for (const j of jobs) handle(j.data);
+      });
+    }
+    const producer = new PgBoss({ ...bossOptions(2) });
+    producer.on('error', () => {});
+    await producer.start();
+    produce = (p) => producer.send(QUEUE, p);
+    stop = () => boss.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
+    closeProducer = () => producer.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
+  }
+  await sleep(300);
+  const total = Math.round(spec.rate * spec.seconds);
+  const published = new Float64Array(total + 1);
+  const sent = new Float64Array(total + 1);
+  const rss = rssSampler();
+  const cpu = cpuMeter('pg');
+  const start = now();
+  const inflight = new Set();
+  for (let i = 1; i <= total; i++) {
+    const due = start + ((i - 1) * 1000) / spec.rate;
+    const wait = due - now();
+    if (wait > 1) await sleep(wait);
+    sent[i] = performance.timeOrigin + now();
+    const p = produce({ ...payload(i), t: sent[i] }).then(() => {
+      published[i] = performance.timeOrigin + now();
+    });
+    inflight.add(p);
+    p.finally(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await stop();
+  await closeProducer();
+  // Where the time goes: enqueue call to its return (insert, notify, commit), and from there to the handler.
+  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
+  const publish = [...published.subarray(1)]
+    .map((at, i) => at - sent[i + 1])
+    .filter((x) => x > -1e9 && x < 1e9);
+  return {
+    ...percentiles(lat),
+    sent: total,
+    received: lat.length,
+    publishMs: percentiles(publish),
+    pickupMs: percentiles(pickup),
+    ...usage,
+    peakRssMB,
+  };
+}

@@ -1,0 +1,288 @@
+/**
+ * sqlinbox in a child process: drain a prefilled table (W2, W4), the open-loop latency run (W3),
+ * enqueue (W1), and the worker that W5 kills.
+ */
+import { Broker, queue, silentLogger } from '@sqlinbox/core';
+import { payload } from './config.mjs';
+import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
+import { describe, openAdapter } from './tables.mjs';
+
+/**
+ * Counts the claim statements and the rows they took, by wrapping the dialect's `prepare` (the
+ * engine itself is untouched): rows per claim is what the batch size really was.
+ *
+ * `experiment` (the --diagnose cases, PostgreSQL) emulates engine changes from outside, to size
+ * them before anyone makes them:
+ * - `claimAhead`: the dialect claims ahead as SQLite's does (a claim refills to twice the workers
+ *   once every claimed row is in work), so claims take batches instead of one row per free worker;
+ * - `batchSettle`: acks that arrive in the same turn of the event loop settle in ONE statement
+ *   (`DELETE .. USING unnest(ids, tokens)`), as graphile-worker's completeJobBatchDelay: 0 does.
+ */
+function instrument(adapter, experiment = '') {
+  const stats = { claims: 0, rows: 0, empty: 0, wasted: 0, settleStatements: 0 };
+  const dialect = adapter.dialect;
+  const wrapped = Object.create(dialect);
+  if (experiment.includes('claimAhead')) wrapped.capabilities = { ...dialect.capabilities, claimAhead: true };
+  wrapped.prepare = (t, opts) => {
+    const ops = dialect.prepare(t, opts);
+    const w = Object.create(ops);
+    const count = (rows) => {
+      stats.claims++;
+      stats.rows += rows.length;
+      if (rows.length === 0) stats.empty++;
+      return rows;
+    };
+    w.claimLease = async (...a) => count(await ops.claimLease(...a));
+    w.claimLocked = async (...a) => count(await ops.claimLocked(...a));
+    w.advisory = {
+      ...ops.advisory,
+      candidates: async (...a) => count(await ops.advisory.candidates(...a)),
+      take: async (...a) => {
+        const row = await ops.advisory.take(...a);
+        if (row === null) stats.wasted++;
+        return row;
+      },
+    };
+    w.settle = (conn, s) => {
+      stats.settleStatements++;
+      return ops.settle(conn, s);
+    };
+    if (experiment.includes('batchSettle')) w.settle = batchedSettle(t, ops, stats);
+    return w;
+  };
+  return { adapter: { ...adapter, dialect: wrapped }, stats };
+}
+
+/** PostgreSQL lease acks of one event-loop turn as one DELETE (the batchSettle experiment). */
+function batchedSettle(t, ops, stats) {
+  const table = `"${t.table.split('.').join('"."')}"`;
+  let pending = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    stats.settleStatements++;
+    try {
+      const r = await batch[0].conn.query(
+        `DELETE FROM ${table} AS t USING unnest($1::bigint[], $2::timestamptz[]) AS x(id, token)` +
+          ' WHERE t."id" = x.id AND t."locked_until" = x.token RETURNING t."id"',
+        [batch.map((b) => b.s.id), batch.map((b) => b.s.token)],
+      );
+      const gone = new Set(r.rows.map((x) => String(x.id)));
+      for (const b of batch) b.resolve(gone.has(String(b.s.id)) ? 1 : 0);
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    }
+  };
+  return (conn, s) => {
+    if (s.kind !== 'finish' || s.token === undefined) {
+      stats.settleStatements++;
+      return ops.settle(conn, s);
+    }
+    return new Promise((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ conn, s, resolve, reject });
+    });
+  };
+}
+
+function subscription(spec, table) {
+  let q = queue(table).workers(spec.workers);
+  if (spec.claimBatch !== undefined) q = q.claimBatch(spec.claimBatch);
+  if (spec.lease !== undefined) q = q.lease(spec.lease);
+  return q;
+}
+
+/** W2/W4: drain `spec.jobs` prefilled rows; start-up and drain timed apart. */
+export async function drain(spec) {
+  const { adapter: raw, close } = await openAdapter(
+    spec.db,
+    spec.connections ?? spec.workers + 2,
+    spec.file,
+    spec.experiment,
+  );
+  const { adapter, stats } = instrument(raw, spec.experiment);
+  const table = describe(spec.db, spec.form);
+  const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 200 });
+  const done = ledger(spec.jobs);
+  let first = 0;
+  let last = 0;
+  let settled = 0;
+  broker.on('claimed', () => {
+    if (first === 0) first = now();
+  });
+  broker.on('settled', () => {
+    last = now();
+    settled++;
+  });
+  broker.subscribe(subscription(spec, table), async (m) => {
+    done.mark(m.n);
+  });
+  const rss = rssSampler();
+  // CPU from the start: a synchronous driver (SQLite) may drain before a timer fires.
+  const cpu = cpuMeter(spec.db);
+  const t0 = now();
+  await broker.start();
+  await until(() => settled >= spec.jobs, 2);
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await broker.shutdown({ timeout: 5000 });
+  await close();
+  const drainMs = last - first;
+  return {
+    startupMs: first - t0,
+    drainMs,
+    jobsPerSec: spec.jobs / (drainMs / 1000),
+    ...usage,
+    peakRssMB,
+    processed: done.count,
+    duplicates: done.duplicates,
+    claims: stats.claims,
+    rowsPerClaim: stats.claims ? stats.rows / stats.claims : null,
+    emptyClaims: stats.empty,
+    wastedTakes: stats.wasted,
+    settleStatements: stats.settleStatements,
+  };
+}
+
+/**
+ * W3: a producer broker (its own pool, no subscription) publishes at `spec.rate` jobs/s for
+ * `spec.seconds`, open loop: each publish starts on schedule whether or not the previous one has
+ * returned. The consumer broker wakes on PostgreSQL's NOTIFY (another broker's publish), elsewhere
+ * on its poll. Latency is enqueue (just before `publish`) to handler start, on one clock.
+ */
+export async function latency(spec) {
+  const consumer = await openAdapter(spec.db, spec.workers + 2, spec.file);
+  const producer = await openAdapter(spec.db, 4, spec.file);
+  const table = describe(spec.db, spec.form);
+  const broker = new Broker(consumer.adapter, {
+    logger: silentLogger,
+    pollInterval: spec.pollInterval ?? 1000,
+  });
+  const pub = new Broker(producer.adapter, { logger: silentLogger });
+  const lat = [];
+  const starts = [];
+  broker.subscribe(subscription(spec, table), async (m) => {
+    const at = performance.timeOrigin + now();
+    lat.push(at - m.t);
+    starts.push([m.n, at]);
+  });
+  await broker.start();
+  await pub.start();
+  await sleep(200);
+  const total = Math.round(spec.rate * spec.seconds);
+  const published = new Float64Array(total + 1);
+  const sent = new Float64Array(total + 1);
+  const rss = rssSampler();
+  const cpu = cpuMeter(spec.db);
+  const start = now();
+  const inflight = new Set();
+  for (let i = 1; i <= total; i++) {
+    const due = start + ((i - 1) * 1000) / spec.rate;
+    const wait = due - now();
+    if (wait > 1) await sleep(wait);
+    sent[i] = performance.timeOrigin + now();
+    const p = pub.publish(table, { ...payload(i), t: sent[i] }).then(() => {
+      published[i] = performance.timeOrigin + now();
+    });
+    inflight.add(p);
+    p.finally(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await broker.shutdown({ timeout: 2000 });
+  await pub.shutdown();
+  await consumer.close();
+  await producer.close();
+  // Where the time goes: enqueue call to its return (insert, notify, commit), and from there to the handler.
+  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
+  const publish = [...published.subarray(1)]
+    .map((at, i) => at - sent[i + 1])
+    .filter((x) => x > -1e9 && x < 1e9);
+  return {
+    ...percentiles(lat),
+    sent: total,
+    received: lat.length,
+    publishMs: percentiles(publish),
+    pickupMs: percentiles(pickup),
+    ...usage,
+    peakRssMB,
+  };
+}
+
+/**
+ * W1: `spec.jobs` publishes into an empty table, one message per `publish` at `spec.concurrency`
+ * in flight, or `publishMany` in chunks of `spec.chunk`.
+ */
+export async function enqueue(spec) {
+  const { adapter, close } = await openAdapter(spec.db, (spec.concurrency ?? 1) + 2, spec.file);
+  const table = describe(spec.db, spec.form);
+  const broker = new Broker(adapter, { logger: silentLogger });
+  const rss = rssSampler();
+  const cpu = cpuMeter(spec.db);
+  const t0 = now();
+  if (spec.chunk !== undefined) {
+    for (let i = 0; i < spec.jobs; i += spec.chunk) {
+      const n = Math.min(spec.chunk, spec.jobs - i);
+      await broker.publishMany(
+        table,
+        Array.from({ length: n }, (_, j) => payload(i + j + 1)),
+      );
+    }
+  } else {
+    let next = 1;
+    const lane = async () => {
+      while (next <= spec.jobs) await broker.publish(table, payload(next++));
+    };
+    await Promise.all(Array.from({ length: spec.concurrency }, lane));
+  }
+  const ms = now() - t0;
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await broker.shutdown();
+  await close();
+  return { ms, jobsPerSec: spec.jobs / (ms / 1000), ...usage, peakRssMB };
+}
+
+/**
+ * W5, the victim: claims with handlers that never end, tells the parent once every worker holds a
+ * row, and waits to be SIGKILLed.
+ */
+export async function victim(spec, control) {
+  const { adapter } = await openAdapter(spec.db, spec.workers + 2, spec.file);
+  const table = describe(spec.db, spec.form);
+  const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 100 });
+  let held = 0;
+  broker.subscribe(subscription(spec, table), async () => {
+    if (++held === spec.workers) control.send({ type: 'holding' });
+    await new Promise(() => {});
+  });
+  await broker.start();
+  await new Promise(() => {});
+}
+
+/**
+ * W5, the rescuer: a second process already subscribed (polling every 100 ms) when the victim is
+ * killed; answers how long after the kill every row the victim held was delivered again.
+ */
+export async function rescue(spec, control) {
+  const { adapter, close } = await openAdapter(spec.db, spec.workers + 2, spec.file);
+  const table = describe(spec.db, spec.form);
+  const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 100 });
+  const at = [];
+  broker.subscribe(subscription(spec, table), async () => {
+    at.push(Date.now());
+  });
+  await broker.start();
+  control.send({ type: 'ready' });
+  const killedAt = await control.next('killed').then((m) => m.at);
+  await until(() => at.length >= spec.jobs, 5, 120_000);
+  await broker.shutdown({ timeout: 2000 });
+  await close();
+  // A row delivered here before the kill was delivered twice: that would be a bug.
+  return {
+    redeliveredMs: Math.max(...at) - killedAt,
+    deliveredBeforeKill: at.filter((t) => t < killedAt).length,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The queue table of each claim form and database, as sqlinbox describes it, and the adapters the
+ * benchmark opens. The raw loops use the same tables (the DDL comes from `dialect.ddl`).
+ */
+import { inbox } from '@sqlinbox/core';
+import { MYSQL_TABLE, MYSQL_URL, PG_SCHEMA, PG_URL, sqliteFile, TABLE } from './config.mjs';
+
+/** The table's name as the description gives it, per database. */
+export function tableName(db) {
+  if (db === 'pg') return `${PG_SCHEMA}.${TABLE}`;
+  if (db === 'mysql') return MYSQL_TABLE;
+  return TABLE;
+}
+
+/** The description of the benchmark's table in one form. */
+export function describe(db, form) {
+  const base = {
+    table: tableName(db),
+    id: { column: 'id', generated: true },
+    attempt: { column: 'attempt', generated: true },
+    payload: 'payload',
+  };
+  if (form === 'lease') return inbox({ ...base, lease: 'locked_until' });
+  if (form === 'advisory') return inbox({ ...base, advisory: 'bench-{id}' });
+  return inbox(base);
+}
+
+/**
+ * The `prepared` experiment: a pg client that sends every statement text as a named prepared
+ * statement (parsed and planned once per connection, as pgbench's -M prepared), which is what the
+ * dialect-postgres change recommended in docs/benchmarks.md would do.
+ */
+function preparingClient(pgLib) {
+  const names = new Map();
+  return class PreparingClient extends pgLib.Client {
+    query(config, values, callback) {
+      if (typeof config === 'string' && typeof callback !== 'function') {
+        let name = names.get(config);
+        if (name === undefined) {
+          name = `sqlinbox_${names.size + 1}`;
+          names.set(config, name);
+        }
+        return super.query({ name, text: config, values });
+      }
+      return super.query(config, values, callback);
+    }
+  };
+}
+
+/**
+ * An adapter (and what closes it) for `db`, sized for `connections`. Only that database's driver
+ * and dialect are loaded, so a child's RSS carries no other.
+ */
+export async function openAdapter(db, connections, file, experiment = '') {
+  if (db === 'pg') {
+    const { default: pgLib } = await import('pg');
+    const { pg } = await import('@sqlinbox/dialect-postgres/pg');
+    const Client = experiment.includes('prepared') ? preparingClient(pgLib) : undefined;
+    const pool = new pgLib.Pool({
+      connectionString: PG_URL,
+      max: connections,
+      ...(Client ? { Client } : {}),
+    });
+    const adapter = pg(pool);
+    const close = async () => {
+      await adapter.close();
+      await pool.end();
+    };
+    return { adapter, close };
+  }
+  if (db === 'mysql') {
+    const { default: mysql } = await import('mysql2/promise');
+    const { mysql2 } = await import('@sqlinbox/dialect-mysql/mysql2');
+    const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: connections, maxIdle: connections });
+    return { adapter: mysql2(pool), close: () => pool.end() };
+  }
+  const { sqlite } = await import('@sqlinbox/dialect-sqlite');
+  const adapter = sqlite({ filename: sqliteFile(file), connections });
+  return { adapter, close: () => adapter.close() };
+}
