@@ -8,6 +8,7 @@
  *   pnpm bench -- --scale 0.1  # shrink every backlog (a dry run of --full)
  *   pnpm bench -- --reps 1     # repetitions (default: 1 quick, 3 full)
  *   pnpm bench -- --report bench/results/latest.json   # rewrite the docs from a results file
+ *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
  *
  * Writes bench/results/latest.json (every figure), docs/benchmarks.md and
  * docs/benchmarks/throughput.svg. Each timed case runs in a child process of its own.
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     report: { type: 'string' },
     reps: { type: 'string' },
+    'no-docs': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -226,7 +228,7 @@ async function main() {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`wrote ${file}`);
-  if (!only) {
+  if (!only && !values['no-docs']) {
     const verdicts = writeReport(out, root);
     for (const v of verdicts)
       log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);

@@ -387,7 +387,7 @@ export function writeReport(out, root) {
     'Drain time runs from the first claim (first handler start for the peers and raw loops) to the last settlement; ' +
       'start-up (broker start, schema check, first claim) is apart. The peers do not say when a settlement commits, so ' +
       'their drain ends when every handler has run and the database shows no unsettled job (polled every 2 ms). ' +
-      '"rows/claim" is the rows per claim statement actually taken. pg-boss **keeps** completed rows (an `UPDATE` to ' +
+      '"rows/claim" is the rows per claim statement actually taken. Node CPU covers start-up and drain for sqlinbox, the drain for the others; server CPU is the summed run time of the server\'s processes (threads, for MariaDB) over the drain. pg-boss **keeps** completed rows (an `UPDATE` to ' +
       '`completed`) while graphile-worker and sqlinbox **delete** them, which shows in WAL bytes, dead tuples and size.',
   );
   for (const [db, title] of [
@@ -453,7 +453,7 @@ export function writeReport(out, root) {
   md.push('| --- | --- | --- | --- | --- | --- |');
   for (const e of mem)
     md.push(
-      `| ${systemOf(e)} | ${n0(e.memory)} | ${e.workers} | ${rate(e)} | **${n1(e.peakRssMB)}** | ${n1(e.maxRssMB)} |`,
+      `| ${systemOf(e)} | ${n0(e.jobs)} | ${e.workers} | ${rate(e)} | **${n1(e.peakRssMB)}** | ${n1(e.maxRssMB)} |`,
     );
 
   const enq = folded.filter((e) => e.workload === 'enqueue');
