@@ -1,22 +1,29 @@
 /**
- * A crash-scenario child process: opens the target's adapter, claims rows of one table and
- * hangs in its handler after telling the parent what it holds, until the parent kills it with
- * SIGKILL. Its input arrives in the SQLINBOX_CHILD environment variable as JSON.
+ * The conformance suite's child process. Its input arrives in SQLINBOX_CHILD as JSON.
+ *
+ * - `mode: 'hang'` (crash scenarios): claims rows of one table and hangs in its handler after
+ *   telling the parent what it holds, until the parent kills it with SIGKILL.
+ * - `mode: 'ledger'` (many workers across processes): acks every row after writing its id into a
+ *   ledger table with a UNIQUE row id, counting ledger conflicts (a row settled twice), until the
+ *   parent sends `stop`; then it shuts down and reports its counts.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
+  mode?: 'hang' | 'ledger';
   module: string;
   table: Record<string, unknown>;
+  ledger?: Record<string, unknown>;
   lease?: string;
   workers?: number;
+  poolSize?: number;
 }
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.env.SQLINBOX_CHILD ?? '{}') as ChildInput;
-  const mod = (await import(pathToFileURL(input.module).href)) as { default: () => Promise<any> };
-  const adapter = await mod.default();
+  const mod = (await import(pathToFileURL(input.module).href)) as { default: (o?: object) => Promise<any> };
+  const adapter = await mod.default(input.poolSize ? { poolSize: input.poolSize } : {});
   const desc = inbox(input.table as never);
   const broker = new Broker(adapter, {
     logger: silentLogger,
@@ -25,6 +32,33 @@ async function main(): Promise<void> {
   });
   let q = queue(desc as never) as any;
   if (input.workers) q = q.workers(input.workers);
+
+  if (input.mode === 'ledger') {
+    const ledger = inbox(input.ledger as never) as any;
+    let settled = 0;
+    let conflicts = 0;
+    let failures = 0;
+    broker.on('settlementError', () => failures++);
+    broker.subscribe(q, async (_m: unknown, ctx: { id: unknown }) => {
+      try {
+        await broker.publish(ledger, {}, { columns: { row_id: String(ctx.id) } });
+      } catch (err) {
+        conflicts++; // the UNIQUE row id refused a second settlement of one row
+        throw err;
+      }
+      settled++;
+    });
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      await adapter.close?.();
+      process.send?.({ type: 'done', settled, conflicts, failures }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
+
   broker.subscribe(q, async (_m: unknown, ctx: { id: unknown; attempt: number }) => {
     process.send?.({ type: 'in-handler', id: String(ctx.id), attempt: ctx.attempt });
     await new Promise(() => {}); // hangs until killed

@@ -6,10 +6,12 @@ import {
   Broker,
   type BrokerOptions,
   type Capabilities,
+  type Connection,
   type Form,
   type InboxInput,
   inbox,
   type Logger,
+  type Pool,
   type Row,
 } from '@sqlinbox/core';
 import type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
@@ -125,6 +127,43 @@ export class Harness {
     return b;
   }
 
+  /** A broker whose pool records the connections out of it, so a scenario can kill them. */
+  async trackedBroker(opts: BrokerOptions = {}): Promise<{ broker: Broker<any, any>; out: Set<Connection> }> {
+    const adapter = await this.open();
+    const pool = adapter.pool;
+    const out = new Set<Connection>();
+    const tracked: Pool = {
+      get size() {
+        return pool.size;
+      },
+      spare: () => pool.spare(),
+      acquire: async () => {
+        const c = await pool.acquire();
+        out.add(c);
+        return c;
+      },
+      tryAcquire: async () => {
+        const c = await pool.tryAcquire();
+        if (c !== null) out.add(c);
+        return c;
+      },
+      release: (c) => {
+        out.delete(c);
+        pool.release(c);
+      },
+      destroy: (c) => {
+        out.delete(c);
+        return pool.destroy(c);
+      },
+    };
+    const broker = new Broker(
+      { ...adapter, pool: tracked },
+      { logger: this.logger, pollInterval: 50, ...opts },
+    );
+    this.brokers.push(broker);
+    return { broker, out };
+  }
+
   /** Every row of a table, ordered by id. */
   async rows(table: string): Promise<Row[]> {
     const rows = await this.target.exec(`SELECT * FROM ${table}`);
@@ -143,8 +182,7 @@ export class Harness {
     input: Record<string, unknown>,
     opts: { lease?: string; workers?: number } = {},
   ): Promise<{ child: ChildProcess; claimed: Promise<{ id: unknown; attempt: number }> }> {
-    const script = fileURLToPath(new URL('../dist/child.mjs', import.meta.url));
-    const child = fork(script, [], {
+    const child = fork(childScript(), [], {
       env: {
         ...process.env,
         SQLINBOX_CHILD: JSON.stringify({ module: this.target.childModule, table: input, ...opts }),
@@ -173,6 +211,11 @@ export class Harness {
     for (const t of this.tables.reverse())
       await this.target.exec(`DROP TABLE IF EXISTS ${t}`).catch(() => {});
   }
+}
+
+/** The built child-process entry (the same path from `src/` and from `dist/`). */
+export function childScript(): string {
+  return fileURLToPath(new URL('../dist/child.mjs', import.meta.url));
 }
 
 export interface Table {

@@ -4,6 +4,7 @@ import { Harness } from './harness.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
+import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { orderingScenarios } from './scenarios/ordering.js';
 import { poolScenarios } from './scenarios/pool.js';
@@ -19,6 +20,10 @@ export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 export interface ConformanceOptions {
   /** Limit to these forms. */
   readonly forms?: readonly Form[];
+  /** Rows for the two-process ledger scenario (default 1,000). */
+  readonly rows?: number;
+  /** Advisory deliveries before the locks left are counted (default 1,000). */
+  readonly advisoryDeliveries?: number;
 }
 
 /**
@@ -70,6 +75,10 @@ export async function runConformance(
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
+        failureScenarios(h, form, caps, {
+          rows: options.rows ?? 1_000,
+          advisoryDeliveries: options.advisoryDeliveries ?? 1_000,
+        });
       });
     }
   });

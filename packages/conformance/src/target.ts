@@ -33,6 +33,11 @@ export interface ConformanceTarget {
   killSession?(connectionId: string): Promise<void>;
   /** How many advisory locks any session holds now. Absent where the database cannot tell. */
   advisoryLocksHeld?(): Promise<number>;
+  /**
+   * Restarts the database server and resolves once it answers again. Absent where the database
+   * has no server (SQLite).
+   */
+  restartServer?(): Promise<void>;
   /** Closes what the target itself opened. */
   close?(): Promise<void>;
 }

@@ -4,4 +4,4 @@ import { mariadbTarget } from './targets.js';
 
 const target = mariadbTarget();
 afterAll(() => target.close?.());
-await runConformance(target);
+await runConformance(target, { rows: 5_000, advisoryDeliveries: 1_000 });

@@ -4,4 +4,4 @@ import { mysql2Target } from './targets.js';
 
 const target = mysql2Target();
 afterAll(() => target.close?.());
-await runConformance(target);
+await runConformance(target, { rows: 5_000, advisoryDeliveries: 1_000 });

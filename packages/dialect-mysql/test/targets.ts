@@ -14,10 +14,12 @@
  *   names `IS_USED_LOCK(name)` finds held. A lock taken outside the dialect's `advisory.lock` (a
  *   table's own lock function) is not seen that way.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
 import type { Adapter, Connection, Row } from '@sqlinbox/core';
 import * as connector from 'mariadb';
@@ -151,6 +153,17 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
       return held;
     },
 
+    /**
+     * Stops MariaDB with `mariadb-admin shutdown` and starts it again the way the machine does,
+     * then waits until it answers; the admin connection is opened anew.
+     */
+    async restartServer(): Promise<void> {
+      const old = admin;
+      admin = undefined;
+      if (old !== undefined) await old.end().catch(() => {});
+      await restartMariadb();
+    },
+
     async close(): Promise<void> {
       for (const a of [...opened]) await a.close();
       if (admin !== undefined) {
@@ -162,6 +175,31 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+const run = promisify(execFile);
+
+/** Restarts the local MariaDB server and waits (up to 60 s) until it answers a ping. */
+async function restartMariadb(): Promise<void> {
+  await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'shutdown']).catch(() => {});
+  for (let i = 0; i < 100; i++) {
+    const down = await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'ping']).then(
+      () => false,
+      () => true,
+    );
+    if (down) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']);
+  for (let i = 0; i < 600; i++) {
+    const up = await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'ping']).then(
+      () => true,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('MariaDB did not come back after a restart');
 }
 
 /** The conformance target for MariaDB (standing in for MySQL) through `mysql2`. */

@@ -4,4 +4,4 @@ import { pgTarget } from './targets.js';
 
 const target = pgTarget();
 afterAll(() => target.close?.());
-await runConformance(target);
+await runConformance(target, { rows: 5_000, advisoryDeliveries: 1_000 });

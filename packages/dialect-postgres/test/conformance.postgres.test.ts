@@ -4,4 +4,4 @@ import { postgresJsTarget } from './targets.js';
 
 const target = postgresJsTarget();
 afterAll(() => target.close?.());
-await runConformance(target);
+await runConformance(target, { rows: 5_000, advisoryDeliveries: 1_000 });

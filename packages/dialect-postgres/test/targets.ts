@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
 import type { Row } from '@sqlinbox/core';
 import pgModule from 'pg';
@@ -15,6 +18,7 @@ import { postgresJs } from '../src/postgres.js';
  * `postgres://postgres@127.0.0.1:5432/test`.
  */
 
+const run = promisify(execFile);
 const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const here = dirname(fileURLToPath(import.meta.url));
 /** A PostgreSQL release below the floor (11), as `server_version` spells it. */
@@ -30,7 +34,10 @@ async function settle(pool: { size: number; spare(): number }): Promise<void> {
 }
 
 /** The admin side both targets share: a lazily opened `pg.Client`. */
-function adminSide(): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'close'> {
+function adminSide(): Pick<
+  ConformanceTarget,
+  'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'
+> {
   let client: Promise<pgModule.Client> | undefined;
   const admin = () => {
     client ??= (async () => {
@@ -64,6 +71,26 @@ function adminSide(): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisory
          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       return r.rows[0]?.n ?? 0;
+    },
+    /**
+     * Restarts the local cluster with `pg_ctlcluster .. restart` (every session ends) and waits
+     * until it accepts connections; the admin client is opened anew.
+     */
+    async restartServer(): Promise<void> {
+      const old = client;
+      client = undefined;
+      if (old !== undefined) await (await old).end().catch(() => {});
+      const version = readdirSync('/etc/postgresql')[0]!;
+      await run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart']);
+      for (let i = 0; i < 600; i++) {
+        const up = await run('pg_isready', ['-h', '127.0.0.1', '-p', '5432']).then(
+          () => true,
+          () => false,
+        );
+        if (up) return;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error('PostgreSQL did not come back after a restart');
     },
     /** Ends the admin connection. */
     async close(): Promise<void> {
