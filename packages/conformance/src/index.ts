@@ -60,13 +60,13 @@ export async function runConformance(
       harness = undefined;
     });
 
-    test('R-SHAPE-5 the adapter states what it can do', () => {
+    test('R-SHAPE-5 R-SHAPE-4 the adapter states what it can do, and this suite runs on it', () => {
       if (caps.forms.length === 0) throw new Error('an adapter must take at least one claim form');
     });
 
     for (const form of forms) {
       describe(`${form} form`, () => {
-        settleScenarios(h, form);
+        settleScenarios(h, form, caps);
         deadLetterScenarios(h, form, caps);
         crashScenarios(h, form);
         poolScenarios(h, form, caps);

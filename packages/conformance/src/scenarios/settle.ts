@@ -1,9 +1,9 @@
-import { ConfigError, type Form, Outcome, queue, ServerTooOldError } from '@sqlinbox/core';
+import { type Capabilities, ConfigError, type Form, Outcome, queue, ServerTooOldError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, ms, payloadOf, sleep, until } from '../harness.js';
 
 /** Claim, publish and settlement scenarios, per form (SPEC sections 2, 3, 6, 7). */
-export function settleScenarios(h: () => Harness, form: Form): void {
+export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
   test(`R-PUB-1 R-PUB-2 R-SET-1 a published message and a row inserted by plain SQL are both delivered and acked (${form})`, async () => {
     const { desc, name } = await h().create(form);
     const b = await h().broker();
@@ -238,4 +238,39 @@ export function settleScenarios(h: () => Harness, form: Form): void {
     expect(err).toBeInstanceOf(ServerTooOldError);
     expect((err as ServerTooOldError).found).toContain(h().target.tooOldVersion.split('-')[0]!);
   });
+
+  test(`R-DESC-1 a table with every role column (and others, ignored) is claimed and settled (${form})`, async () => {
+    const { desc, name } = await h().create(form, {
+      retryAfter: true,
+      processedAt: true,
+      group: true,
+      partitionKey: true,
+      columns: ['note'],
+    });
+    const b = await h().broker();
+    const seen: unknown[] = [];
+    b.subscribe(queue(desc), async (m, ctx) => {
+      seen.push({ m, attempt: ctx.attempt, group: ctx.row.grp, key: ctx.row.pkey });
+    });
+    await b.start();
+    await b.publish(
+      desc,
+      { all: 1 },
+      { group: 'g', partitionKey: 'p', columns: { note: 'ignored by the queue' } },
+    );
+    await until(() => seen.length === 1, 'delivered');
+    expect(seen[0]).toEqual({ m: { all: 1 }, attempt: 1, group: 'g', key: 'p' });
+    await until(async () => (await h().rows(name))[0]?.processed_at != null, 'stamped');
+  });
+
+  test.runIf(caps.transactional && caps.isolationLevels.includes('repeatable_read') && form === 'lease')(
+    'R-TX-8 a lease table in transactional mode at repeatable_read stops at start with a clear error',
+    async () => {
+      const { name } = await h().create('lease');
+      const rr = h().describe('lease', name, { isolation: 'repeatable_read' });
+      const b = await h().broker();
+      b.subscribe(queue(rr).transactional(), async () => {});
+      await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: name });
+    },
+  );
 }

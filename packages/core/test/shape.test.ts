@@ -1,0 +1,84 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../../..');
+const pkg = (dir: string) => JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8'));
+const PACKAGES = [
+  'core',
+  'dialect-postgres',
+  'dialect-mysql',
+  'dialect-sqlite',
+  'dialect-mssql',
+  'conformance',
+];
+const DRIVERS = ['pg', 'postgres', 'mysql2', 'mariadb', 'better-sqlite3', 'tedious'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+describe('the shape of the project', () => {
+  test('R-SHAPE-1 a pnpm workspace built with turbo, the six packages and docs/', () => {
+    for (const f of ['pnpm-workspace.yaml', 'turbo.json', 'package.json', 'docs/README.md']) {
+      expect(existsSync(join(root, f)), f).toBe(true);
+    }
+    for (const p of PACKAGES) expect(existsSync(join(root, 'packages', p, 'package.json')), p).toBe(true);
+    expect(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')).toMatch(/packages\/\*/);
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
+    for (const s of ['build', 'typecheck', 'test']) expect(scripts[s]).toMatch(/^turbo run /);
+  });
+
+  test('R-SHAPE-2 npm names; each builds to dist/ with declarations behind an exports map', () => {
+    for (const p of PACKAGES) {
+      const j = pkg(p);
+      expect(j.name).toBe(`@sqlinbox/${p}`);
+      expect(j.files).toEqual(['dist']);
+      const main = j.exports['.'];
+      expect(main.types).toMatch(/^\.\/dist\/.*\.d\.mts$/);
+      expect(main.default).toMatch(/^\.\/dist\/.*\.mjs$/);
+    }
+  });
+
+  test('R-SHAPE-3 the core imports no database driver and writes no SQL', () => {
+    const j = pkg('core');
+    for (const d of DRIVERS) {
+      expect(j.dependencies?.[d]).toBeUndefined();
+      expect(j.peerDependencies?.[d]).toBeUndefined();
+    }
+    for (const file of sources(join(root, 'packages/core/src'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const d of DRIVERS)
+        expect(text, `${file} imports ${d}`).not.toMatch(new RegExp(`from '${d}(/[^']*)?'`));
+      // SQL text lives in the dialects: no statement keyword pair in a core string literal.
+      expect(text, `${file} holds SQL`).not.toMatch(
+        /['`"](SELECT|UPDATE|INSERT|DELETE|BEGIN|COMMIT)\b[^'`"]*['`"]/,
+      );
+    }
+  });
+
+  test('R-SHAPE-4 drivers are peer dependencies, each behind a subpath export of its dialect', () => {
+    const expected: Record<string, string[]> = {
+      'dialect-postgres': ['pg', 'postgres'],
+      'dialect-mysql': ['mysql2', 'mariadb'],
+      'dialect-sqlite': ['better-sqlite3'],
+      'dialect-mssql': ['tedious'],
+    };
+    for (const [p, drivers] of Object.entries(expected)) {
+      const j = pkg(p);
+      for (const d of drivers) {
+        expect(j.peerDependencies?.[d], `${p} peer ${d}`).toBeDefined();
+        expect(j.dependencies?.[d], `${p} depends on ${d}`).toBeUndefined();
+      }
+    }
+    expect(Object.keys(pkg('dialect-postgres').exports)).toEqual(
+      expect.arrayContaining(['./pg', './postgres']),
+    );
+    expect(Object.keys(pkg('dialect-mysql').exports)).toEqual(
+      expect.arrayContaining(['./mysql2', './mariadb']),
+    );
+    expect(Object.keys(pkg('dialect-mssql').exports)).toEqual(expect.arrayContaining(['./tedious']));
+  });
+});
