@@ -11,10 +11,11 @@ export const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:
 /** The run's tag: the orchestrator's pid, handed to every child. */
 export const RUN = process.env.BENCH_RUN ?? String(process.pid);
 
-/** PostgreSQL schemas: sqlinbox and the raw loops, graphile-worker, pg-boss. */
+/** PostgreSQL schemas: sqlinbox and the raw loops, graphile-worker, pg-boss, BullMQ. */
 export const PG_SCHEMA = `bench_${RUN}`;
 export const GW_SCHEMA = `bench_gw_${RUN}`;
 export const BOSS_SCHEMA = `bench_boss_${RUN}`;
+export const BULL_SCHEMA = `bench_bull_${RUN}`;
 /** The queue table, in the PostgreSQL schema above, in MariaDB's `test` database, in each SQLite file. */
 export const TABLE = 'jobs';
 export const MYSQL_TABLE = `bench_${RUN}_jobs`;

@@ -52,7 +52,7 @@ const planned = plan(mode, scale);
 const all = planned.cases;
 const repetitions = values.reps === undefined ? planned.repetitions : Number(values.reps);
 const only = values.only === undefined ? undefined : new RegExp(values.only);
-const cases = only ? all.filter((c) => only.test(c.id)) : all;
+const selected = only ? all.filter((c) => only.test(c.id)) : all;
 
 const log = (s) => process.stdout.write(`${s}\n`);
 
@@ -127,6 +127,16 @@ async function runCase(spec) {
   return result;
 }
 
+function bullmqVersion() {
+  try {
+    const dir = process.env.BENCH_BULLMQ_DIR;
+    const req = createRequire(join(dir ?? join(root, 'bench'), 'noop.js'));
+    return JSON.parse(readFileSync(req.resolve('bullmq/package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
 function version(pkg) {
   try {
     const req = createRequire(join(root, 'bench', 'package.json'));
@@ -180,6 +190,7 @@ async function main() {
   const started = new Date();
   const t0 = Date.now();
   const bullmq = await loadBullmq();
+  const cases = bullmq ? selected : selected.filter((c) => c.kind !== 'bullmq');
   const meta = {
     mode,
     scale,
@@ -188,7 +199,9 @@ async function main() {
     machine: machine(),
     versions: await versions(),
     settings: await serverSettings(),
-    bullmq: bullmq ? 'installed' : 'not run: the bullmq package is not installed (see docs/benchmarks.md)',
+    bullmq: bullmq
+      ? `run: bullmq ${bullmqVersion()}${process.env.BENCH_BULLMQ_DIR ? ', loaded from BENCH_BULLMQ_DIR (installed outside the workspace with npm)' : ''}`
+      : 'not run: the bullmq package cannot be loaded here',
   };
   log(
     `sqlinbox bench, ${mode} mode: ${cases.length} cases x ${repetitions}, on ${meta.machine.nproc} cores (${meta.machine.cpuModel})`,

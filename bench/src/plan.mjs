@@ -8,7 +8,7 @@ const bossWorkCap = (workers, batch, seconds) => Math.max(50, Math.round(workers
 
 export function plan(mode, scale = 1) {
   const full = mode === 'full';
-  const jobs = Math.max(200, Math.round((full ? 50_000 : 2_000) * scale));
+  const jobs = Math.max(200, Math.round((full ? 50_000 : 3_000) * scale));
   // The advisory form runs several round trips per job: a smaller backlog keeps quick mode quick.
   const advisoryJobs = full ? jobs : Math.max(200, Math.round(jobs * 0.3));
   const workerCounts = full ? [1, 8, 32] : [8, 32];
@@ -40,12 +40,15 @@ export function plan(mode, scale = 1) {
       add({ db: 'pg', kind: 'pgboss', variant: `work ${batch}`, batch, workers: w, jobs: capped });
     }
     add({ db: 'pg', kind: 'pgboss', variant: 'fetch 100', batch: 100, workers: w });
+    // Run only where the bullmq package can be loaded (see run-peers.mjs).
+    add({ db: 'pg', kind: 'bullmq', variant: 'defaults', workers: w });
   }
   // MariaDB.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
     for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
   }
+  add({ db: 'mysql', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
   // SQLite: lease and advisory; the raw loop is one synchronous loop.
   for (const form of ['lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'sqlite', kind: 'sqlinbox', form, workers: w });
@@ -73,6 +76,7 @@ export function plan(mode, scale = 1) {
     cases.push({ ...lat, kind: 'graphile', variant: 'default' });
     cases.push({ ...lat, kind: 'graphile', variant: 'tuned' });
     cases.push({ ...lat, kind: 'pgboss', variant: 'work 100', batch: 100 });
+    cases.push({ ...lat, kind: 'bullmq', variant: 'defaults' });
   }
 
   // W4: memory while draining a backlog (PostgreSQL lease, 32 workers; peers beside it in full).

@@ -7,10 +7,13 @@
  * (graphile-worker does not await `completeJob`; pg-boss completes after its handler), so the drain
  * ends when the handlers have all run AND the database shows no unsettled job, polled every 2 ms.
  */
+
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pgLib from 'pg';
 import PgBoss from 'pg-boss';
-import { BOSS_SCHEMA, GW_SCHEMA, PG_URL, payload } from './config.mjs';
+import { BOSS_SCHEMA, BULL_SCHEMA, GW_SCHEMA, PG_URL, payload } from './config.mjs';
 import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
 
 const silent = new Logger(() => () => {});
@@ -158,18 +161,77 @@ async function bossDrain(spec) {
   };
 }
 
-/** BullMQ's PostgreSQL backend, when the package resolves (see docs/benchmarks.md). */
+/**
+ * BullMQ's PostgreSQL backend, when the package can be loaded: from the workspace if it is ever
+ * installed there, or from a copy installed elsewhere with npm, named by BENCH_BULLMQ_DIR (pnpm 12
+ * refuses the install script of its msgpackr-extract dependency unless the workspace allows it).
+ */
 export async function loadBullmq() {
   try {
+    if (process.env.BENCH_BULLMQ_DIR)
+      return createRequire(join(process.env.BENCH_BULLMQ_DIR, 'noop.js'))('bullmq');
     return await import('bullmq');
   } catch {
     return null;
   }
 }
 
+/** BullMQ's connection: its own schema, migrated on first use. Its defaults otherwise (it keeps completed jobs). */
+export const bullConnection = () => ({ connectionString: PG_URL, schema: BULL_SCHEMA, migrate: true });
+
+/** W2 for BullMQ: a Worker at `concurrency` = workers, its defaults otherwise. */
+async function bullDrain(spec) {
+  const bull = await loadBullmq();
+  const done = ledger(spec.jobs);
+  let first = 0;
+  let cpu;
+  const rss = rssSampler();
+  const t0 = now();
+  const worker = new bull.Worker(
+    QUEUE,
+    async (job) => {
+      if (first === 0) {
+        first = now();
+        cpu = cpuMeter('pg');
+      }
+      done.mark(job.data.n);
+    },
+    { connection: bullConnection(), concurrency: spec.workers },
+    bull.createPostgresBackend,
+  );
+  worker.on('error', () => {});
+  const probe = new pgLib.Client({ connectionString: PG_URL });
+  await probe.connect();
+  await until(() => done.count + done.duplicates >= spec.jobs, 2);
+  await until(
+    async () =>
+      (await unsettled(
+        probe,
+        `SELECT count(*) AS n FROM "${BULL_SCHEMA}".job WHERE state NOT IN ('completed', 'failed')`,
+      )) === 0,
+    2,
+  );
+  const last = now();
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  await worker.close();
+  await probe.end();
+  const drainMs = last - first;
+  return {
+    startupMs: first - t0,
+    drainMs,
+    jobsPerSec: spec.jobs / (drainMs / 1000),
+    ...usage,
+    peakRssMB,
+    processed: done.count,
+    duplicates: done.duplicates,
+  };
+}
+
 export async function drain(spec) {
   if (spec.kind === 'graphile') return graphileDrain(spec);
   if (spec.kind === 'pgboss') return bossDrain(spec);
+  if (spec.kind === 'bullmq') return bullDrain(spec);
   throw new Error(`no peer ${spec.kind}`);
 }
 
@@ -194,6 +256,19 @@ export async function latency(spec) {
     produce = (p) => utils.addJob(QUEUE, p);
     stop = () => runner.stop();
     closeProducer = () => utils.release();
+  } else if (spec.kind === 'bullmq') {
+    const bull = await loadBullmq();
+    const worker = new bull.Worker(
+      QUEUE,
+      async (job) => handle(job.data),
+      { connection: bullConnection(), concurrency: spec.workers },
+      bull.createPostgresBackend,
+    );
+    worker.on('error', () => {});
+    const queue = new bull.Queue(QUEUE, { connection: bullConnection() }, bull.createPostgresBackend);
+    produce = (p) => queue.add('job', p);
+    stop = () => worker.close();
+    closeProducer = () => queue.close();
   } else {
     const boss = new PgBoss(bossOptions(spec.workers));
     boss.on('error', () => {});

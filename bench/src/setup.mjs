@@ -12,9 +12,18 @@ import { Logger, makeWorkerUtils } from 'graphile-worker';
 import mysql from 'mysql2/promise';
 import pgLib from 'pg';
 import PgBoss from 'pg-boss';
-import { BOSS_SCHEMA, GW_SCHEMA, MYSQL_URL, PG_SCHEMA, PG_URL, payload, sqliteFile } from './config.mjs';
+import {
+  BOSS_SCHEMA,
+  BULL_SCHEMA,
+  GW_SCHEMA,
+  MYSQL_URL,
+  PG_SCHEMA,
+  PG_URL,
+  payload,
+  sqliteFile,
+} from './config.mjs';
 import { sleep } from './measure.mjs';
-import { bossOptions, QUEUE } from './run-peers.mjs';
+import { bossOptions, bullConnection, loadBullmq, QUEUE } from './run-peers.mjs';
 import { describe, tableName } from './tables.mjs';
 
 let pgAdmin;
@@ -37,9 +46,11 @@ export async function myq(sql, params) {
 const schemaOf = (spec) =>
   spec.kind === 'graphile'
     ? GW_SCHEMA
-    : spec.kind === 'pgboss' || spec.kind === 'bullmq'
+    : spec.kind === 'pgboss'
       ? BOSS_SCHEMA
-      : PG_SCHEMA;
+      : spec.kind === 'bullmq'
+        ? BULL_SCHEMA
+        : PG_SCHEMA;
 
 async function vacuumSchema(schema) {
   const { rows } = await pgq('SELECT tablename FROM pg_tables WHERE schemaname = $1', [schema]);
@@ -89,6 +100,17 @@ export async function prepare(spec) {
     }
     await boss.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
     await vacuumSchema(BOSS_SCHEMA);
+  } else if (spec.kind === 'bullmq') {
+    await pgq(`DROP SCHEMA IF EXISTS "${BULL_SCHEMA}" CASCADE`);
+    const bull = await loadBullmq();
+    const queue = new bull.Queue(QUEUE, { connection: bullConnection() }, bull.createPostgresBackend);
+    for (let i = 0; i < n; i += 1000) {
+      const m = Math.min(1000, n - i);
+      await queue.addBulk(Array.from({ length: m }, (_, j) => ({ name: 'job', data: payload(i + j + 1) })));
+    }
+    if (n === 0) await queue.getJobCounts();
+    await queue.close();
+    await vacuumSchema(BULL_SCHEMA);
   } else if (spec.db === 'mysql') {
     const t = tableName('mysql');
     await myq(`DROP TABLE IF EXISTS \`${t}\``);
@@ -184,6 +206,14 @@ async function leftOver(spec) {
   if (spec.db === 'pg') {
     if (spec.kind === 'graphile')
       return Number((await pgq(`SELECT count(*) AS n FROM "${GW_SCHEMA}"._private_jobs`)).rows[0].n);
+    if (spec.kind === 'bullmq')
+      return Number(
+        (
+          await pgq(
+            `SELECT count(*) AS n FROM "${BULL_SCHEMA}".job WHERE state NOT IN ('completed', 'failed')`,
+          )
+        ).rows[0].n,
+      );
     if (spec.kind === 'pgboss')
       return Number(
         (await pgq(`SELECT count(*) AS n FROM "${BOSS_SCHEMA}".job WHERE state < 'completed'`)).rows[0].n,
@@ -212,7 +242,8 @@ export async function cleanup(spec) {
 /** Drops everything the run made and closes the admin connections. */
 export async function cleanupAll() {
   try {
-    for (const s of [PG_SCHEMA, GW_SCHEMA, BOSS_SCHEMA]) await pgq(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    for (const s of [PG_SCHEMA, GW_SCHEMA, BOSS_SCHEMA, BULL_SCHEMA])
+      await pgq(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
     await myq(`DROP TABLE IF EXISTS \`${tableName('mysql')}\``);
   } finally {
     await pgAdmin?.end().catch(() => {});
