@@ -75,7 +75,7 @@ export async function runConformance(
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
-        failureScenarios(h, form, caps, {
+        failureScenarios(h, target, form, caps, {
           rows: options.rows ?? 1_000,
           advisoryDeliveries: options.advisoryDeliveries ?? 1_000,
         });

@@ -214,15 +214,16 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     const rows: Insert[] = [];
     for (const m of messages) rows.push(await this.insertOf(table, m, codec, opts));
     const ops = this.ops(table);
+    const wakeup = this.adapter.wakeup?.notifiesOnInsert ? undefined : this.adapter.wakeup;
     let ids: unknown[];
     if (opts.tx !== undefined) {
       ids = await ops.insert(opts.tx as Connection, rows);
-      if (this.adapter.wakeup) await this.adapter.wakeup.notify(opts.tx as Connection, table.table);
+      if (wakeup) await wakeup.notify(opts.tx as Connection, table.table);
     } else {
       const conn = await this.adapter.pool.acquire();
       try {
         ids = await ops.insert(conn, rows);
-        if (this.adapter.wakeup) await this.adapter.wakeup.notify(conn, table.table);
+        if (wakeup) await wakeup.notify(conn, table.table);
       } finally {
         this.adapter.pool.release(conn);
       }

@@ -26,7 +26,9 @@ export interface Capabilities {
   readonly oneLeaseClaimAtATime: boolean;
   /**
    * Lease claims take one row per worker the subscription has seen, and rows beyond the free
-   * workers wait in the subscription's lease book (SQLite, R-POOL-6). Default false.
+   * workers wait in the subscription's lease book, extended while they wait (R-POOL-6). SQLite
+   * needs it (one writer at a time); elsewhere it trades a few rows held ahead for a claim
+   * statement per batch instead of per row. Default false.
    */
   readonly claimAhead: boolean;
   /** Column kinds that hold an instant (`timestamp`, or `integer` for epoch milliseconds). */
@@ -90,6 +92,9 @@ export type Settlement =
       /** Whether the connection is already inside a transaction (row lock form, transactional mode). */
       readonly inTransaction: boolean;
     };
+
+/** A `finish` settlement that carries its lease token (see {@link TableOps.settleMany}). */
+export type FinishSettlement = Extract<Settlement, { kind: 'finish' }> & { readonly token: Date };
 
 export type DeadLetterTarget = { readonly group: string } | { readonly table: string };
 
@@ -163,6 +168,12 @@ export interface TableOps {
   readonly advisory: Advisory;
   /** Runs one settlement; answers the rows it changed (0: the row was gone or, with a token, lost). */
   settle(conn: Connection, s: Settlement): Promise<number>;
+  /**
+   * Optional: many lease-form `finish` settlements (ack and drop) in one statement, each with its
+   * token. Answers the ids it changed; an id missing from the answer lost its lease. The engine
+   * batches the acks of one moment through it; without it, each settles on its own.
+   */
+  settleMany?(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]>;
   /** Inserts messages; answers their ids in order. */
   insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
   /** Counts rows by state. */
@@ -233,6 +244,8 @@ export interface Wakeup {
   listen(table: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Notifies listeners of a table, on the given connection (inside the publisher's transaction). */
   notify(conn: Connection, table: string): Promise<void>;
+  /** True where the dialect's `insert` already notifies in its own statement: the broker then skips `notify`. */
+  readonly notifiesOnInsert?: boolean;
 }
 
 /** Fills a dialect's capabilities from the defaults. */

@@ -182,12 +182,13 @@ const run = promisify(execFile);
 /** Restarts the local MariaDB server and waits (up to 60 s) until it answers a ping. */
 async function restartMariadb(): Promise<void> {
   await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'shutdown']).catch(() => {});
-  for (let i = 0; i < 100; i++) {
-    const down = await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'ping']).then(
-      () => false,
+  // Wait for the process itself to end: a server still shutting down makes the start below a no-op.
+  for (let i = 0; i < 600; i++) {
+    const alive = await run('pgrep', ['-x', 'mariadbd']).then(
       () => true,
+      () => false,
     );
-    if (down) break;
+    if (!alive) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']);

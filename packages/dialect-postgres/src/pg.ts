@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Adapter, Connection, Form, Pool, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
@@ -12,7 +13,10 @@ import { quoteIdent } from './sql.js';
 /** The slice of a `pg` client the adapter calls. */
 export interface PgClientLike {
   /** Runs one statement with bound values (`$1`, `$2`, ...). */
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(
+    text: string | { name: string; text: string; values?: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: any[]; rowCount: number | null }>;
   /** `error` and `end` mark the client lost; `notification` carries NOTIFY on the LISTEN client. */
   on(event: string, listener: (...args: any[]) => void): unknown;
   /** The backend pid, set by `pg` from the server's BackendKeyData; read by query when absent. */
@@ -103,6 +107,21 @@ async function stateOf(client: PgClientLike): Promise<ClientState> {
   return state;
 }
 
+const names = new Map<string, string>();
+
+/** Distinct statement texts that get a name at most; past it (dynamic SQL) statements run unnamed. */
+const MAX_NAMES = 2_000;
+
+/** A stable prepared-statement name for a statement text (`sqlinbox_` and a hash of it), or none. */
+function statementName(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMES) {
+    name = `sqlinbox_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
 /** One checked-out client as a core `Connection`; `id` is the backend pid. */
 class PgConnection implements Connection {
   released = false;
@@ -116,8 +135,16 @@ class PgConnection implements Connection {
     return this.state.pid;
   }
 
+  /**
+   * Statements with parameters run as named prepared statements (the name derived from the
+   * text), so each client parses and plans a claim or settlement once, not per job.
+   */
   async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    const r = await this.client.query(sql, params === undefined ? undefined : [...params]);
+    const name = params === undefined || params.length === 0 ? undefined : statementName(sql);
+    const r =
+      name === undefined
+        ? await this.client.query(sql, params === undefined ? undefined : [...params])
+        : await this.client.query({ name, text: sql, values: [...params!] });
     return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
   }
 }
@@ -269,6 +296,9 @@ class PgWakeup implements Wakeup {
       if (client !== undefined) await (await client).query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
     };
   }
+
+  /** The dialect's insert notifies in its own statement, so a publish needs no `notify` of its own. */
+  readonly notifiesOnInsert = true;
 
   /** `SELECT pg_notify($1, '')` on the publisher's connection: delivered when its transaction commits. */
   async notify(conn: Connection, table: string): Promise<void> {

@@ -124,7 +124,8 @@ class PostgresJsConnection implements Connection {
     if (!this.alive()) throw closedError(this.id);
     const values = (params ?? []).map((v) => (Array.isArray(v) ? arrayLiteral(v) : v));
     try {
-      const r = (await this.reserved.unsafe(sql, values)) as PostgresJsResult;
+      // Statements with parameters are prepared once per connection (postgres.js caches them).
+      const r = (await this.reserved.unsafe(sql, values, { prepare: values.length > 0 })) as PostgresJsResult;
       return { rows: [...r] as R[], rowCount: r.count ?? r.length };
     } catch (err) {
       if (this.raw !== undefined && this.raw.reserved !== this.mark) this.lost = true;
@@ -255,6 +256,9 @@ class PostgresJsWakeup implements Wakeup {
       if (this.active.delete(handle)) await handle.unlisten();
     };
   }
+
+  /** The dialect's insert notifies in its own statement, so a publish needs no `notify` of its own. */
+  readonly notifiesOnInsert = true;
 
   /** `SELECT pg_notify($1, '')` on the publisher's connection: delivered when its transaction commits. */
   async notify(conn: Connection, table: string): Promise<void> {

@@ -3,6 +3,7 @@ import type {
   AnyTable,
   Candidate,
   Connection,
+  FinishSettlement,
   Insert,
   PrepareOptions,
   QueueStats,
@@ -10,6 +11,7 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
+import { wakeupChannel } from './ddl.js';
 import { Params, quoteIdent, quoteTable } from './sql.js';
 
 /**
@@ -272,6 +274,29 @@ export class PostgresTable implements TableOps {
     return found.map((r) => r[ID]);
   }
 
+  /**
+   * Many lease-form acks in one statement: a DELETE (or the `processed_at` stamp) of every row
+   * that still holds its token, matched by `id = ANY($ids)` and the token at the id's position, as
+   * `extendLeases` does. Answers the ids it changed.
+   */
+  async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
+    const t = this.t;
+    const lease = t.lease;
+    if (settlements.length === 0 || lease === undefined) return [];
+    const p = new Params();
+    const ids = p.add(settlements.map((s) => s.id));
+    const tokens = p.add(settlements.map((s) => s.token));
+    const where =
+      `${this.col('t', t.id.column)} = ANY(${ids})` +
+      ` AND ${this.col('t', lease)} = (${tokens}::timestamptz[])[array_position(${ids}, ${this.col('t', t.id.column)})]`;
+    const sql =
+      t.processedAt === undefined
+        ? `DELETE FROM ${this.table} AS t WHERE ${where}`
+        : `UPDATE ${this.table} AS t SET ${quoteIdent(t.processedAt)} = ${p.time(settlements[0]!.now)}, ${quoteIdent(lease)} = NULL WHERE ${where}`;
+    const found = await rows(conn, `${sql} RETURNING ${this.col('t', t.id.column)} AS ${ID}`, p);
+    return found.map((r) => r[ID]);
+  }
+
   // -------------------------------------------------------------------------------------------
   // Advisory form (R-ADV-1, R-DB-2)
 
@@ -453,7 +478,13 @@ export class PostgresTable implements TableOps {
         columns.length === 0
           ? `INSERT INTO ${this.table} SELECT FROM generate_series(1, ${p.add(chunk.length)}) RETURNING ${this.id} AS ${ID}`
           : `INSERT INTO ${this.table} (${columns.map(quoteIdent).join(', ')}) VALUES ${values.join(', ')} RETURNING ${this.id} AS ${ID}`;
-      for (const r of await rows(conn, sql, p)) ids.push(r[ID]);
+      // The last statement of a publish also wakes the table's listeners (R-PLUS-1): one
+      // notification per publish, sent at its commit, with no round trip of its own.
+      const last = i + 1000 >= records.length;
+      const statement = last
+        ? `WITH sqlinbox_ins AS (${sql}), sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, '')) SELECT ${ID} FROM sqlinbox_ins, sqlinbox_wake`
+        : sql;
+      for (const r of await rows(conn, statement, p)) ids.push(r[ID]);
     }
     return ids;
   }

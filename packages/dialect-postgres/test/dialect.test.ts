@@ -21,7 +21,7 @@ describe('PostgreSQL dialect facts', () => {
       multipleConnections: true,
       oneClaimAtATime: false,
       oneLeaseClaimAtATime: false,
-      claimAhead: false,
+      claimAhead: true,
       timeKinds: ['timestamp'],
     });
   });

@@ -47,6 +47,14 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
       return moved;
     },
 
+    async settleMany(conn, settlements) {
+      const changed: unknown[] = [];
+      for (const st of sql.settleMany(t, settlements)) {
+        for (const row of (await run(conn, st)).rows) changed.push(row[id]);
+      }
+      return changed;
+    },
+
     advisory: advisory(t, scope),
 
     async settle(conn, s) {

@@ -1,4 +1,4 @@
-import type { AnyTable, Insert, Settlement } from '@sqlinbox/core';
+import type { AnyTable, FinishSettlement, Insert, Settlement } from '@sqlinbox/core';
 import { ConfigError } from '@sqlinbox/core';
 import { ident, nowExpr, Params, type Statement, tableName } from './sql.js';
 
@@ -95,6 +95,35 @@ export function extendLeases(
     out.push(
       p.statement(
         `UPDATE ${tableName(t.table)} SET ${set} WHERE (${id}, ${lease}) IN (VALUES ${pairs}) RETURNING ${id}`,
+      ),
+    );
+  }
+  return out;
+}
+
+/**
+ * Many lease-form acks: deletes (or stamps) the rows that still hold their tokens, at most
+ * `MAX_PARAMS / 2` per statement, each answering the ids it changed.
+ */
+export function settleMany(t: AnyTable, settlements: readonly FinishSettlement[]): Statement[] {
+  const out: Statement[] = [];
+  const per = Math.floor((MAX_PARAMS - 1) / 2);
+  const id = ident(t.id.column);
+  const lease = ident(leaseOf(t));
+  for (let i = 0; i < settlements.length; i += per) {
+    const p = new Params();
+    const chunk = settlements.slice(i, i + per);
+    const set =
+      t.processedAt === undefined
+        ? undefined
+        : `${ident(t.processedAt)} = ${p.bind(chunk[0]!.now)}, ${lease} = NULL`;
+    const pairs = chunk.map((s) => `(${p.bind(s.id)}, ${p.bind(s.token)})`).join(', ');
+    const where = `(${id}, ${lease}) IN (VALUES ${pairs})`;
+    out.push(
+      p.statement(
+        set === undefined
+          ? `DELETE FROM ${tableName(t.table)} WHERE ${where} RETURNING ${id}`
+          : `UPDATE ${tableName(t.table)} SET ${set} WHERE ${where} RETURNING ${id}`,
       ),
     );
   }

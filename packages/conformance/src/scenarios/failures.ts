@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { type Capabilities, type Form, queue, SettlementError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { childScript, exited, gate, type Harness, sleep, until } from '../harness.js';
+import type { ConformanceTarget } from '../target.js';
 
 /** How many rows the heavier scenarios move. */
 export interface FailureOptions {
@@ -32,6 +33,7 @@ function tableInput(form: Form, name: string): Record<string, unknown> {
  */
 export function failureScenarios(
   h: () => Harness,
+  target: ConformanceTarget,
   form: Form,
   caps: Capabilities,
   opts: FailureOptions,
@@ -132,7 +134,7 @@ export function failureScenarios(
   }
 
   if (form !== 'lease') {
-    test.runIf(caps.multipleConnections)(
+    test.runIf(caps.multipleConnections && target.killSession !== undefined)(
       `R-ERR-2 R-SET-5 a delivery's session killed mid-handler: the settlement fails and the row is back (${form})`,
       async () => {
         const kill = h().target.killSession;
@@ -170,7 +172,7 @@ export function failureScenarios(
     );
   }
 
-  test.runIf(caps.multipleConnections)(
+  test.runIf(caps.multipleConnections && target.restartServer !== undefined)(
     `R-ERR-2 the server restarted mid-run: the broker reconnects with backoff and no row is lost (${form})`,
     { timeout: 180_000 },
     async () => {

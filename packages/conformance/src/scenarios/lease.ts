@@ -142,6 +142,34 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     void lost;
   });
 
+  test('R-LEASE-3 a batched ack (settleMany) settles only the rows that still hold their tokens', async () => {
+    const { desc, name } = await h().create('lease');
+    const adapter = await h().open();
+    const ops = adapter.dialect.prepare(desc);
+    if (ops.settleMany === undefined) return; // optional: the engine then settles one by one
+    const b = await h().broker();
+    await b.publishMany(desc, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+    const conn = await adapter.pool.acquire();
+    try {
+      const now = new Date();
+      const token = new Date(now.getTime() + 30_000);
+      const rows = await ops.claimLease(conn, 3, now, token);
+      expect(rows).toHaveLength(3);
+      const ids = rows.map((r) => r.id);
+      const stale = new Date(token.getTime() - 1);
+      const changed = await ops.settleMany(conn, [
+        { kind: 'finish', id: ids[0], token, now },
+        { kind: 'finish', id: ids[1], token, now },
+        { kind: 'finish', id: ids[2], token: stale, now },
+      ]);
+      expect(changed.map(String).sort()).toEqual([ids[0], ids[1]].map(String).sort());
+      const left = await h().rows(name);
+      expect(left.map((r) => String(r.id))).toEqual([String(ids[2])]);
+    } finally {
+      adapter.pool.release(conn);
+    }
+  });
+
   test('R-LEASE-7 a delivery dropped unsettled releases its row at once', async () => {
     const { desc, name } = await h().create('lease');
     const b = await h().broker({ lease: '30s' });

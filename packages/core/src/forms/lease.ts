@@ -1,3 +1,4 @@
+import type { FinishSettlement } from '../dialect.js';
 import { ClosedError, LeaseLostError, SettlementError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
@@ -27,6 +28,8 @@ export class LeaseForm implements ClaimForm {
   private readonly book = new Map<string, Held>();
   private timer: NodeJS.Timeout | undefined;
   private extending: Promise<void> | undefined;
+  /** Acks waiting for the next batched settlement statement. */
+  private pending: { s: FinishSettlement; resolve: (n: number) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(
     private readonly ctx: FormContext,
@@ -101,6 +104,8 @@ export class LeaseForm implements ClaimForm {
     try {
       if (h.tx && h.conn !== undefined) {
         changed = await this.settleInTransaction(h, plan);
+      } else if (s?.kind === 'finish' && s.token !== undefined && this.batchable(plan)) {
+        changed = await this.finishBatched({ ...s, token: s.token });
       } else {
         const conn = await ctx.pool.acquire();
         try {
@@ -121,6 +126,56 @@ export class LeaseForm implements ClaimForm {
       throw new LeaseLostError(ctx.table.table, h.id);
     }
     h.state = 'settled';
+  }
+
+  /** Whether a plan may join a batch: the dialect batches, and no custom statement replaces it. */
+  private batchable(plan: Plan): boolean {
+    return (
+      this.ctx.ops.settleMany !== undefined &&
+      plan.kind === 'finish' &&
+      this.ctx.table.custom[plan.outcome] === undefined
+    );
+  }
+
+  /**
+   * Acks of one moment settle in one statement: a settlement waits for the current turn of the
+   * event loop to end, then every settlement queued meanwhile runs in one `settleMany`. Answers 1
+   * where the row still held the token, 0 where the lease was lost.
+   */
+  private finishBatched(s: FinishSettlement): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ s, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const { ctx } = this;
+    try {
+      const conn = await ctx.pool.acquire();
+      const changed = new Set<string>();
+      try {
+        for (let i = 0; i < batch.length; i += SETTLE_BATCH) {
+          const chunk = batch.slice(i, i + SETTLE_BATCH).map((b) => b.s);
+          // A batch of one is the plain statement: settleMany may cost a transaction (MySQL).
+          const ids =
+            chunk.length === 1
+              ? (await ctx.ops.settle(conn, chunk[0]!)) > 0
+                ? [chunk[0]!.id]
+                : []
+              : await ctx.ops.settleMany!(conn, chunk);
+          for (const id of ids) changed.add(bookKey(id));
+        }
+      } finally {
+        ctx.pool.release(conn);
+      }
+      for (const b of batch) b.resolve(changed.has(bookKey(b.s.id)) ? 1 : 0);
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    }
   }
 
   /** Transactional mode: ack commits the handler's writes with the settlement while the lease holds. */
@@ -258,6 +313,9 @@ export class LeaseForm implements ClaimForm {
     giveBack(this.ctx, h);
   }
 }
+
+/** Settlements per batched statement at most. */
+const SETTLE_BATCH = 500;
 
 function bookKey(id: unknown): string {
   return typeof id === 'object' && id !== null ? JSON.stringify(id) : String(id);
