@@ -4,7 +4,7 @@ import { gate, type Harness, ms, sleep, until } from '../harness.js';
 
 /** Lease form scenarios (R-LEASE-*). */
 export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
-  test('R-LEASE-1 R-POOL-5 the claim commits at once: the handler runs with no connection held', async () => {
+  test('R-LEASE-1 R-LEASE-2 R-LEASE-10 R-POOL-5 the claim commits at once with the host instant plus the lease: the handler runs with no connection held', async () => {
     const { desc, name } = await h().create('lease');
     const b = await h().broker({ lease: '10s' });
     const inHandler = gate();
