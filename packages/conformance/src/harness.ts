@@ -132,21 +132,13 @@ export class Harness {
     const adapter = await this.open();
     const pool = adapter.pool;
     const out = new Set<Connection>();
-    const tracked: Pool = {
-      get size() {
-        return pool.size;
-      },
-      spare: () => pool.spare(),
-      acquire: async () => {
-        const c = await pool.acquire();
-        out.add(c);
-        return c;
-      },
-      tryAcquire: async () => {
-        const c = await pool.tryAcquire();
-        if (c !== null) out.add(c);
-        return c;
-      },
+    const took = (c: Connection | null) => {
+      if (c !== null) out.add(c);
+      return c;
+    };
+    const tracked = wrapPool(pool, {
+      acquire: async () => took(await pool.acquire())!,
+      tryAcquire: async () => took(await pool.tryAcquire()),
       release: (c) => {
         out.delete(c);
         pool.release(c);
@@ -155,7 +147,7 @@ export class Harness {
         out.delete(c);
         return pool.destroy(c);
       },
-    };
+    });
     const broker = new Broker(
       { ...adapter, pool: tracked },
       { logger: this.logger, pollInterval: 50, ...opts },
@@ -211,6 +203,20 @@ export class Harness {
     for (const t of this.tables.reverse())
       await this.target.exec(`DROP TABLE IF EXISTS ${t}`).catch(() => {});
   }
+}
+
+/** A pool that does what `pool` does, but for the calls `over` replaces (counting, fault injection). */
+export function wrapPool(pool: Pool, over: Partial<Omit<Pool, 'size'>>): Pool {
+  return {
+    get size() {
+      return pool.size;
+    },
+    spare: over.spare ?? (() => pool.spare()),
+    acquire: over.acquire ?? (() => pool.acquire()),
+    tryAcquire: over.tryAcquire ?? (() => pool.tryAcquire()),
+    release: over.release ?? ((c) => pool.release(c)),
+    destroy: over.destroy ?? ((c) => pool.destroy(c)),
+  };
 }
 
 /** The built child-process entry (the same path from `src/` and from `dist/`). */

@@ -1,6 +1,6 @@
-import { Broker, type Capabilities, LeaseLostError, type Pool, queue } from '@sqlinbox/core';
+import { Broker, type Capabilities, LeaseLostError, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, ms, sleep, until } from '../harness.js';
+import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
 
 /** Lease form scenarios (R-LEASE-*). */
 export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
@@ -100,16 +100,10 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     const adapter = await h().open();
     let broken = false;
     // Fault injection: the database out of reach for this broker's new statements.
-    const pool: Pool = {
-      get size() {
-        return adapter.pool.size;
-      },
-      spare: () => adapter.pool.spare(),
+    const pool = wrapPool(adapter.pool, {
       acquire: () => (broken ? Promise.reject(new Error('database out of reach')) : adapter.pool.acquire()),
       tryAcquire: () => (broken ? Promise.resolve(null) : adapter.pool.tryAcquire()),
-      release: (c) => adapter.pool.release(c),
-      destroy: (c) => adapter.pool.destroy(c),
-    };
+    });
     const a = new Broker({ ...adapter, pool }, { logger: h().logger, pollInterval: 50, lease: '1s' });
     h().brokers.push(a);
     const inHandler = gate();

@@ -1,6 +1,6 @@
 import { type Capabilities, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, sleep, until } from '../harness.js';
+import { gate, type Harness, sleep, until, wrapPool } from '../harness.js';
 
 /** Workers, the pool budget, empty claims, shutdown and many workers across brokers (section 5). */
 export function poolScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
@@ -59,19 +59,12 @@ export function poolScenarios(h: () => Harness, form: Form, caps: Capabilities):
     const pool = adapter.pool;
     const counted = {
       ...adapter,
-      pool: {
-        get size() {
-          return pool.size;
-        },
-        spare: () => pool.spare(),
+      pool: wrapPool(pool, {
         acquire: () => {
           acquires++;
           return pool.acquire();
         },
-        tryAcquire: () => pool.tryAcquire(),
-        release: (c: Parameters<typeof pool.release>[0]) => pool.release(c),
-        destroy: (c: Parameters<typeof pool.destroy>[0]) => pool.destroy(c),
-      },
+      }),
     };
     const { Broker } = await import('@sqlinbox/core');
     const b = new Broker(counted, { logger: h().logger, pollInterval: 200 });
