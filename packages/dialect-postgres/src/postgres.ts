@@ -16,7 +16,10 @@ import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } f
  *   (its locks, its transaction), and postgres.js reopens the slot on demand;
  * - before each statement it checks that the connection is still the one it reserved (postgres.js
  *   clears `reserved` when the socket closes); a lost one fails the statement with a
- *   `CONNECTION_CLOSED` error instead of touching it, and is never released.
+ *   `CONNECTION_CLOSED` error instead of touching it, and is never released;
+ * - a statement that fails with a socket error (`ECONNRESET`) marks the connection lost at once:
+ *   postgres.js rejects that statement on the socket's `error` event, but a statement written
+ *   between that and the `close` event would never settle.
  * Should a postgres.js release stop passing that object, `destroy` falls back to
  * `pg_terminate_backend(pg_backend_pid())` on the connection itself and never releases it.
  */
@@ -110,7 +113,7 @@ class PostgresJsConnection implements Connection {
     readonly reserved: PostgresJsReservedLike,
     readonly id: string,
     readonly raw: PostgresJsRawConnection | undefined,
-    private readonly mark: unknown,
+    readonly mark: unknown,
   ) {}
 
   /** Whether postgres.js still holds the connection reserved for us (false once its socket closed). */
@@ -128,19 +131,47 @@ class PostgresJsConnection implements Connection {
       const r = (await this.reserved.unsafe(sql, values, { prepare: values.length > 0 })) as PostgresJsResult;
       return { rows: [...r] as R[], rowCount: r.count ?? r.length };
     } catch (err) {
-      if (this.raw !== undefined && this.raw.reserved !== this.mark) this.lost = true;
-      const code = (err as { code?: unknown }).code;
-      if (code === 'CONNECTION_CLOSED' || code === 'CONNECTION_DESTROYED' || code === 'CONNECTION_ENDED') {
-        this.lost = true;
-      }
+      if (breaksConnection(err)) this.lost = true;
+      else this.alive();
       throw err;
     }
   }
 }
 
-/** A postgres.js instance as the engine's pool, over `sql.reserve()`. */
+/**
+ * Whether an error leaves the connection unusable. A server error carries a five-character
+ * SQLSTATE and leaves the session as it was, except the connection classes (08) and operator
+ * intervention (57P, the session was ended). Anything else is the socket's or postgres.js's own
+ * (`ECONNRESET`, `CONNECTION_CLOSED`, ...): postgres.js rejects the statement on the socket's
+ * `error` event but settles nothing sent before its `close` event arrives, so no further statement
+ * may go to that connection.
+ */
+function breaksConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
+}
+
+/**
+ * How long one `sql.reserve()` may wait before the adapter stops trusting it. postgres.js strands a
+ * queued reserve whose connection closes while it waits: the request is handed to the reconnect and
+ * dropped there, and the promise never settles (porsager/postgres#1195, open in 3.4.9). After this
+ * long the adapter abandons that call (a late grant is released at once) and reserves again.
+ */
+const RESERVE_WATCHDOG_MS = 3_000;
+
+/**
+ * A postgres.js instance as the engine's pool, over `sql.reserve()`. The adapter keeps its own
+ * count of reservations and its own queue of waiters, so it never asks postgres.js for more than
+ * `max` connections at once: a reserve then waits inside postgres.js only while the application's
+ * own statements hold every connection, and a slot of a destroyed connection is handed on only after
+ * postgres.js has seen its socket close (a reserve queued before that would be stranded, see above).
+ */
 class PostgresJsPool implements Pool {
-  private reservedCount = 0;
+  /** Reservations this adapter holds or is making. */
+  private held = 0;
+  /** Callers waiting for one of the `max` slots, first come first served. */
+  private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly sql: PostgresJsLike) {}
 
@@ -155,14 +186,47 @@ class PostgresJsPool implements Pool {
    * connections only for a statement's time.
    */
   spare(): number {
-    return Math.max(0, this.size - this.reservedCount);
+    return Math.max(0, this.size - this.held);
+  }
+
+  /** Takes one of the `max` slots, waiting behind earlier callers while all are taken. */
+  private async takeSlot(): Promise<void> {
+    if (this.held < this.size && this.waiting.length === 0) {
+      this.held++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands a slot to the next waiter (the count stays), or gives it up. */
+  private freeSlot(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.held--;
+  }
+
+  /** `sql.reserve()` under the watchdog described at {@link RESERVE_WATCHDOG_MS}. */
+  private async reserve(): Promise<PostgresJsReservedLike> {
+    for (;;) {
+      const attempt = this.sql.reserve();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const watchdog = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), RESERVE_WATCHDOG_MS);
+      });
+      const granted = await Promise.race([attempt, watchdog]).finally(() => clearTimeout(timer));
+      if (granted !== null) return granted;
+      attempt.then(
+        (late) => late.release(),
+        () => {},
+      );
+    }
   }
 
   async acquire(): Promise<Connection> {
-    this.reservedCount++;
+    await this.takeSlot();
     let reserved: PostgresJsReservedLike | undefined;
     try {
-      reserved = await this.sql.reserve();
+      reserved = await this.reserve();
       let raw: PostgresJsRawConnection | undefined;
       const r = (await reserved.unsafe('SELECT pg_backend_pid() AS pid', [], {
         onexecute: (c: PostgresJsRawConnection) => {
@@ -174,12 +238,10 @@ class PostgresJsPool implements Pool {
       const captured = raw as PostgresJsRawConnection | undefined;
       return new PostgresJsConnection(reserved, pid, captured, captured?.reserved);
     } catch (err) {
-      this.reservedCount--;
       // Hand the reservation back only while postgres.js still holds it open for us: releasing a
       // connection whose socket closed wedges the pool (porsager/postgres#1199).
-      const code = (err as { code?: unknown }).code;
-      const lost = typeof code === 'string' && (code.startsWith('CONNECTION_') || code.startsWith('57P'));
-      if (reserved !== undefined && !lost) reserved.release();
+      if (reserved !== undefined && !breaksConnection(err)) reserved.release();
+      this.freeSlot();
       throw err;
     }
   }
@@ -189,43 +251,60 @@ class PostgresJsPool implements Pool {
    * one on demand; an instance busy with the application's own statements may make it wait for one.
    */
   async tryAcquire(): Promise<Connection | null> {
-    return this.spare() > 0 ? this.acquire() : null;
+    return this.spare() > 0 && this.waiting.length === 0 ? this.acquire() : null;
   }
 
-  /** `reserved.release()`; a connection postgres.js has already closed is left alone (see above). */
+  /**
+   * `reserved.release()`. A connection that failed with a connection error is never handed back
+   * (releasing a closed one wedges postgres.js, porsager/postgres#1199): it is retired instead.
+   */
   release(conn: Connection): void {
     const c = conn as PostgresJsConnection;
     if (c.done) return;
     c.done = true;
-    this.reservedCount--;
-    if (c.alive()) c.reserved.release();
+    if (c.alive()) {
+      c.reserved.release();
+      this.freeSlot();
+    } else void this.retire(c);
   }
 
   /**
    * Closes the physical connection: the server ends the session, its locks and its transaction.
-   * Through postgres.js's connection object (`terminate()`, then up to 5 s for postgres.js to see
-   * the socket close), else `pg_terminate_backend(pg_backend_pid())` on the connection itself. The
-   * reservation is never released: postgres.js reopens the slot on demand.
+   * The reservation is never released: postgres.js reopens the slot on demand.
    */
   async destroy(conn: Connection): Promise<void> {
     const c = conn as PostgresJsConnection;
     if (c.done) return;
     c.done = true;
-    this.reservedCount--;
-    if (!c.alive()) return;
-    c.lost = true;
-    const raw = c.raw;
-    if (raw?.terminate !== undefined) {
-      const mark = raw.reserved;
-      raw.terminate();
-      const deadline = Date.now() + 5000;
-      while (raw.reserved === mark && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      return;
+    await this.retire(c);
+  }
+
+  /**
+   * Ends a connection for good and then frees its slot: postgres.js's `terminate()` on its
+   * connection object unless postgres.js has already seen the socket close, then up to 5 s for it
+   * to see the close (a slot handed on sooner would queue a reserve that postgres.js may strand).
+   * Without that object, `pg_terminate_backend(pg_backend_pid())` on the connection itself.
+   */
+  private async retire(c: PostgresJsConnection): Promise<void> {
+    try {
+      const raw = c.raw;
+      if (raw?.terminate !== undefined) {
+        if (raw.reserved !== c.mark) return;
+        c.lost = true;
+        raw.terminate();
+        const deadline = Date.now() + 5000;
+        while (raw.reserved === c.mark && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        return;
+      }
+      if (!c.alive()) return;
+      c.lost = true;
+      await Promise.resolve(c.reserved.unsafe('SELECT pg_terminate_backend(pg_backend_pid())')).then(
+        () => {},
+        () => {},
+      );
+    } finally {
+      this.freeSlot();
     }
-    await Promise.resolve(c.reserved.unsafe('SELECT pg_terminate_backend(pg_backend_pid())')).then(
-      () => {},
-      () => {},
-    );
   }
 }
 

@@ -1,8 +1,10 @@
-import { ServerTooOldError } from '@sqlinbox/core';
+import { type Connection, ServerTooOldError } from '@sqlinbox/core';
 import type pgModule from 'pg';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresDialect } from '../src/dialect.js';
-import { adminClient, drivers } from './support.js';
+import { postgresJs } from '../src/postgres.js';
+import { adminClient, drivers, URL } from './support.js';
 
 async function gone(admin: pgModule.Client, pid: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -140,6 +142,74 @@ describe.each(drivers)('pool and connections on $name', (driver) => {
     } finally {
       await real.end();
       await old.end();
+    }
+  });
+});
+
+/**
+ * postgres.js strands a reserve queued on a connection that closes while it waits
+ * (porsager/postgres#1195). The adapter queues its own waiters and watches each reserve; these
+ * tests end real backends with pg_terminate_backend while an acquire waits.
+ */
+describe('postgres.js reservations around a terminated backend', () => {
+  let admin: pgModule.Client;
+  beforeAll(async () => {
+    admin = await adminClient();
+  });
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  test('R-ERR-2 an acquire waiting for a full pool gets a connection once a held one is terminated and handed back', async () => {
+    const sql = postgres(URL, { max: 2, onnotice: () => {} });
+    try {
+      const { pool } = postgresJs(sql);
+      const a = await pool.acquire();
+      const b = await pool.acquire();
+      let granted: Connection | undefined;
+      const waiting = pool.acquire().then((c) => {
+        granted = c;
+        return c;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(granted).toBeUndefined();
+      await admin.query('SELECT pg_terminate_backend($1::int)', [a.id]);
+      await gone(admin, a.id);
+      await expect(a.query('SELECT 1')).rejects.toThrow();
+      pool.release(a); // lost: not handed to postgres.js, its slot goes to the waiter
+      const c = await waiting;
+      const r = await c.query<{ one: number }>('SELECT 1 AS one');
+      expect(r.rows[0]?.one).toBe(1);
+      expect(c.id).not.toBe(a.id);
+      pool.release(b);
+      pool.release(c);
+      expect(pool.spare()).toBe(2);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  test('R-ERR-2 a reserve stranded by postgres.js (the application holds every connection, one is terminated) is retried and granted', async () => {
+    const sql = postgres(URL, { max: 2, onnotice: () => {} });
+    try {
+      const { pool } = postgresJs(sql);
+      // The application reserves both connections itself, outside the adapter.
+      const appA = await sql.reserve();
+      const appB = await sql.reserve();
+      const [row] = await appA`SELECT pg_backend_pid() AS pid`;
+      const pid = String(row?.pid);
+      const waiting = pool.acquire();
+      await new Promise((r) => setTimeout(r, 50));
+      // The server ends the connection the adapter's reserve waits behind: postgres.js hands the
+      // queued reserve to the reconnect and drops it there; the adapter's watchdog reserves again.
+      await admin.query('SELECT pg_terminate_backend($1::int)', [pid]);
+      const c = await waiting;
+      const r = await c.query<{ one: number }>('SELECT 1 AS one');
+      expect(r.rows[0]?.one).toBe(1);
+      pool.release(c);
+      appB.release();
+    } finally {
+      await sql.end({ timeout: 5 });
     }
   });
 });

@@ -130,10 +130,6 @@ export function postgresJsTarget(): ConformanceTarget {
     childModule: resolve(here, 'child-postgres.mjs'),
     tooOldVersion: TOO_OLD,
     ...adminSide(),
-    // Not through postgres.js: after pg_terminate_backend of a reserved connection mid-transaction,
-    // the next reserve() sometimes waits past a minute (seen 1 run in 3 here), so the
-    // killed-session scenario runs on the pg target only. Server restarts pass on both.
-    killSession: undefined,
     async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
       const sql = postgres(URL, { max: opts.poolSize ?? 10, onnotice: () => {} });
       const adapter = postgresJs(sql, { serverVersion: opts.serverVersion });
