@@ -18,6 +18,7 @@ import {
   capabilities,
   type Dialect,
   type ErrorKind,
+  type FinishSettlement,
   type Insert,
   type IsolationLevel,
   type PrepareOptions,
@@ -548,6 +549,25 @@ class MysqlTableOps implements TableOps {
     );
     const moved = new Set(rows.map((r) => idKey(r.id)));
     return leases.filter((l) => moved.has(idKey(l.id))).map((l) => l.id);
+  }
+
+  /**
+   * Many lease-form acks: in one READ COMMITTED transaction, the rows that still hold their tokens
+   * are read `FOR UPDATE`, then deleted (or stamped) by id. MySQL has no DELETE .. RETURNING, and
+   * the lock makes the ids read the ids changed. Answers those ids.
+   */
+  async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
+    if (settlements.length === 0) return [];
+    await begin(conn, { isolation: 'read_committed' });
+    try {
+      const held = (await run(conn, this.s.holdingTokens(settlements))).rows.map((r) => r.id);
+      if (held.length > 0) await run(conn, this.s.finishIds(held, settlements[0]!.now));
+      await conn.query('COMMIT');
+      return held;
+    } catch (err) {
+      await rollbackQuietly(conn);
+      throw err;
+    }
   }
 
   /** One settlement; answers the queue-table rows it deleted or updated (0: gone, or the token lost). */

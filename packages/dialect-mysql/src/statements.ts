@@ -227,6 +227,33 @@ export class TableStatements {
   }
 
   /**
+   * Of these leases, the rows that still hold their tokens, locked (`FOR UPDATE`, in id order as the
+   * claim locks them) for a batched ack.
+   */
+  holdingTokens(leases: readonly { id: unknown; token: Date }[]): Stmt {
+    const pairs = leases.map(() => `(${this.ID} = ? AND ${this.LEASE} = ?)`).join(' OR ');
+    return {
+      sql:
+        `SELECT ${this.ID} AS \`id\` FROM ${this.T} WHERE ${this.ID} IN (${placeholders(leases.length)})` +
+        ` AND (${pairs}) ORDER BY ${this.ID} FOR UPDATE`,
+      params: [...leases.map((l) => l.id), ...leases.flatMap((l) => [l.id, utc(l.token)])],
+    };
+  }
+
+  /** `ack`/`drop` of many rows by id (their tokens already checked under lock): delete, or stamp. */
+  finishIds(ids: readonly unknown[], now: Date): Stmt {
+    const where = `${this.ID} IN (${placeholders(ids.length)})`;
+    if (this.PA) {
+      const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
+      return {
+        sql: `UPDATE ${this.T} SET ${this.PA} = ?${lease} WHERE ${where}`,
+        params: [utc(now), ...ids],
+      };
+    }
+    return { sql: `DELETE FROM ${this.T} WHERE ${where}`, params: [...ids] };
+  }
+
+  /**
    * Puts the row back: counts an attempt, sets `retry_after`, clears the lease, each as asked and
    * where the column exists. With nothing to write it only counts the row (a select of the same
    * condition), so the answer still says whether the row (and its token) was there.

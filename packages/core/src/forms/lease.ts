@@ -1,4 +1,5 @@
 import type { FinishSettlement } from '../dialect.js';
+import type { Connection } from '../driver.js';
 import { ClosedError, LeaseLostError, SettlementError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
@@ -29,7 +30,7 @@ export class LeaseForm implements ClaimForm {
   private timer: NodeJS.Timeout | undefined;
   private extending: Promise<void> | undefined;
   /** Acks waiting for the next batched settlement statement. */
-  private pending: { s: FinishSettlement; resolve: (n: number) => void; reject: (e: unknown) => void }[] = [];
+  private pending: PendingFinish[] = [];
 
   constructor(
     private readonly ctx: FormContext,
@@ -154,27 +155,56 @@ export class LeaseForm implements ClaimForm {
     this.pending = [];
     if (batch.length === 0) return;
     const { ctx } = this;
+    let conn: Connection;
     try {
-      const conn = await ctx.pool.acquire();
-      const changed = new Set<string>();
-      try {
-        for (let i = 0; i < batch.length; i += SETTLE_BATCH) {
-          const chunk = batch.slice(i, i + SETTLE_BATCH).map((b) => b.s);
-          // A batch of one is the plain statement: settleMany may cost a transaction (MySQL).
-          const ids =
-            chunk.length === 1
-              ? (await ctx.ops.settle(conn, chunk[0]!)) > 0
-                ? [chunk[0]!.id]
-                : []
-              : await ctx.ops.settleMany!(conn, chunk);
-          for (const id of ids) changed.add(bookKey(id));
-        }
-      } finally {
-        ctx.pool.release(conn);
-      }
-      for (const b of batch) b.resolve(changed.has(bookKey(b.s.id)) ? 1 : 0);
+      conn = await ctx.pool.acquire();
     } catch (err) {
       for (const b of batch) b.reject(err);
+      return;
+    }
+    try {
+      for (let i = 0; i < batch.length; i += SETTLE_BATCH) {
+        await this.flushChunk(conn, batch.slice(i, i + SETTLE_BATCH));
+      }
+    } finally {
+      ctx.pool.release(conn);
+    }
+  }
+
+  /**
+   * One `settleMany`; a batch of one is the plain statement (settleMany may cost a transaction on
+   * MySQL). Should the batch fail (a deadlock, a lock wait timeout, a dropped connection), each of
+   * its settlements runs alone, so one failure costs one row, not the whole batch, and a transient
+   * error does not leave every row of the batch leased until its lease runs out.
+   */
+  private async flushChunk(conn: Connection, chunk: PendingFinish[]): Promise<void> {
+    const { ctx } = this;
+    if (chunk.length > 1) {
+      try {
+        const changed = new Set(
+          (
+            await ctx.ops.settleMany!(
+              conn,
+              chunk.map((b) => b.s),
+            )
+          ).map(bookKey),
+        );
+        for (const b of chunk) b.resolve(changed.has(bookKey(b.s.id)) ? 1 : 0);
+        return;
+      } catch (err) {
+        ctx.logger.warn('a batched settlement failed; its rows settle one by one', {
+          table: ctx.table.table,
+          rows: chunk.length,
+          error: err,
+        });
+      }
+    }
+    for (const b of chunk) {
+      try {
+        b.resolve(await ctx.ops.settle(conn, b.s));
+      } catch (err) {
+        b.reject(err);
+      }
     }
   }
 
@@ -316,6 +346,13 @@ export class LeaseForm implements ClaimForm {
 
 /** Settlements per batched statement at most. */
 const SETTLE_BATCH = 500;
+
+/** A finish waiting for the next batched settlement. */
+interface PendingFinish {
+  readonly s: FinishSettlement;
+  readonly resolve: (n: number) => void;
+  readonly reject: (e: unknown) => void;
+}
 
 function bookKey(id: unknown): string {
   return typeof id === 'object' && id !== null ? JSON.stringify(id) : String(id);
