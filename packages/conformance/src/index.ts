@@ -6,6 +6,7 @@ import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
+import { observabilityScenarios } from './scenarios/observability.js';
 import { orderingScenarios } from './scenarios/ordering.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
@@ -71,6 +72,7 @@ export async function runConformance(
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
         orderingScenarios(h, form);
+        observabilityScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);

@@ -309,6 +309,10 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     for (const s of this.subscriptions) {
       for (const d of s.inFlight()) {
         const r = await s.form.closeHeld(d.held);
+        if (r !== 'kept') {
+          const { id, attempt } = d.held;
+          this.events.emit('released', { table: s.table, id, attempt, reason: 'shutdown' });
+        }
         if (r === 'closed') connectionsClosed++;
         else if (r === 'released' && s.form.form === 'advisory') locksReleased++;
       }

@@ -12,21 +12,36 @@ export interface EventMap {
     outcome: Outcome['kind'];
     plan: Plan['kind'];
     attempt: number;
+    /** From the row handed to a worker to its settlement committed, in milliseconds. */
     durationMs: number;
+    /** Where the outcome came from a failure: the handler's thrown error, or the payload's decode error. */
+    error?: unknown;
   };
   /** A row moved to its dead letter. */
   deadLettered: { table: string; id: unknown; attempt: number };
   /** Leases in work were extended. */
   leaseExtended: { table: string; count: number };
   /** A lease ran out under a running handler; another claim may hold the row now. */
-  leaseLost: { table: string; id: unknown };
+  leaseLost: { table: string; id: unknown; attempt: number };
   /** A claim failed (the subscription backs off and tries again). */
   claimError: { table: string; error: unknown };
-  /** A settlement failed; the row stays as its form says. */
-  settlementError: { table: string; id: unknown; error: unknown };
+  /**
+   * A settlement failed (a returned outcome's, or one the handler called through `ctx`); the row
+   * stays as its form says.
+   */
+  settlementError: { table: string; id: unknown; attempt: number; error: unknown };
+  /**
+   * A claimed row went back to the queue unsettled: its handler timed out, its delivery
+   * transaction did not open, the subscription stopped before a worker took it, or shutdown
+   * released it (row lock and advisory forms; a lease delivery keeps its lease at shutdown).
+   */
+  released: { table: string; id: unknown; attempt: number; reason: ReleaseReason };
 }
 
 export type EventName = keyof EventMap;
+
+/** Why a claimed row went back unsettled (the `released` event). */
+export type ReleaseReason = 'timeout' | 'beginFailed' | 'stopped' | 'shutdown';
 
 /** A typed event emitter. Listener errors are the listener's own: they are caught and ignored. */
 export class Events {

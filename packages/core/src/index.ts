@@ -11,7 +11,7 @@ export * from './description.js';
 export * from './dialect.js';
 export * from './driver.js';
 export * from './errors.js';
-export type { EventMap, EventName } from './events.js';
+export type { EventMap, EventName, ReleaseReason } from './events.js';
 export { consoleLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 export {

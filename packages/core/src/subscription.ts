@@ -4,7 +4,7 @@ import type { Queryable } from './description.js';
 import type { Dialect, TableOps } from './dialect.js';
 import type { Pool, Row } from './driver.js';
 import { LeaseLostError, SqlInboxError } from './errors.js';
-import type { Events } from './events.js';
+import type { Events, ReleaseReason } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
 import type { ClaimForm, FormContext, Held } from './forms/form.js';
 import { LeaseForm } from './forms/lease.js';
@@ -163,7 +163,7 @@ export class Subscription {
     while (this.claims > 0) await this.changed();
     const waiting = this.waiting;
     this.waiting = [];
-    await Promise.all(waiting.map((h) => this.form.drop(h)));
+    await Promise.all(waiting.map((h) => this.release(h, 'stopped')));
     if (this.form instanceof LeaseForm) this.form.stop();
   }
 
@@ -236,7 +236,7 @@ export class Subscription {
         for (const h of held) {
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
           if (this.running) this.dispatch(h);
-          else void this.form.drop(h);
+          else void this.release(h, 'stopped');
         }
         this.notify();
       },
@@ -297,9 +297,17 @@ export class Subscription {
     });
   }
 
+  /** Drops a claimed row unsettled, back to the queue as its form says, and tells `released` listeners. */
+  async release(h: Held, reason: ReleaseReason): Promise<void> {
+    const wasInWork = h.state === 'in_work';
+    await this.form.drop(h);
+    if (wasInWork && h.state === 'released')
+      this.host.events.emit('released', { table: this.table, id: h.id, attempt: h.attempt, reason });
+  }
+
   private leaseLost(h: Held, err: LeaseLostError): void {
     this.host.logger.warn('lease lost', { table: this.table, id: h.id });
-    this.host.events.emit('leaseLost', { table: this.table, id: h.id });
+    this.host.events.emit('leaseLost', { table: this.table, id: h.id, attempt: h.attempt });
     const i = this.waiting.indexOf(h);
     if (i >= 0) {
       this.waiting.splice(i, 1);
@@ -353,6 +361,8 @@ export class Delivery {
   private readonly controller = new AbortController();
   private settlement: Promise<void> | undefined;
   private readonly started = Date.now();
+  /** The handler's thrown error or the payload's decode error, for the `settled` event. */
+  private failure: unknown;
   /** Set when the broker released this delivery at shutdown. */
   closed = false;
 
@@ -377,6 +387,7 @@ export class Delivery {
     } catch (err) {
       // A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4).
       host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
+      this.failure = err;
       if (s.deadLetter !== undefined) {
         await this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry').catch((e) => this.report(e));
         return;
@@ -400,7 +411,7 @@ export class Delivery {
         id: h.id,
         error: err,
       });
-      await this.sub.form.drop(h);
+      await this.sub.release(h, 'beginFailed');
       return;
     }
     let outcome: Outcome;
@@ -425,7 +436,7 @@ export class Delivery {
         });
         this.abort(new SqlInboxError('TIMEOUT', `handler of ${t.table} row ${String(h.id)} timed out`));
         if (this.settlement === undefined) {
-          this.settlement = this.sub.form.drop(h);
+          this.settlement = this.sub.release(h, 'timeout');
         }
         await this.settlement.catch(() => {});
         return;
@@ -439,12 +450,16 @@ export class Delivery {
         attempt: h.attempt,
         error: err,
       });
+      this.failure = err;
       outcome = Outcome.retry();
     } finally {
       clearTimeout(timer);
     }
     if (this.settlement !== undefined) {
-      await this.settlement.catch(() => {});
+      // Settled through ctx: the handler was told of a failure; the listeners are told here.
+      await this.settlement.catch((e) =>
+        host.events.emit('settlementError', { table: t.table, id: h.id, attempt: h.attempt, error: e }),
+      );
       return;
     }
     await this.settle(outcome).catch((e) => this.report(e));
@@ -494,6 +509,7 @@ export class Delivery {
       plan: plan.kind,
       attempt: this.held.attempt,
       durationMs: Date.now() - this.started,
+      ...(this.failure === undefined ? {} : { error: this.failure }),
     });
     if (plan.kind === 'deadLetter')
       host.events.emit('deadLettered', { table: t, id: this.held.id, attempt: this.held.attempt });
@@ -503,7 +519,12 @@ export class Delivery {
     const { host } = this.sub.internals;
     const level = err instanceof LeaseLostError ? 'warn' : 'error';
     host.logger[level]('settlement failed', { table: this.sub.table, id: this.held.id, error: err });
-    host.events.emit('settlementError', { table: this.sub.table, id: this.held.id, error: err });
+    host.events.emit('settlementError', {
+      table: this.sub.table,
+      id: this.held.id,
+      attempt: this.held.attempt,
+      error: err,
+    });
   }
 
   private context(): Context {
