@@ -7,6 +7,7 @@ import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { orderingScenarios } from './scenarios/ordering.js';
+import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { settleScenarios } from './scenarios/settle.js';
@@ -71,6 +72,7 @@ export async function runConformance(
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
         orderingScenarios(h, form);
+        outboxScenarios(h, form, caps);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);
