@@ -152,6 +152,40 @@ export function outboxScenarios(h: () => Harness, form: Form, caps: Capabilities
     expect(second).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
+  test(`R-OUT-1 a handler timeout leaves the record like a retry: unmarked, relayed again at the next start (${form})`, async () => {
+    const ob = await h().create(form, { processedAt: true }, h().name('outbox'));
+    const b1 = await h().broker();
+    const first: unknown[] = [];
+    b1.relay(queue(ob.desc).timeout(300), async (m, ctx) => {
+      first.push(m);
+      if ((m as { n: number }).n === 1) {
+        // The receiver hangs: this handler outlives its timeout and is dropped unsettled.
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      }
+    });
+    await b1.start();
+    await b1.publish(ob.desc, { n: 1 });
+    await until(() => first.length === 1, 'the first record in its handler');
+    await b1.publish(ob.desc, { n: 2 });
+    await until(() => first.length === 2, 'the second record relayed');
+    await until(async () => (await h().rows(ob.name))[1]?.processed_at != null, 'the second record marked');
+    await b1.publish(ob.desc, { n: 3 });
+    await until(() => first.length === 3, 'the third record relayed');
+    expect(first).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await b1.shutdown({ timeout: 5_000 });
+    expect((await h().rows(ob.name))[0]!.processed_at).toBeNull();
+
+    const b2 = await h().broker();
+    const second: unknown[] = [];
+    b2.relay(queue(ob.desc), async (m) => {
+      second.push(m);
+    });
+    await b2.start();
+    await until(() => second.length === 1, 'the timed-out record relayed at the next start');
+    await allMarked(ob.name);
+    expect(second).toEqual([{ n: 1 }]);
+  });
+
   test(`R-OUT-1 a relay killed mid-relay (SIGKILLed child) loses no record: the next start relays each once (${form})`, async () => {
     const ob = await h().create(form, { processedAt: true }, h().name('outbox'));
     const pub = await h().broker();
