@@ -1,8 +1,9 @@
 /**
  * The conformance suite's child process. Its input arrives in SQLINBOX_CHILD as JSON.
  *
- * - `mode: 'hang'` (crash scenarios): claims rows of one table and hangs in its handler after
- *   telling the parent what it holds, until the parent kills it with SIGKILL.
+ * - `mode: 'hang'` (crash scenarios): claims rows of one table (as a relay with `relay: true`) and
+ *   hangs in its handler after telling the parent what it holds, until the parent kills it with
+ *   SIGKILL.
  * - `mode: 'ledger'` (many workers across processes): acks every row after writing its id into a
  *   ledger table with a UNIQUE row id, counting ledger conflicts (a row settled twice), until the
  *   parent sends `stop`; then it shuts down and reports its counts.
@@ -18,6 +19,8 @@ interface ChildInput {
   lease?: string;
   workers?: number;
   poolSize?: number;
+  /** Mounts the table as an outbox relay (R-OUT-1) instead of a plain subscription. */
+  relay?: boolean;
 }
 
 async function main(): Promise<void> {
@@ -59,7 +62,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  broker.subscribe(q, async (_m: unknown, ctx: { id: unknown; attempt: number }) => {
+  const mount = input.relay ? broker.relay.bind(broker) : broker.subscribe.bind(broker);
+  mount(q, async (_m: unknown, ctx: { id: unknown; attempt: number }) => {
     process.send?.({ type: 'in-handler', id: String(ctx.id), attempt: ctx.attempt });
     await new Promise(() => {}); // hangs until killed
   });

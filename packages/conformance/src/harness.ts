@@ -172,7 +172,7 @@ export class Harness {
   /** Starts a child process that claims one row of the table and hangs in its handler. */
   async crashChild(
     input: Record<string, unknown>,
-    opts: { lease?: string; workers?: number } = {},
+    opts: { lease?: string; workers?: number; relay?: boolean } = {},
   ): Promise<{ child: ChildProcess; claimed: Promise<{ id: unknown; attempt: number }> }> {
     const child = fork(childScript(), [], {
       env: {

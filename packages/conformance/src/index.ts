@@ -8,6 +8,7 @@ import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { observabilityScenarios } from './scenarios/observability.js';
 import { orderingScenarios } from './scenarios/ordering.js';
+import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { settleScenarios } from './scenarios/settle.js';
@@ -73,6 +74,7 @@ export async function runConformance(
         poolScenarios(h, form, caps);
         orderingScenarios(h, form);
         observabilityScenarios(h, form);
+        outboxScenarios(h, form, caps);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);

@@ -8,8 +8,10 @@ import { ClosedError, ConfigError } from './errors.js';
 import { type EventMap, type EventName, Events } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { type Duration, durationMs, leaseMs, type Queue, type QueueFlags } from './queue.js';
+import { type Duration, durationMs, leaseMs, Queue, type QueueFlags } from './queue.js';
+import { relaySettings } from './relay.js';
 import { type Handler, Subscription } from './subscription.js';
+import { runTransaction } from './transaction.js';
 import { validateSubscription } from './validate.js';
 
 /** A broker's settings. */
@@ -124,6 +126,34 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     const ready = this.state === 'running' ? this.startOne(sub) : undefined;
     ready?.catch(() => {});
     return { table: sub.table, ready: ready ?? Promise.resolve(), inWork: () => sub.deliveries.size };
+  }
+
+  /**
+   * Mounts the relay of an outbox table (R-OUT-1): a subscription whose handler sends each record
+   * on. `ack` and `drop` mark the record (its `processedAt` column); a retry, a thrown error or a
+   * timeout leaves it unmarked, and this relay passes over it until it starts again (a new broker).
+   * The table must describe `processedAt`; a relay takes no `maxAttempts` or `deadLetter`.
+   * See docs/outbox.md.
+   */
+  relay<D extends TableDescription<F, I | undefined>, T, QF extends QueueFlags>(
+    queue: Queue<D, T, QF>,
+    handler: Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
+  ): MountedSubscription {
+    return this.subscribe(new Queue<D, T, QF>(relaySettings(queue.settings)), handler);
+  }
+
+  /**
+   * Runs `fn` in a transaction of the service's own on a pool connection: BEGIN (at `opts`' level
+   * or SQLite mode; default the table-less default of the dialect), COMMIT when `fn` resolves,
+   * ROLLBACK when it throws. Write the service's rows through `tx.query(..)` and the outbox's
+   * messages with `publish(outbox, message, { tx })`: they commit together or not at all.
+   */
+  async transaction<R>(
+    fn: (tx: Queryable) => Promise<R>,
+    opts: { isolation?: I; mode?: TableDescription['mode'] } = {},
+  ): Promise<R> {
+    if (this.state === 'closed') throw new ClosedError('transaction');
+    return runTransaction(this.adapter.dialect, this.adapter.pool, fn, opts);
   }
 
   /**

@@ -186,6 +186,11 @@ export interface TableOps {
  */
 export interface PrepareOptions {
   readonly deadLetter?: DeadLetterTarget | undefined;
+  /**
+   * Ids every claim (and advisory candidate select and take) passes over, read anew at each
+   * statement: a relay's records held back until its next start (R-OUT-1). Default: none.
+   */
+  readonly exclude?: ReadonlySet<unknown> | undefined;
 }
 
 /** A transaction's options: the table's isolation level or SQLite mode. */

@@ -23,4 +23,5 @@ export {
   type QueueSettings,
   queue,
 } from './queue.js';
+export { type OutboxInput, outbox } from './relay.js';
 export type { Context, Handler } from './subscription.js';

@@ -48,6 +48,8 @@ export interface QueueSettings {
   /** Rows per claim statement at most (lease and advisory forms). Default: the workers. */
   readonly claimBatch: number | undefined;
   readonly name: string;
+  /** A relay of an outbox (R-OUT-1): a retry leaves the record for the relay's next start. Default false. */
+  readonly relay?: boolean;
 }
 
 /** Type-level flags of a queue. */

@@ -12,6 +12,7 @@ import { RowLockForm } from './forms/row-lock.js';
 import type { Logger } from './logger.js';
 import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 import type { QueueSettings } from './queue.js';
+import { HeldBack, holdsBack } from './relay.js';
 
 /** What a handler is given beside its message. */
 export interface Context<Tx extends Queryable | undefined = Queryable | undefined> {
@@ -87,6 +88,8 @@ export class Subscription {
   private waiters: (() => void)[] = [];
   /** Deliveries whose handler runs. */
   readonly deliveries = new Set<Delivery>();
+  /** A relay's records left by a retry, passed over until the relay starts again (R-OUT-1). */
+  readonly heldBack: HeldBack | undefined;
 
   constructor(
     private readonly host: SubscriptionHost,
@@ -95,7 +98,11 @@ export class Subscription {
   ) {
     this.settings = settings;
     const t = settings.table;
-    this.ops = host.dialect.prepare(t, { deadLetter: settings.deadLetter });
+    this.heldBack = settings.relay ? new HeldBack() : undefined;
+    this.ops = host.dialect.prepare(t, {
+      deadLetter: settings.deadLetter,
+      ...(this.heldBack === undefined ? {} : { exclude: this.heldBack.ids }),
+    });
     this.codec = settings.codec ?? defaultCodec(t.payload?.type ?? 'json');
     this.pollMs = settings.pollMs ?? host.pollMs;
     const caps = host.dialect.capabilities;
@@ -234,6 +241,11 @@ export class Subscription {
           this.idle = false;
         }
         for (const h of held) {
+          // A claim that ran while a retry settled may still find the record: it waits for the next start.
+          if (this.heldBack?.has(h.id)) {
+            void this.form.drop(h);
+            continue;
+          }
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
           if (this.running) this.dispatch(h);
           else void this.release(h, 'stopped');
@@ -436,6 +448,7 @@ export class Delivery {
         });
         this.abort(new SqlInboxError('TIMEOUT', `handler of ${t.table} row ${String(h.id)} timed out`));
         if (this.settlement === undefined) {
+          this.sub.heldBack?.add(h.id);
           this.settlement = this.sub.release(h, 'timeout');
         }
         await this.settlement.catch(() => {});
@@ -501,6 +514,8 @@ export class Delivery {
   private async apply(plan: Plan, outcome: Outcome['kind']): Promise<void> {
     const { host } = this.sub.internals;
     const t = this.sub.settings.table.table;
+    // Held back before the settlement returns the record, so no claim of this run takes it again.
+    if (holdsBack(plan)) this.sub.heldBack?.add(this.held.id);
     await this.sub.form.settle(this.held, plan);
     host.events.emit('settled', {
       table: t,

@@ -46,7 +46,7 @@ export function compareIds(a: unknown, b: unknown): number {
 
 /** The statements of one SQL Server queue table, run on the engine's connections. */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
-  const s = new TableStatements(t, opts.deadLetter);
+  const s = new TableStatements(t, opts.deadLetter, opts.exclude);
   const id = t.id.column;
   const byId = (rows: Row[]) => rows.sort((a, b) => compareIds(a[id], b[id]));
 

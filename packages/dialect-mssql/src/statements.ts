@@ -89,6 +89,8 @@ export class TableStatements {
   constructor(
     readonly t: AnyTable,
     deadLetter: DeadLetterTarget | undefined,
+    /** Ids claims pass over (a relay's held-back records, R-OUT-1), read at each statement. */
+    private readonly exclude?: ReadonlySet<unknown> | undefined,
   ) {
     this.T = tableName(t.table);
     this.ID = ident(t.id.column);
@@ -109,8 +111,8 @@ export class TableStatements {
 
   /**
    * The due condition on alias `a` (see the dialect contract): not processed, `retry_after`
-   * reached, the lease absent or ended (lease form), out of the dead-letter group. T-SQL has no
-   * boolean literal, so "always" is `1 = 1`.
+   * reached, the lease absent or ended (lease form), out of the dead-letter group, not an excluded
+   * id. T-SQL has no boolean literal, so "always" is `1 = 1`.
    */
   private due(b: Builder, a: string): string {
     const t = this.t;
@@ -127,6 +129,10 @@ export class TableStatements {
     if (t.group !== undefined && this.deadGroup !== undefined) {
       const g = this.col(a, t.group);
       parts.push(`(${g} IS NULL OR ${g} <> ${b.dead})`);
+    }
+    if (this.exclude !== undefined && this.exclude.size > 0) {
+      const ids = [...this.exclude].map((id) => b.add(id));
+      parts.push(`${this.col(a, t.id.column)} NOT IN (${ids.join(', ')})`);
     }
     return parts.length === 0 ? '1 = 1' : parts.join(' AND ');
   }

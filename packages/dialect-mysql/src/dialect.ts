@@ -437,7 +437,7 @@ class MysqlTableOps implements TableOps {
     private readonly t: AnyTable,
     opts: PrepareOptions,
   ) {
-    this.s = new TableStatements(t, opts.deadLetter);
+    this.s = new TableStatements(t, opts.deadLetter, opts.exclude);
     const s = this.s;
     const leaveOutUsed = t.lock === undefined;
     this.advisory = {

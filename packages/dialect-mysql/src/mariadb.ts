@@ -9,7 +9,7 @@
  *   { connectionLimit: 10 }));
  * ```
  */
-import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
+import type { Adapter, Form, IsolationLevel, Queryable } from '@sqlinbox/core';
 import type {
   Pool as MariaPool,
   PoolConnection as MariaPoolConnection,
@@ -19,7 +19,7 @@ import type {
 import { createMysqlDialect, mysqlDialect } from './dialect.js';
 import { type Backend, type BackendResult, MysqlPool } from './pool.js';
 import { SERVER_STATUS_IN_TRANS } from './session.js';
-import { parseUtc } from './sql.js';
+import { parseUtc, toDriverValue } from './sql.js';
 
 /** Options of {@link mariadb}. */
 export interface MariadbAdapterOptions {
@@ -63,6 +63,25 @@ interface OkPacket {
   readonly insertId: number | bigint;
 }
 
+/** Runs one statement on a checked-out connection, values already converted for the driver. */
+async function run(h: MariaPoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+  const options = {
+    sql,
+    typeCast,
+    rowsAsArray: false,
+    nestTables: false,
+    namedPlaceholders: false,
+    autoJsonMap: false,
+  } as QueryOptions;
+  const res = (await h.query(options, params)) as unknown;
+  const status = h.info?.status;
+  const inTransaction = typeof status === 'number' ? (status & SERVER_STATUS_IN_TRANS) !== 0 : undefined;
+  if (Array.isArray(res))
+    return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction };
+  const ok = res as OkPacket;
+  return { rows: [], rowCount: Number(ok.affectedRows), insertId: ok.insertId, inTransaction };
+}
+
 class MariadbBackend implements Backend<MariaPoolConnection> {
   readonly size: number;
 
@@ -88,22 +107,8 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
     return String(rows[0]?.id);
   }
 
-  async run(h: MariaPoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
-    const options = {
-      sql,
-      typeCast,
-      rowsAsArray: false,
-      nestTables: false,
-      namedPlaceholders: false,
-      autoJsonMap: false,
-    } as QueryOptions;
-    const res = (await h.query(options, params)) as unknown;
-    const status = h.info?.status;
-    const inTransaction = typeof status === 'number' ? (status & SERVER_STATUS_IN_TRANS) !== 0 : undefined;
-    if (Array.isArray(res))
-      return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction };
-    const ok = res as OkPacket;
-    return { rows: [], rowCount: Number(ok.affectedRows), insertId: ok.insertId, inTransaction };
+  run(h: MariaPoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+    return run(h, sql, params);
   }
 
   release(h: MariaPoolConnection): Promise<void> {
@@ -118,6 +123,18 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
     const room = this.size - this.pool.totalConnections();
     return this.pool.idleConnections() + Math.max(0, room) - this.pool.taskQueueSize();
   }
+}
+
+/**
+ * A `mariadb` connection of the service's own, inside a transaction it opened itself
+ * (`beginTransaction()` .. `commit()`), as a `Queryable`, for `broker.publish(outbox, message, { tx:
+ * mariadbTx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
+ */
+export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'info'>): Queryable {
+  return {
+    query: (sql, params = []) => run(conn as MariaPoolConnection, sql, params.map(toDriverValue)) as never,
+  };
 }
 
 /**

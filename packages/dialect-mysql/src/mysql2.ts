@@ -8,7 +8,7 @@
  * const broker = new Broker(mysql2(mysql.createPool({ uri, connectionLimit: 10 })));
  * ```
  */
-import type { Adapter, Form, IsolationLevel } from '@sqlinbox/core';
+import type { Adapter, Form, IsolationLevel, Queryable } from '@sqlinbox/core';
 import type {
   FieldPacket,
   Pool as PromisePool,
@@ -18,7 +18,7 @@ import type {
 import { createMysqlDialect, mysqlDialect } from './dialect.js';
 import { type Backend, type BackendResult, MysqlPool } from './pool.js';
 import { SERVER_STATUS_IN_TRANS } from './session.js';
-import { parseUtc } from './sql.js';
+import { parseUtc, toDriverValue } from './sql.js';
 
 /** Options of {@link mysql2}. */
 export interface Mysql2AdapterOptions {
@@ -71,6 +71,33 @@ interface OkPacket {
   readonly serverStatus?: number;
 }
 
+/** Runs one statement on a checked-out connection, values already converted for the driver. */
+async function run(
+  h: PromisePoolConnection,
+  sql: string,
+  params: readonly unknown[],
+): Promise<BackendResult> {
+  const options = {
+    sql,
+    values: params as unknown[],
+    rowsAsArray: false,
+    nestTables: false,
+    namedPlaceholders: false,
+    typeCast: typeCast as QueryOptions['typeCast'],
+  } as QueryOptions;
+  const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
+  if (Array.isArray(res))
+    return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
+  const ok = res as OkPacket;
+  return {
+    rows: [],
+    rowCount: ok.affectedRows,
+    insertId: ok.insertId,
+    inTransaction:
+      ok.serverStatus === undefined ? undefined : (ok.serverStatus & SERVER_STATUS_IN_TRANS) !== 0,
+  };
+}
+
 class Mysql2Backend implements Backend<PromisePoolConnection> {
   readonly size: number;
 
@@ -97,26 +124,8 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
     return String(rows[0]?.id);
   }
 
-  async run(h: PromisePoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
-    const options = {
-      sql,
-      values: params as unknown[],
-      rowsAsArray: false,
-      nestTables: false,
-      namedPlaceholders: false,
-      typeCast: typeCast as QueryOptions['typeCast'],
-    } as QueryOptions;
-    const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
-    if (Array.isArray(res))
-      return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
-    const ok = res as OkPacket;
-    return {
-      rows: [],
-      rowCount: ok.affectedRows,
-      insertId: ok.insertId,
-      inTransaction:
-        ok.serverStatus === undefined ? undefined : (ok.serverStatus & SERVER_STATUS_IN_TRANS) !== 0,
-    };
+  run(h: PromisePoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+    return run(h, sql, params);
   }
 
   release(h: PromisePoolConnection): void {
@@ -133,6 +142,18 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
     const room = this.size - core._allConnections.length;
     return core._freeConnections.length + room - (core._connectionQueue?.length ?? 0);
   }
+}
+
+/**
+ * A `mysql2/promise` connection of the service's own, inside a transaction it opened itself
+ * (`beginTransaction()` .. `commit()`), as a `Queryable`, for `broker.publish(outbox, message, { tx:
+ * mysql2Tx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
+ */
+export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query'>): Queryable {
+  return {
+    query: (sql, params = []) => run(conn as PromisePoolConnection, sql, params.map(toDriverValue)) as never,
+  };
 }
 
 /**

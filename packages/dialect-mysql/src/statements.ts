@@ -63,6 +63,8 @@ export class TableStatements {
   constructor(
     readonly t: AnyTable,
     deadLetter: DeadLetterTarget | undefined,
+    /** Ids claims pass over (a relay's held-back records, R-OUT-1), read at each statement. */
+    private readonly exclude?: ReadonlySet<unknown> | undefined,
   ) {
     const q = (c: string | undefined) => (c === undefined ? undefined : quoteIdent(c));
     this.T = quoteTable(t.table);
@@ -90,7 +92,8 @@ export class TableStatements {
 
   /**
    * The due condition on alias `a` (see the dialect contract): not processed, `retry_after`
-   * reached, lease ended (lease form), not in the dead-letter group, and (FIFO) the group's head.
+   * reached, lease ended (lease form), not in the dead-letter group, (FIFO) the group's head, and
+   * not an excluded id.
    */
   private due(a: string, now: Date | null, o: DueOptions): Frag {
     const parts: string[] = [];
@@ -115,6 +118,10 @@ export class TableStatements {
         `(${a}.${this.GRP} IS NULL OR NOT EXISTS (SELECT 1 FROM ${this.T} AS h WHERE h.${this.GRP} = ${a}.${this.GRP}` +
           ` AND h.${this.ID} < ${a}.${this.ID}${this.PA ? ` AND h.${this.PA} IS NULL` : ''}))`,
       );
+    }
+    if (this.exclude !== undefined && this.exclude.size > 0) {
+      parts.push(`${a}.${this.ID} NOT IN (${placeholders(this.exclude.size)})`);
+      params.push(...this.exclude);
     }
     return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params };
   }

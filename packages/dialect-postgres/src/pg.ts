@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Adapter, Connection, Form, Pool, QueryResult, Row, Wakeup } from '@sqlinbox/core';
+import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
 import { quoteIdent } from './sql.js';
@@ -314,6 +314,21 @@ class PgWakeup implements Wakeup {
     this.client = undefined;
     if (client !== undefined) await (await client.catch(() => undefined))?.end().catch(() => {});
   }
+}
+
+/**
+ * The service's own `pg` client (or `pg.Pool`, `pg.Client`) as a `Queryable`, for
+ * `broker.publish(outbox, message, { tx: pgTx(client) })` inside a transaction the service opened
+ * itself (`BEGIN` .. `COMMIT` on that client): the message commits or rolls back with it (R-OUT-1).
+ * Statements run unnamed, as the client's own would.
+ */
+export function pgTx(client: Pick<PgClientLike, 'query'>): Queryable {
+  return {
+    async query<R = Row>(sql: string, params?: readonly unknown[]) {
+      const r = await client.query(sql, params === undefined ? undefined : [...params]);
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
+    },
+  };
 }
 
 /**

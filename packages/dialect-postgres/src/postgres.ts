@@ -1,4 +1,4 @@
-import type { Adapter, Connection, Form, Pool, QueryResult, Row, Wakeup } from '@sqlinbox/core';
+import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
 
@@ -350,6 +350,22 @@ class PostgresJsWakeup implements Wakeup {
     this.active.clear();
     await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
   }
+}
+
+/**
+ * A postgres.js transaction of the service's own (the `tx` of `sql.begin(async (tx) => ..)`, or a
+ * reserved connection) as a `Queryable`, for `broker.publish(outbox, message, { tx:
+ * postgresJsTx(tx) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * are bound as the adapter binds them (arrays as array literals).
+ */
+export function postgresJsTx(tx: PostgresJsSqlLike): Queryable {
+  return {
+    async query<R = Row>(sql: string, params?: readonly unknown[]) {
+      const values = (params ?? []).map((v) => (Array.isArray(v) ? arrayLiteral(v) : v));
+      const r = (await tx.unsafe(sql, values)) as PostgresJsResult;
+      return { rows: [...r] as R[], rowCount: r.count ?? r.length };
+    },
+  };
 }
 
 /**

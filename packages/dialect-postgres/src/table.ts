@@ -74,6 +74,8 @@ export class PostgresTable implements TableOps {
   private readonly id: string;
   private readonly deadGroup: string | undefined;
   private readonly deadTable: string | undefined;
+  /** Ids claims pass over (a relay's held-back records, R-OUT-1), read at each statement. */
+  private readonly exclude: ReadonlySet<unknown> | undefined;
 
   constructor(
     private readonly t: AnyTable,
@@ -84,6 +86,7 @@ export class PostgresTable implements TableOps {
     const dead = opts.deadLetter;
     this.deadGroup = dead !== undefined && 'group' in dead ? dead.group : undefined;
     this.deadTable = dead !== undefined && 'table' in dead ? quoteTable(dead.table) : undefined;
+    this.exclude = opts.exclude;
     this.advisory = {
       candidates: (conn, n, now, own) => this.candidates(conn, n, now, own),
       lock: (conn, key) => this.lock(conn, key),
@@ -104,8 +107,8 @@ export class PostgresTable implements TableOps {
   }
 
   /**
-   * A row is due: not processed, its `retry_after` reached, its lease absent or ended, and not in
-   * the dead-letter group (each where the table has the column).
+   * A row is due: not processed, its `retry_after` reached, its lease absent or ended, not in
+   * the dead-letter group (each where the table has the column), and not an excluded id.
    */
   private due(s: Statement, a: string): string {
     const t = this.t;
@@ -121,6 +124,10 @@ export class PostgresTable implements TableOps {
     }
     if (this.deadGroup !== undefined && t.group !== undefined) {
       parts.push(`${this.col(a, t.group)} IS DISTINCT FROM ${s.dead}`);
+    }
+    if (this.exclude !== undefined && this.exclude.size > 0) {
+      // One array parameter, typed by the id column (`id <> ALL($n)`), however many ids.
+      parts.push(`${this.col(a, t.id.column)} <> ALL(${s.add([...this.exclude])})`);
     }
     return parts.length === 0 ? 'TRUE' : parts.join(' AND ');
   }

@@ -20,7 +20,10 @@ const run = (conn: Connection, st: Statement) => conn.query(st.sql, st.params);
 /** The statements of one SQLite queue table (lease and advisory forms). */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
   const dead = opts.deadLetter;
-  const scope: sql.Scope = { deadGroup: dead !== undefined && 'group' in dead ? dead.group : undefined };
+  const scope: sql.Scope = {
+    deadGroup: dead !== undefined && 'group' in dead ? dead.group : undefined,
+    exclude: opts.exclude,
+  };
   const deadTable = dead !== undefined && 'table' in dead ? dead.table : undefined;
   const id = t.id.column;
 

@@ -11,6 +11,8 @@ import { ident, nowExpr, Params, type Statement, tableName } from './sql.js';
 /** Where a claim may not look: the dead-letter group, when the subscription has one. */
 export interface Scope {
   readonly deadGroup: string | undefined;
+  /** Ids a claim passes over (a relay's held-back records, R-OUT-1), read at each statement. */
+  readonly exclude?: ReadonlySet<unknown> | undefined;
 }
 
 /** Most bound values per statement: under SQLite's 32766 with room to spare. */
@@ -19,8 +21,8 @@ const MAX_PARAMS = 10_000;
 const col = (alias: string, name: string) => `${alias}${ident(name)}`;
 
 /**
- * The due condition over `alias`: unsettled, past `retry_after`, lease absent or ended, and out of
- * the dead-letter group. `now` null reads the database clock.
+ * The due condition over `alias`: unsettled, past `retry_after`, lease absent or ended, out of
+ * the dead-letter group, and not an excluded id. `now` null reads the database clock.
  */
 export function due(t: AnyTable, scope: Scope, p: Params, now: Date | null, alias = ''): string {
   const parts: string[] = [];
@@ -35,6 +37,9 @@ export function due(t: AnyTable, scope: Scope, p: Params, now: Date | null, alia
   }
   if (t.group !== undefined && scope.deadGroup !== undefined) {
     parts.push(`${col(alias, t.group)} IS NOT ${p.bind(scope.deadGroup)}`);
+  }
+  if (scope.exclude !== undefined && scope.exclude.size > 0) {
+    parts.push(`${col(alias, t.id.column)} NOT IN (${p.list(scope.exclude)})`);
   }
   return parts.length === 0 ? '1' : parts.join(' AND ');
 }
