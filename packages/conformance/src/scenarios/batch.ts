@@ -1,6 +1,8 @@
 import {
   type BatchItem,
   type Capabilities,
+  type Connection,
+  type CustomStatement,
   type EventMap,
   type Form,
   Outcome,
@@ -143,6 +145,52 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     expect(((entry?.fields?.ids ?? []) as unknown[]).map(String).sort()).toEqual(
       [ids[1], ids[2]].map(String).sort(),
     );
+  });
+
+  test(`R-POOL-8 R-SET-5 a settlement statement that fails in a batch fails its own row and no other (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const ops = (await h().open()).dialect.prepare(desc);
+    let failId: unknown;
+    // The ack runs the dialect's statement, but fails with a real database error for one row: on
+    // PostgreSQL such an error would abort a whole transaction, the row lock batch's included.
+    const ack: CustomStatement = async (conn, c) => {
+      if (String(c.id) === String(failId)) {
+        await conn.query('SELECT missing_column FROM sqi_no_such_table');
+        return 1;
+      }
+      const token = c.token === undefined ? {} : { token: c.token };
+      return ops.settle(conn as Connection, { kind: 'finish', id: c.id, now: new Date(), ...token });
+    };
+    const failing = { ...desc, custom: { ack } } as typeof desc;
+    const b = await h().broker();
+    const results = new Map<string, unknown>();
+    let stopped: Promise<unknown> | undefined;
+    b.subscribe(queue(failing).batch(10), async (items) => {
+      await Promise.all(
+        items.map((i) =>
+          i.ctx.ack().then(
+            () => results.set(keyOf(i), 'ok'),
+            (err: unknown) => results.set(keyOf(i), err),
+          ),
+        ),
+      );
+      stopped = b.shutdown({ timeout: 5_000 });
+    });
+    const ids = await b.publishMany(desc, [{ k: 'f1' }, { k: 'f2' }, { k: 'f3' }, { k: 'f4' }]);
+    failId = ids[1];
+    await b.start();
+    await until(() => stopped !== undefined, 'the batch');
+    await stopped;
+    expect(results.get('f1')).toBe('ok');
+    expect(results.get('f3')).toBe('ok');
+    expect(results.get('f4')).toBe('ok');
+    expect(results.get('f2')).toMatchObject({ code: 'SETTLEMENT', table: name });
+    expect(String((results.get('f2') as { rowId: unknown }).rowId)).toBe(String(failId));
+    const rows = await h().rows(name);
+    // The other rows are settled; the failed one stays as its form says (R-SET-5).
+    expect(rows.map((r) => String(r.id))).toEqual([String(failId)]);
+    if (form === 'rowlock') expect(Number(rows[0]!.attempt)).toBe(1); // rolled back, attempt unchanged
+    if (form === 'lease') expect(rows[0]!.locked_until).not.toBeNull(); // until its lease runs out
   });
 
   test(`R-POOL-8 R-SET-1 a batch handler past its timeout: rows it settled stay settled, the others return (${form})`, async () => {
