@@ -2,6 +2,7 @@ import type { Capabilities, Form } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, test } from 'vitest';
 import { Harness } from './harness.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
+import { batchScenarios } from './scenarios/batch.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
@@ -72,6 +73,7 @@ export async function runConformance(
         deadLetterScenarios(h, form, caps);
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
+        batchScenarios(h, form, caps);
         orderingScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);

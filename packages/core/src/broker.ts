@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { BatchHandler } from './batch.js';
 import { Budget } from './budget.js';
 import { type Codec, defaultCodec, encodeMessage } from './codec.js';
 import type { AnyTable, Form, IsolationLevel, Queryable, TableDescription } from './description.js';
@@ -106,7 +107,10 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   subscribe<D extends TableDescription<F, I | undefined>, T, QF extends QueueFlags>(
     queue: Queue<D, T, QF>,
     // Without a schema or codec the message is `unknown`: annotate the handler's parameter freely.
-    handler: Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
+    // A batch queue (`.batch(n)`) takes a handler of arrays (R-POOL-8).
+    handler: QF extends { readonly batch: true }
+      ? BatchHandler<unknown extends T ? any : T>
+      : Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
   ): MountedSubscription {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('subscribe');
     const sub = new Subscription(
@@ -120,7 +124,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
         pollMs: this.pollMs,
       },
       queue.settings,
-      handler as Handler<unknown, any>,
+      handler as unknown as Handler<unknown, any>,
     );
     this.subscriptions.push(sub);
     const ready = this.state === 'running' ? this.startOne(sub) : undefined;
@@ -139,7 +143,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     queue: Queue<D, T, QF>,
     handler: Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
   ): MountedSubscription {
-    return this.subscribe(new Queue<D, T, QF>(relaySettings(queue.settings)), handler);
+    return this.subscribe(new Queue<D, T, QF>(relaySettings(queue.settings)), handler as never);
   }
 
   /**

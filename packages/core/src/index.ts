@@ -1,3 +1,4 @@
+export type { BatchHandler, BatchItem } from './batch.js';
 export {
   Broker,
   type BrokerOptions,

@@ -47,6 +47,8 @@ export interface QueueSettings {
   readonly codec: Codec<unknown> | undefined;
   /** Rows per claim statement at most (lease and advisory forms). Default: the workers. */
   readonly claimBatch: number | undefined;
+  /** Batch subscription: rows a claim takes at most and the handler gets at once (R-POOL-8). */
+  readonly batch?: number | undefined;
   readonly name: string;
   /** A relay of an outbox (R-OUT-1): a retry leaves the record for the relay's next start. Default false. */
   readonly relay?: boolean;
@@ -55,6 +57,8 @@ export interface QueueSettings {
 /** Type-level flags of a queue. */
 export interface QueueFlags {
   readonly tx: boolean;
+  /** Set by {@link Queue.batch}: the handler takes an array (see `BatchHandler`). */
+  readonly batch?: boolean;
 }
 
 /**
@@ -102,9 +106,27 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with({ deadLetter: target });
   }
 
-  /** Hands the handler the delivery's transaction as `ctx.tx`; `ack` commits its writes with the settlement. */
-  transactional(): Queue<D, T, { tx: true }> {
+  /**
+   * Hands the handler the delivery's transaction as `ctx.tx`; `ack` commits its writes with the
+   * settlement. Not on a batch queue (R-TX-5): a type error, and a `ConfigError` past the types.
+   */
+  transactional(
+    this: Queue<D, T, { readonly tx: boolean; readonly batch?: false }>,
+  ): Queue<D, T, { tx: true }> {
+    if (this.settings.batch !== undefined) throw batchTransactional(this.settings.table.table);
     return this.with<T, { tx: true }>({ transactional: true });
+  }
+
+  /**
+   * A batch subscription (R-POOL-8): a claim takes up to `n` rows and the handler gets them as one
+   * array of `{ message, ctx }`, each row settled on its own through its `ctx`; rows left unsettled
+   * settle by the handler's outcome (see docs/batches.md). `workers(k)` runs k batches at once.
+   * Not transactional (R-TX-5): a type error, and a `ConfigError` past the types.
+   */
+  batch(this: Queue<D, T, { readonly tx: false }>, n: number): Queue<D, T, { tx: false; batch: true }> {
+    const size = positive(n, 'batch', this.settings.table.table);
+    if (this.settings.transactional) throw batchTransactional(this.settings.table.table);
+    return this.with<T, { tx: false; batch: true }>({ batch: size });
   }
 
   /** How long to wait after an empty claim before the next (default: the broker's, 1 s). */
@@ -153,7 +175,15 @@ export function queue<D extends AnyTable>(table: D): Queue<D, unknown, { tx: fal
     schema: undefined,
     codec: undefined,
     claimBatch: undefined,
+    batch: undefined,
     name: table.table,
+  });
+}
+
+function batchTransactional(table: string): ConfigError {
+  return new ConfigError('a batch queue cannot be mounted transactional', {
+    table,
+    fix: 'drop .transactional(), or mount a single-message queue (each delivery holds its own transaction)',
   });
 }
 

@@ -61,6 +61,12 @@ export function relaySettings(settings: QueueSettings): QueueSettings {
       fix: 'drop maxAttempts and deadLetter; answer drop() to mark a record that must not be relayed',
     });
   }
+  if (settings.batch !== undefined) {
+    throw new ConfigError('a relay hands its handler one record at a time', {
+      table: settings.table.table,
+      fix: 'drop batch(n) from the relay queue; workers(n) relays n records at once',
+    });
+  }
   return { ...settings, relay: true };
 }
 

@@ -1,3 +1,4 @@
+import { processBatch } from './batch.js';
 import type { Budget } from './budget.js';
 import { type Codec, decodeRow, defaultCodec } from './codec.js';
 import type { Queryable } from './description.js';
@@ -9,6 +10,7 @@ import { AdvisoryForm } from './forms/advisory.js';
 import type { ClaimForm, FormContext, Held } from './forms/form.js';
 import { LeaseForm } from './forms/lease.js';
 import { RowLockForm } from './forms/row-lock.js';
+import { RowLockBatchForm } from './forms/row-lock-batch.js';
 import type { Logger } from './logger.js';
 import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 import type { QueueSettings } from './queue.js';
@@ -111,7 +113,8 @@ export class Subscription {
       t.group !== undefined ||
       t.partitionKey !== undefined ||
       (t.form === 'lease' && caps.oneLeaseClaimAtATime);
-    this.claimAhead = t.form === 'lease' && caps.claimAhead && !settings.transactional;
+    this.claimAhead =
+      t.form === 'lease' && caps.claimAhead && !settings.transactional && settings.batch === undefined;
     this.laneBusy = Array.from({ length: settings.lanes ?? 0 }, () => false);
     const ctx: FormContext = {
       table: t,
@@ -127,7 +130,9 @@ export class Subscription {
     };
     this.form =
       t.form === 'rowlock'
-        ? new RowLockForm(ctx)
+        ? settings.batch !== undefined
+          ? new RowLockBatchForm(ctx)
+          : new RowLockForm(ctx)
         : t.form === 'lease'
           ? new LeaseForm(
               ctx,
@@ -207,7 +212,9 @@ export class Subscription {
 
   /** Rows the next claim may take: one per free worker (R-POOL-1). */
   private claimSize(): number {
-    const { workers, transactional, claimBatch } = this.settings;
+    const { workers, transactional, claimBatch, batch } = this.settings;
+    // A batch subscription: one claim per free worker, each claim a batch of rows (R-POOL-8).
+    if (batch !== undefined) return this.inWork + this.claims < workers ? batch : 0;
     const queued = this.inWork + this.waiting.length + this.claimSlots;
     let size: number;
     if (this.claimAhead) {
@@ -240,6 +247,7 @@ export class Subscription {
         } else {
           this.idle = false;
         }
+        const batch: Held[] = [];
         for (const h of held) {
           // A claim that ran while a retry settled may still find the record: it waits for the next start.
           if (this.heldBack?.has(h.id)) {
@@ -247,9 +255,11 @@ export class Subscription {
             continue;
           }
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
-          if (this.running) this.dispatch(h);
-          else void this.release(h, 'stopped');
+          if (!this.running) void this.release(h, 'stopped');
+          else if (this.settings.batch === undefined) this.dispatch(h);
+          else batch.push(h);
         }
+        if (batch.length > 0) this.runBatch(batch);
         this.notify();
       },
       (err: unknown) => {
@@ -315,6 +325,18 @@ export class Subscription {
     await this.form.drop(h);
     if (wasInWork && h.state === 'released')
       this.host.events.emit('released', { table: this.table, id: h.id, attempt: h.attempt, reason });
+  }
+
+  /** A batch subscription's claim: one handler call for its rows, one worker (R-POOL-8). */
+  private runBatch(held: Held[]): void {
+    this.inWork++;
+    const batch = held.map((h) => new Delivery(this, h));
+    for (const d of batch) this.deliveries.add(d);
+    void processBatch(this, batch).finally(() => {
+      for (const d of batch) this.deliveries.delete(d);
+      this.inWork--;
+      this.notify();
+    });
   }
 
   private leaseLost(h: Held, err: LeaseLostError): void {
@@ -389,32 +411,13 @@ export class Delivery {
 
   /** Decode, run the handler, settle by its outcome. Never throws. */
   async process(): Promise<void> {
-    const { host, codec, handler } = this.sub.internals;
+    const { host, handler } = this.sub.internals;
     const s = this.sub.settings;
     const t = s.table;
     const h = this.held;
-    let message: unknown;
-    try {
-      message = await decodeRow(t, h.row, h.id, codec, s.schema);
-    } catch (err) {
-      // A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4).
-      host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
-      this.failure = err;
-      if (s.deadLetter !== undefined) {
-        await this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry').catch((e) => this.report(e));
-        return;
-      }
-      // Retried like a failed handler, but not at once: it would fail the same way in a hot loop.
-      // With a retry_after column it waits there; without one this worker holds it one poll interval.
-      const backoff = Math.min(3_600_000, host.pollMs * 2 ** Math.min(h.attempt - 1, 12));
-      let outcome = Outcome.retryAfter(backoff);
-      if (t.retryAfter === undefined) {
-        await new Promise((r) => setTimeout(r, host.pollMs));
-        outcome = Outcome.retry();
-      }
-      await this.apply(this.plan(outcome), 'retry').catch((e) => this.report(e));
-      return;
-    }
+    const decoded = await this.decode();
+    if ('error' in decoded) return this.settleUndecodable(decoded.error);
+    const message = decoded.message;
     try {
       await this.sub.form.beginHandler(h);
     } catch (err) {
@@ -447,11 +450,8 @@ export class Delivery {
           timeoutMs: timeout,
         });
         this.abort(new SqlInboxError('TIMEOUT', `handler of ${t.table} row ${String(h.id)} timed out`));
-        if (this.settlement === undefined) {
-          this.sub.heldBack?.add(h.id);
-          this.settlement = this.sub.release(h, 'timeout');
-        }
-        await this.settlement.catch(() => {});
+        this.sub.heldBack?.add(h.id);
+        await this.dropUnsettled('timeout');
         return;
       }
       outcome = outcomeOf(result);
@@ -468,6 +468,48 @@ export class Delivery {
     } finally {
       clearTimeout(timer);
     }
+    await this.finish(outcome);
+  }
+
+  /** Decodes the row's payload; a failure answers the error for {@link settleUndecodable}. */
+  async decode(): Promise<{ message: unknown } | { error: unknown }> {
+    const { codec } = this.sub.internals;
+    const s = this.sub.settings;
+    try {
+      return { message: await decodeRow(s.table, this.held.row, this.held.id, codec, s.schema) };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  /** A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4). */
+  async settleUndecodable(err: unknown): Promise<void> {
+    const { host } = this.sub.internals;
+    const s = this.sub.settings;
+    const t = s.table;
+    const h = this.held;
+    host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
+    this.failure = err;
+    if (s.deadLetter !== undefined) {
+      await this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry').catch((e) => this.report(e));
+      return;
+    }
+    // Retried like a failed handler, but not at once: it would fail the same way in a hot loop.
+    // With a retry_after column it waits there; without one this worker holds it one poll interval.
+    const backoff = Math.min(3_600_000, host.pollMs * 2 ** Math.min(h.attempt - 1, 12));
+    let outcome = Outcome.retryAfter(backoff);
+    if (t.retryAfter === undefined) {
+      await new Promise((r) => setTimeout(r, host.pollMs));
+      outcome = Outcome.retry();
+    }
+    await this.apply(this.plan(outcome), 'retry').catch((e) => this.report(e));
+  }
+
+  /** Settles by the handler's outcome unless the handler settled already; never throws. */
+  async finish(outcome: Outcome): Promise<void> {
+    const { host } = this.sub.internals;
+    const t = this.sub.settings.table;
+    const h = this.held;
     if (this.settlement !== undefined) {
       // Settled through ctx: the handler was told of a failure; the listeners are told here.
       await this.settlement.catch((e) =>
@@ -476,6 +518,17 @@ export class Delivery {
       return;
     }
     await this.settle(outcome).catch((e) => this.report(e));
+  }
+
+  /** Whether the handler (or its outcome) has settled or dropped this delivery. */
+  get settled(): boolean {
+    return this.settlement !== undefined;
+  }
+
+  /** Drops the delivery unless it settled already: its row returns as the form says. */
+  async dropUnsettled(reason: ReleaseReason): Promise<void> {
+    this.settlement ??= this.sub.release(this.held, reason);
+    await this.settlement.catch(() => {});
   }
 
   /** Settles once; a second call fails. */
@@ -542,7 +595,8 @@ export class Delivery {
     });
   }
 
-  private context(): Context {
+  /** The handler's context for this delivery. */
+  context(): Context {
     const h = this.held;
     const { host } = this.sub.internals;
     const tx: Queryable | undefined =

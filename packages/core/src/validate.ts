@@ -64,6 +64,17 @@ export async function validateSubscription(
       fix: 'describe the group column, or dead-letter to a table',
     });
   }
+  if (q.batch !== undefined) {
+    // Checked by the queue builder too; these catch settings put together past it (R-TX-5, R-POOL-8).
+    if (q.transactional)
+      fail('a batch queue cannot be mounted transactional', { fix: 'drop .transactional()' });
+    if (q.lanes !== undefined)
+      fail('a batch queue has no partition lanes', { fix: 'use workers(n), or drop .batch()' });
+    if (q.claimBatch !== undefined)
+      fail('claimBatch has no effect on a batch queue: batch(n) is the claim size', {
+        fix: 'drop .claimBatch()',
+      });
+  }
   if (q.lanes !== undefined && t.partitionKey === undefined) {
     fail('workersByKey needs a partitionKey column', { fix: 'describe the partitionKey column' });
   }
