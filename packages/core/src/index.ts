@@ -24,3 +24,16 @@ export {
   queue,
 } from './queue.js';
 export type { Context, Handler } from './subscription.js';
+export {
+  checkConnectionLimit,
+  type ThreadContext,
+  type ThreadDemand,
+  ThreadExitedError,
+  type ThreadModule,
+  type ThreadOpenOptions,
+  type ThreadOptions,
+  type ThreadPoolHandle,
+  ThreadQueue,
+  type ThreadSettings,
+  threadHandler,
+} from './threads.js';
