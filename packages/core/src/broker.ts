@@ -24,8 +24,9 @@ export interface BrokerOptions {
   /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s). */
   readonly shutdownTimeout?: Duration;
   /**
-   * The most connections this service may open (default: no limit): the service pool plus, over
-   * the subscriptions on threads, threads x connections (R-POOL-9). A subscription that would pass
+   * The most connections this service may open (default: no limit): the service pool, the
+   * adapter's wake-up listener where it has one (PostgreSQL: 1), and, over the subscriptions on
+   * threads, threads x connections (R-POOL-9). A subscription that would pass
    * it does not start: `subscribe` throws a ConfigError naming the table and the numbers.
    */
   readonly connectionLimit?: number;
@@ -93,9 +94,10 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout');
     this.connectionLimit = options.connectionLimit;
     const limit = options.connectionLimit;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < adapter.pool.size)) {
+    const own = adapter.pool.size + (adapter.wakeup === undefined ? 0 : 1);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < own)) {
       throw new ConfigError(
-        `connectionLimit must be a whole number of at least the pool's size (${adapter.pool.size}), got ${limit}`,
+        `connectionLimit must be a whole number of at least the service's own connections (${own}: pool and listener), got ${limit}`,
       );
     }
   }
@@ -135,7 +137,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (queue instanceof ThreadQueue) {
       const demand = { table: queue.settings.table.table, ...queue.threads };
       const mounted = [...this.threadPools.values()].map((p) => p.demand);
-      checkConnectionLimit(this.connectionLimit, this.adapter.pool.size, mounted, demand);
+      const service = { pool: this.adapter.pool.size, listener: this.adapter.wakeup === undefined ? 0 : 1 };
+      checkConnectionLimit(this.connectionLimit, service, mounted, demand);
       const pool = new ThreadPool(demand.table, queue.threads, this.logger);
       threads = { pool, demand };
       handler = pool.handler;

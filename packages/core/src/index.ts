@@ -26,6 +26,7 @@ export {
 export type { Context, Handler } from './subscription.js';
 export {
   checkConnectionLimit,
+  type ServiceConnections,
   type ThreadContext,
   type ThreadDemand,
   ThreadExitedError,

@@ -147,24 +147,37 @@ export interface ThreadDemand {
   readonly connections: number;
 }
 
+/** The service's own connections: its pool, and the wake-up listener's where the adapter has one. */
+export interface ServiceConnections {
+  readonly pool: number;
+  /** 1 where the adapter listens for wake-ups on a connection of its own (PostgreSQL LISTEN), else 0. */
+  readonly listener: number;
+}
+
 /**
- * The connection arithmetic of R-POOL-9: the service pool plus, over the thread subscriptions,
- * threads x connections, must stay within `connectionLimit`. Throws a ConfigError naming the table
- * and the numbers when `next` would pass it; answers the total with `next` otherwise.
+ * The connection arithmetic of R-POOL-9: the service's connections (pool and listener) plus, over
+ * the thread subscriptions, threads x connections, must stay within `connectionLimit`. Throws a
+ * ConfigError naming the table and the numbers when `next` would pass it; answers the total with
+ * `next` otherwise.
  */
 export function checkConnectionLimit(
   limit: number | undefined,
-  poolSize: number,
+  service: ServiceConnections,
   mounted: readonly ThreadDemand[],
   next: ThreadDemand,
 ): number {
   const others = mounted.reduce((n, d) => n + d.threads * d.connections, 0);
   const own = next.threads * next.connections;
-  const total = poolSize + others + own;
+  const base = service.pool + service.listener;
+  const total = base + others + own;
   if (limit !== undefined && total > limit) {
+    const serviceText =
+      service.listener > 0
+        ? `the service pool and listener (${service.pool} + ${service.listener})`
+        : `the service pool (${service.pool})`;
     throw new ConfigError(
       `onThreads needs ${next.threads} threads x ${next.connections} connections = ${own}; ` +
-        `with the service pool (${poolSize}) and the other thread pools (${others}) that is ${total}, ` +
+        `with ${serviceText} and the other thread pools (${others}) that is ${total}, ` +
         `over the broker's connectionLimit of ${limit}`,
       {
         table: next.table,
@@ -349,6 +362,7 @@ class Thread {
 export class ThreadPool {
   private readonly threads: (Thread | undefined)[];
   private nextDelivery = 1;
+  private turn = 0;
   private closing = false;
   private readyWaiters: (() => void)[] = [];
   private respawnFailures = 0;
@@ -558,7 +572,11 @@ export class ThreadPool {
   private pick(): Thread | undefined {
     if (this.closing) return undefined;
     let best: Thread | undefined;
-    for (const t of this.threads) {
+    // Ties go round the threads, so deliveries arriving one by one spread over them.
+    const n = this.threads.length;
+    const from = this.turn++ % n;
+    for (let i = 0; i < n; i++) {
+      const t = this.threads[(from + i) % n];
       if (t === undefined || !t.ready || t.closing) continue;
       if (best === undefined || t.pending.size + t.reserved < best.pending.size + best.reserved) best = t;
     }
