@@ -379,6 +379,7 @@ export class ThreadPool {
 
   /** Starts every thread and waits until each opened its pool; rejects (and stops them) if one cannot. */
   async start(): Promise<void> {
+    this.closing = false;
     for (let i = 0; i < this.threads.length; i++) this.threads[i] = this.spawn(i);
     try {
       await Promise.all(this.threads.map((t) => t!.opened));
