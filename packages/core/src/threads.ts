@@ -395,7 +395,13 @@ export class ThreadPool {
     thread.reserved--;
     const d = this.nextDelivery++;
     return new Promise((resolve, reject) => {
-      const onAbort = () => thread.post({ t: 'abort', d, reason: toWire(ctx.signal.reason) });
+      const onAbort = () => {
+        try {
+          thread.post({ t: 'abort', d, reason: toWire(ctx.signal.reason) });
+        } catch {
+          // the thread is gone: its exit rejects this delivery
+        }
+      };
       const done = () => ctx.signal.removeEventListener('abort', onAbort);
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       thread.pending.set(d, {

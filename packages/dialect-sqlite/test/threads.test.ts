@@ -172,6 +172,44 @@ describe('R-POOL-9 threads on SQLite', () => {
     ).toBe(1);
   });
 
+  test('R-POOL-9 a handler timeout aborts the handler on its thread and its row returns', async () => {
+    broker.subscribe(
+      queue(jobs)
+        .timeout('300ms')
+        .onThreads({ threads: 1, handler, data: { file: db.file } }),
+    );
+    await broker.start();
+    const [id] = await broker.publishMany(jobs, [{ kind: 'wait' }]);
+    await until(async () => logs.some((l) => l.msg === 'aborted on the thread'));
+    const aborted = logs.find((l) => l.msg === 'aborted on the thread');
+    expect(String(aborted?.fields?.reason)).toContain('timed out');
+    expect(logs.some((l) => l.msg.startsWith('handler timed out') && l.fields?.id === id)).toBe(true);
+    // The row came back to the queue and was delivered again.
+    await until(async () => (await count('SELECT COUNT(*) AS n FROM ledger WHERE job = ?', [id])) >= 2);
+  });
+
+  test('R-POOL-9 a thread that cannot open its pool fails the start; no row is claimed', async () => {
+    broker.subscribe(
+      queue(jobs).onThreads({
+        threads: 2,
+        handler: new URL('./threads/no-such-module.mjs', import.meta.url),
+        data: { file: db.file },
+      }),
+    );
+    await broker.publish(jobs, { kind: 'ok' });
+    let err: unknown;
+    try {
+      await broker.start();
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { code?: string }).code).toBe('THREAD_OPEN');
+    expect((err as Error).message).toContain('thread_jobs');
+    expect(String((err as Error).cause)).toContain('no-such-module.mjs');
+    expect(await count('SELECT COUNT(*) AS n FROM thread_jobs WHERE locked_until IS NULL')).toBe(1);
+    expect(await count('SELECT COUNT(*) AS n FROM ledger')).toBe(0);
+  });
+
   test('R-POOL-9 connectionLimit: a subscription whose threads would pass it does not start', async () => {
     // Pool 4 + 2 x 1 = 6 fits the limit of 8; another 2 x 2 = 4 would make 10.
     broker.subscribe(queue(jobs).onThreads({ threads: 2, connections: 1, handler, data: { file: db.file } }));
