@@ -37,12 +37,12 @@ export interface ThreadSettings {
   readonly data: unknown;
 }
 
-/** What a thread module's `open` is given. */
-export interface ThreadOpenOptions {
+/** What a thread module's `open` is given; `D` is the type of `onThreads({ data })`. */
+export interface ThreadOpenOptions<D = any> {
   /** Connections the thread's pool may open: size the pool to exactly this. */
   readonly connections: number;
   /** `onThreads({ data })`. */
-  readonly data: unknown;
+  readonly data: D;
   /** The thread's number, 0 to threads - 1 (a thread started after a crash takes the number it replaces). */
   readonly index: number;
 }
@@ -56,8 +56,8 @@ export interface ThreadPoolHandle {
   close(): Promise<void> | void;
 }
 
-/** What a handler on a thread is given beside its message. */
-export interface ThreadContext {
+/** What a handler on a thread is given beside its message; `D` is the type of `onThreads({ data })`. */
+export interface ThreadContext<D = any> {
   readonly table: string;
   readonly id: unknown;
   /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
@@ -69,7 +69,7 @@ export interface ThreadContext {
   /** Writes to the broker's logger, on the main thread. */
   readonly logger: Logger;
   /** `onThreads({ data })`. */
-  readonly data: unknown;
+  readonly data: D;
   /** The thread's number. */
   readonly index: number;
   /** Runs one statement on a connection of the thread's own pool. */
@@ -84,16 +84,19 @@ export interface ThreadContext {
   retryAfter(delay: number | Date): Promise<void>;
 }
 
-/** What a thread module exports (as its default export, or as named exports `open` and `handle`). */
-export interface ThreadModule<T = any> {
+/**
+ * What a thread module exports (as its default export, or as named exports `open` and `handle`):
+ * `T` is the message's type, `D` the type of `onThreads({ data })`.
+ */
+export interface ThreadModule<T = any, D = any> {
   /** Opens the thread's own pool, once, when the thread starts. */
-  open(opts: ThreadOpenOptions): ThreadPoolHandle | Promise<ThreadPoolHandle>;
+  open(opts: ThreadOpenOptions<D>): ThreadPoolHandle | Promise<ThreadPoolHandle>;
   /** The handler: answers an outcome, or nothing for ack; a throw is a retry. */
-  handle(message: T, ctx: ThreadContext): Promise<Outcome | undefined | void> | Outcome | undefined | void;
+  handle(message: T, ctx: ThreadContext<D>): Promise<Outcome | undefined | void> | Outcome | undefined | void;
 }
 
-/** Types a thread module: `export default threadHandler({ open, handle })`. */
-export function threadHandler<T = any>(module: ThreadModule<T>): ThreadModule<T> {
+/** Types a thread module: `export default threadHandler<Message, Data>({ open, handle })`. */
+export function threadHandler<T = any, D = any>(module: ThreadModule<T, D>): ThreadModule<T, D> {
   return module;
 }
 
@@ -366,8 +369,6 @@ export class ThreadPool {
   private closing = false;
   private readyWaiters: (() => void)[] = [];
   private respawnFailures = 0;
-  /** Threads started to replace one that ended (for logs and tests). */
-  restarts = 0;
 
   constructor(
     readonly table: string,
@@ -505,7 +506,6 @@ export class ThreadPool {
     const wait = this.respawnFailures === 0 ? 0 : Math.min(30_000, 100 * 2 ** this.respawnFailures);
     setTimeout(() => {
       if (this.closing) return;
-      this.restarts++;
       const next = this.spawn(t.index);
       this.threads[t.index] = next;
       next.opened.catch((err) => {

@@ -1,10 +1,19 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import { type Adapter, Broker, inbox, queue, type ThreadQueue } from '../src/index.js';
+import {
+  type Adapter,
+  Broker,
+  inbox,
+  type Pool,
+  queue,
+  type ThreadQueue,
+  threadHandler,
+} from '../src/index.js';
 
 declare const postgresLike: Adapter<
   'rowlock' | 'lease' | 'advisory',
   'read_committed' | 'repeatable_read' | 'serializable'
 >;
+declare const pool: Pool;
 declare const sqliteLike: Adapter<'lease' | 'advisory', never>;
 
 describe('thread types', () => {
@@ -28,5 +37,21 @@ describe('thread types', () => {
     const rowlock = inbox({ table: 'jobs', id: 'id' });
     // @ts-expect-error SQLite has no row locks
     broker.subscribe(queue(rowlock).onThreads({ threads: 1, handler }));
+  });
+
+  test('R-POOL-9 a thread module is typed by its message and its data', () => {
+    threadHandler<{ n: number }, { url: string }>({
+      open({ connections, data }) {
+        expectTypeOf(connections).toEqualTypeOf<number>();
+        expectTypeOf(data.url).toEqualTypeOf<string>();
+        return { pool, close: () => {} };
+      },
+      async handle(message, ctx) {
+        expectTypeOf(message.n).toEqualTypeOf<number>();
+        expectTypeOf(ctx.data).toEqualTypeOf<{ url: string }>();
+        // @ts-expect-error no transaction crosses threads
+        ctx.tx;
+      },
+    });
   });
 });
