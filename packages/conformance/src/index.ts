@@ -10,6 +10,7 @@ import { orderingScenarios } from './scenarios/ordering.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { settleScenarios } from './scenarios/settle.js';
+import { threadScenarios } from './scenarios/threads.js';
 import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
 
@@ -71,6 +72,7 @@ export async function runConformance(
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
         orderingScenarios(h, form);
+        threadScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);
