@@ -13,6 +13,7 @@ import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { settleScenarios } from './scenarios/settle.js';
+import { threadScenarios } from './scenarios/threads.js';
 import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
 
@@ -77,6 +78,7 @@ export async function runConformance(
         orderingScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
+        threadScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);

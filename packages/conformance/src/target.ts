@@ -24,7 +24,8 @@ export interface ConformanceTarget {
   exec(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /**
    * Absolute path of a plain ES module whose default export, `(opts?: OpenOptions) =>
-   * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios).
+   * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios), and on
+   * each worker thread of the R-POOL-9 scenario, as that thread's own pool.
    */
   readonly childModule: string;
   /** A server version string below the dialect's floor, in the server's own format (R-DB-1). */

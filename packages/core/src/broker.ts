@@ -12,6 +12,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import { type Duration, durationMs, leaseMs, Queue, type QueueFlags } from './queue.js';
 import { relaySettings } from './relay.js';
 import { type Handler, Subscription } from './subscription.js';
+import { checkConnectionLimit, type ThreadDemand, ThreadPool, ThreadQueue } from './threads.js';
 import { runTransaction } from './transaction.js';
 import { validateSubscription } from './validate.js';
 
@@ -25,6 +26,13 @@ export interface BrokerOptions {
   readonly logger?: Logger;
   /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s). */
   readonly shutdownTimeout?: Duration;
+  /**
+   * The most connections this service may open (default: no limit): the service pool, the
+   * adapter's wake-up listener where it has one (PostgreSQL: 1), and, over the subscriptions on
+   * threads, threads x connections (R-POOL-9). A subscription that would pass
+   * it does not start: `subscribe` throws a ConfigError naming the table and the numbers.
+   */
+  readonly connectionLimit?: number;
 }
 
 /** Options of one publish. */
@@ -53,6 +61,8 @@ export interface ClosedBroker {
   readonly locksReleased: number;
   /** Connections that held a lock (or a transaction) and were closed instead. */
   readonly connectionsClosed: number;
+  /** Connections the handler threads' own pools closed (only where a subscription runs on threads). */
+  readonly threadConnectionsClosed?: number;
 }
 
 type State = 'new' | 'starting' | 'running' | 'closing' | 'closed';
@@ -75,6 +85,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private state: State = 'new';
   private serverChecked: Promise<void> | undefined;
   private unlisten: (() => Promise<void>)[] = [];
+  private readonly connectionLimit: number | undefined;
+  private readonly threadPools = new Map<Subscription, { pool: ThreadPool; demand: ThreadDemand }>();
 
   constructor(adapter: Adapter<F, I>, options: BrokerOptions = {}) {
     this.adapter = adapter;
@@ -83,6 +95,14 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.leaseMs = leaseMs(options.lease ?? 30_000);
     this.pollMs = durationMs(options.pollInterval ?? 1_000, 'pollInterval');
     this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout');
+    this.connectionLimit = options.connectionLimit;
+    const limit = options.connectionLimit;
+    const own = adapter.pool.size + (adapter.wakeup === undefined ? 0 : 1);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < own)) {
+      throw new ConfigError(
+        `connectionLimit must be a whole number of at least the service's own connections (${own}: pool and listener), got ${limit}`,
+      );
+    }
   }
 
   /** The dialect's name, e.g. `postgres`. */
@@ -111,8 +131,33 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     handler: QF extends { readonly batch: true }
       ? BatchHandler<unknown extends T ? any : T>
       : Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
+  ): MountedSubscription;
+  /**
+   * Mounts a queue whose handler runs on threads (`queue(t).onThreads(...)`, R-POOL-9). Throws a
+   * ConfigError when its threads would pass the broker's `connectionLimit`.
+   */
+  subscribe<D extends TableDescription<F, I | undefined>, T>(queue: ThreadQueue<D, T>): MountedSubscription;
+  subscribe(
+    queue: Queue | ThreadQueue,
+    handler?: Handler<any, any> | BatchHandler<any>,
   ): MountedSubscription {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('subscribe');
+    let threads: { pool: ThreadPool; demand: ThreadDemand } | undefined;
+    if (queue instanceof ThreadQueue) {
+      if (queue.settings.batch !== undefined) {
+        throw new ConfigError('a queue on threads hands each thread one message at a time', {
+          table: queue.settings.table.table,
+          fix: 'drop batch(n), or run the batch handler in the service (without onThreads)',
+        });
+      }
+      const demand = { table: queue.settings.table.table, ...queue.threads };
+      const mounted = [...this.threadPools.values()].map((p) => p.demand);
+      const service = { pool: this.adapter.pool.size, listener: this.adapter.wakeup === undefined ? 0 : 1 };
+      checkConnectionLimit(this.connectionLimit, service, mounted, demand);
+      const pool = new ThreadPool(demand.table, queue.threads, this.logger);
+      threads = { pool, demand };
+      handler = pool.handler;
+    }
     const sub = new Subscription(
       {
         dialect: this.adapter.dialect,
@@ -127,6 +172,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       handler as unknown as Handler<unknown, any>,
     );
     this.subscriptions.push(sub);
+    if (threads !== undefined) this.threadPools.set(sub, threads);
     const ready = this.state === 'running' ? this.startOne(sub) : undefined;
     ready?.catch(() => {});
     return { table: sub.table, ready: ready ?? Promise.resolve(), inWork: () => sub.deliveries.size };
@@ -170,6 +216,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     try {
       await Promise.all(this.subscriptions.map((s) => this.validate(s)));
       await this.listen();
+      await this.startThreads([...this.threadPools.values()].map((t) => t.pool));
     } catch (err) {
       this.state = 'new';
       throw err;
@@ -182,7 +229,20 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     await this.validate(sub);
     if (this.state !== 'running') return;
     await this.listenTo(sub.table);
+    const threads = this.threadPools.get(sub);
+    if (threads !== undefined) await this.startThreads([threads.pool]);
+    if (this.state !== 'running') return;
     sub.start();
+  }
+
+  /** Starts handler threads; if one cannot open its pool, closes them all and rethrows. */
+  private async startThreads(pools: ThreadPool[]): Promise<void> {
+    const started = await Promise.allSettled(pools.map((p) => p.start()));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(pools.map((p) => p.close()));
+      throw failed.reason;
+    }
   }
 
   private async validate(sub: Subscription): Promise<void> {
@@ -355,7 +415,10 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     for (const u of this.unlisten) await u().catch(() => {});
     this.unlisten = [];
     this.state = 'closed';
-    return { locksReleased, connectionsClosed };
+    if (this.threadPools.size === 0) return { locksReleased, connectionsClosed };
+    let threadConnectionsClosed = 0;
+    for (const t of this.threadPools.values()) threadConnectionsClosed += await t.pool.close();
+    return { locksReleased, connectionsClosed, threadConnectionsClosed };
   }
 
   private async waitForHandlers(timeout: number): Promise<void> {

@@ -26,3 +26,17 @@ export {
 } from './queue.js';
 export { type OutboxInput, outbox } from './relay.js';
 export type { Context, Handler } from './subscription.js';
+export {
+  checkConnectionLimit,
+  type ServiceConnections,
+  type ThreadContext,
+  type ThreadDemand,
+  ThreadExitedError,
+  type ThreadModule,
+  type ThreadOpenOptions,
+  type ThreadOptions,
+  type ThreadPoolHandle,
+  ThreadQueue,
+  type ThreadSettings,
+  threadHandler,
+} from './threads.js';

@@ -3,6 +3,7 @@ import type { Codec } from './codec.js';
 import type { AnyTable } from './description.js';
 import type { DeadLetterTarget } from './dialect.js';
 import { ConfigError } from './errors.js';
+import { type ThreadOptions, ThreadQueue, threadSettings } from './threads.js';
 
 /** A duration: milliseconds as a number, or text such as `'500ms'`, `'30s'`, `'2m'`, `'1h'`. */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h'}`;
@@ -152,6 +153,20 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
   /** Rows one claim statement takes at most (lease and advisory forms; default: the workers). */
   claimBatch(n: number): Queue<D, T, F> {
     return this.with({ claimBatch: positive(n, 'claimBatch', this.settings.table.table) });
+  }
+
+  /**
+   * Runs the handler on `threads` worker threads, each with its own pool of `connections` (default
+   * 1), opened and closed on the thread (R-POOL-9). The handler lives in a module (`handler`);
+   * subscribe the result without a handler. Workers become at least `threads`. Not with
+   * `transactional()`: ctx.tx cannot cross threads. See docs/threads.md.
+   */
+  onThreads(this: Queue<D, T, QueueFlags & { tx: false }>, opts: ThreadOptions): ThreadQueue<D, T> {
+    const threads = threadSettings(this.settings, opts);
+    return new ThreadQueue<D, T>(
+      { ...this.settings, workers: Math.max(this.settings.workers, threads.threads) },
+      threads,
+    );
   }
 
   /** A name for logs and events (default: the table's name). */
