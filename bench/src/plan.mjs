@@ -25,6 +25,9 @@ export function plan(mode, scale = 1) {
     for (const w of rawWorkers) for (const k of ks) add({ db: 'pg', kind: 'raw', form, workers: w, k });
   }
   add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, claimBatch: 1 });
+  // Tuned against tuned: graphile-worker's tuned run keeps a local queue; sqlinbox's prefetch(n)
+  // holds n rows claimed beyond the workers (see docs/forms/lease.md).
+  add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
   // What-if rows (not in any ratio): engine changes emulated from the bench side, and the raw
   // lease loop settling each claim's rows in one DELETE.
   for (const experiment of ['prepared', 'claimAhead', 'batchSettle', 'batchSettle+prepared']) {
@@ -48,6 +51,7 @@ export function plan(mode, scale = 1) {
     for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
     for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
   }
+  add({ db: 'mysql', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
   add({ db: 'mysql', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
   // SQLite: lease and advisory; the raw loop is one synchronous loop.
   for (const form of ['lease', 'advisory']) {
@@ -121,6 +125,7 @@ export function caseId(c) {
   if (c.form) parts.push(c.form);
   if (c.variant) parts.push(c.variant.replace(' ', ''));
   if (c.claimBatch) parts.push(`cb${c.claimBatch}`);
+  if (c.prefetch) parts.push(`pf${c.prefetch}`);
   if (c.experiment) parts.push(`whatif_${c.experiment.replaceAll('+', '_')}`);
   if (c.batchDelete) parts.push('batchdelete');
   if (c.k) parts.push(`k${c.k}`);

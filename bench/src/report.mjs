@@ -48,6 +48,7 @@ function systemOf(e) {
   if (e.kind === 'sqlinbox') {
     let s = `sqlinbox ${FORM[e.form]}`;
     if (e.claimBatch) s += `, claimBatch(${e.claimBatch})`;
+    if (e.prefetch) s += `, prefetch(${e.prefetch})`;
     if (e.experiment) s += ` — what-if: ${e.experiment.replace('+', ' + ')}`;
     return s;
   }
@@ -121,6 +122,13 @@ export function verdicts(byId, mode) {
     'need ≥',
   );
   ratio(
+    'PostgreSQL lease prefetch(64), 32 workers, vs graphile-worker tuned (32): tuned against tuned',
+    'drain-pg-sqlinbox-lease-pf64-w32',
+    'drain-pg-graphile-tuned-w32',
+    1.5,
+    'need ≥',
+  );
+  ratio(
     'PostgreSQL lease, 32 workers, vs raw lease loop k=50, 32 clients',
     'drain-pg-sqlinbox-lease-w32',
     'drain-pg-raw-lease-k50-w32',
@@ -185,6 +193,13 @@ export function verdicts(byId, mode) {
   ratio(
     'MariaDB lease, 32 workers, vs raw loop k=50',
     'drain-mysql-sqlinbox-lease-w32',
+    'drain-mysql-raw-lease-k50-w32',
+    0.7,
+    'need ≥',
+  );
+  ratio(
+    'MariaDB lease prefetch(64), 32 workers, vs raw loop k=50',
+    'drain-mysql-sqlinbox-lease-pf64-w32',
     'drain-mysql-raw-lease-k50-w32',
     0.7,
     'need ≥',

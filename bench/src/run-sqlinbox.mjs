@@ -88,6 +88,7 @@ function batchedSettle(t, ops, stats) {
 function subscription(spec, table) {
   let q = queue(table).workers(spec.workers);
   if (spec.claimBatch !== undefined) q = q.claimBatch(spec.claimBatch);
+  if (spec.prefetch !== undefined) q = q.prefetch(spec.prefetch);
   if (spec.lease !== undefined) q = q.lease(spec.lease);
   return q;
 }

@@ -50,6 +50,11 @@ export interface QueueSettings {
   readonly claimBatch: number | undefined;
   /** Batch subscription: rows a claim takes at most and the handler gets at once (R-POOL-8). */
   readonly batch?: number | undefined;
+  /**
+   * Lease form on a dialect that claims ahead: rows held claimed beyond the workers (default: the
+   * workers, R-POOL-6). See {@link Queue.prefetch}.
+   */
+  readonly prefetch?: number | undefined;
   readonly name: string;
   /** A relay of an outbox (R-OUT-1): a retry leaves the record for the relay's next start. Default false. */
   readonly relay?: boolean;
@@ -153,6 +158,19 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
   /** Rows one claim statement takes at most (lease and advisory forms; default: the workers). */
   claimBatch(n: number): Queue<D, T, F> {
     return this.with({ claimBatch: positive(n, 'claimBatch', this.settings.table.table) });
+  }
+
+  /**
+   * Lease form: holds up to `workers + n` rows claimed, the rows beyond the busy workers waiting
+   * leased in the subscription (extended while they wait, returned at once on stop), and claims
+   * again, topping up to `workers + n` in one statement, as soon as it holds fewer than
+   * `max(workers, n)`. Without it a claim takes a row per worker seen (R-POOL-6). A deeper prefetch keeps a
+   * claim in flight while the workers drain what they hold (a backlog drains faster), at the price
+   * of rows no other replica can take meanwhile. Needs a dialect that claims ahead (PostgreSQL,
+   * MySQL/MariaDB, SQLite); not on a transactional or batch queue. See docs/forms/lease.md.
+   */
+  prefetch(n: number): Queue<D, T, F> {
+    return this.with({ prefetch: positive(n, 'prefetch', this.settings.table.table) });
   }
 
   /**

@@ -217,16 +217,25 @@ export class Subscription {
     if (batch !== undefined) return this.inWork + this.claims < workers ? batch : 0;
     const queued = this.inWork + this.waiting.length + this.claimSlots;
     let size: number;
+    let most = claimBatch ?? workers;
     if (this.claimAhead) {
-      // SQLite lease: one row per worker seen; rows beyond the free workers wait in the lease book (R-POOL-6).
-      if (this.inWork + this.waiting.length + this.claimSlots >= workers) return 0;
-      size = 2 * workers - queued;
+      const ahead = this.settings.prefetch;
+      if (ahead === undefined) {
+        // One row per worker seen; rows beyond the free workers wait in the lease book (R-POOL-6).
+        if (queued >= workers) return 0;
+        size = 2 * workers - queued;
+      } else {
+        // prefetch(n): up to workers + n rows held; a claim once fewer than max(workers, n) are.
+        if (queued >= Math.max(workers, ahead)) return 0;
+        size = workers + ahead - queued;
+        most = claimBatch ?? workers + ahead;
+      }
     } else {
       size = workers - queued;
     }
     if (size <= 0) return 0;
     if (this.form.form === 'rowlock' || transactional) return 1;
-    return Math.min(size, claimBatch ?? workers);
+    return Math.min(size, most);
   }
 
   private startClaim(size: number): void {

@@ -75,6 +75,20 @@ export async function validateSubscription(
         fix: 'drop .claimBatch()',
       });
   }
+  if (q.prefetch !== undefined) {
+    if (t.form !== 'lease')
+      fail('prefetch is for the lease form: a row lock or an advisory lock is held per delivery', {
+        fix: 'drop .prefetch()',
+      });
+    else if (!dialect.capabilities.claimAhead)
+      fail(`prefetch needs a dialect that claims ahead; ${dialect.name} claims a row per free worker`, {
+        fix: 'drop .prefetch()',
+      });
+    else if (q.transactional || q.batch !== undefined)
+      fail('prefetch has no effect on a transactional or batch queue: each claim is what it hands out', {
+        fix: 'drop .prefetch()',
+      });
+  }
   if (q.lanes !== undefined && t.partitionKey === undefined) {
     fail('workersByKey needs a partitionKey column', { fix: 'describe the partitionKey column' });
   }

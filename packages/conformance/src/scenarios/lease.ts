@@ -268,5 +268,31 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
       expect(rows.filter((r) => r.locked_until !== null)).toHaveLength(2); // the waiting row returned at once
       release.open();
     });
+
+    test('R-POOL-6 prefetch(n) holds up to workers + n rows claimed, the waiting ones extended and returned at once on stop', async () => {
+      const { desc, name } = await h().create('lease');
+      const b = await h().broker({ lease: '1s' });
+      const release = gate();
+      let running = 0;
+      b.subscribe(queue(desc).workers(1).prefetch(3), async () => {
+        running++;
+        await release.promise;
+      });
+      for (let i = 0; i < 8; i++) await b.publish(desc, { i });
+      await b.start();
+      await until(() => running === 1, 'the worker holding');
+      const leased = async () =>
+        (await h().rows(name)).filter((r) => r.locked_until !== null && ms(r.locked_until)! > Date.now())
+          .length;
+      await until(async () => (await leased()) === 4, 'four rows leased: one in work, three waiting');
+      await sleep(1_500); // past the first lease: the waiting rows' leases were extended too
+      expect(await leased()).toBe(4);
+      expect(running).toBe(1);
+      await b.shutdown({ timeout: 0 });
+      const rows = await h().rows(name);
+      expect(rows).toHaveLength(8);
+      expect(rows.filter((r) => r.locked_until !== null)).toHaveLength(1); // the waiting rows returned at once
+      release.open();
+    });
   }
 }

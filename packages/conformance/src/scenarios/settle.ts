@@ -227,6 +227,22 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: desc.table });
   });
 
+  test(`R-DESC-8 R-POOL-6 prefetch where it cannot apply stops the subscription at start with a ConfigError (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    // A row lock or advisory delivery holds its lock itself; a lease one needs a dialect that claims ahead.
+    const refused = form !== 'lease' || !caps.claimAhead;
+    b.subscribe(queue(desc).workers(2).prefetch(4), async () => {});
+    await h().insertPlain(name, '{"x":1}');
+    if (refused) {
+      await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: name });
+      expect(Number((await h().rows(name))[0]!.attempt)).toBe(1); // nothing claimed
+    } else {
+      await b.start();
+      await until(async () => (await h().rows(name)).length === 0, 'the row delivered');
+    }
+  });
+
   test(`R-DB-1 a server older than the floor stops the subscription with ServerTooOldError (${form})`, async () => {
     const { desc } = await h().create(form);
     const b = await h().broker({ serverVersion: h().target.tooOldVersion });
