@@ -144,12 +144,6 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('subscribe');
     let threads: { pool: ThreadPool; demand: ThreadDemand } | undefined;
     if (queue instanceof ThreadQueue) {
-      if (queue.settings.batch !== undefined) {
-        throw new ConfigError('a queue on threads hands each thread one message at a time', {
-          table: queue.settings.table.table,
-          fix: 'drop batch(n), or run the batch handler in the service (without onThreads)',
-        });
-      }
       const demand = { table: queue.settings.table.table, ...queue.threads };
       const mounted = [...this.threadPools.values()].map((p) => p.demand);
       const service = { pool: this.adapter.pool.size, listener: this.adapter.wakeup === undefined ? 0 : 1 };

@@ -121,6 +121,12 @@ export function threadSettings(settings: QueueSettings, opts: ThreadOptions): Th
       fix: 'drop .transactional(), or write through ctx.query on the thread and settle by the outcome',
     });
   }
+  if (settings.batch !== undefined) {
+    throw new ConfigError('a batch queue cannot run on threads: a thread takes one message at a time', {
+      table,
+      fix: 'drop .batch(n), or run the batch handler in the service (without onThreads)',
+    });
+  }
   const whole = (n: unknown, what: string): number => {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
       throw new ConfigError(`onThreads: ${what} must be a whole number of at least 1, got ${String(n)}`, {

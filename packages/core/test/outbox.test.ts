@@ -30,6 +30,12 @@ describe('the outbox relay (pure)', () => {
     );
   });
 
+  test('R-OUT-1 R-POOL-8 a relay hands its handler one record at a time: a batch relay is a ConfigError naming the table', () => {
+    const events = outbox({ table: 'events', id: 'id', payload: 'payload', processedAt: 'relayed_at' });
+    expect(() => relaySettings(queue(events).batch(10).settings)).toThrow(ConfigError);
+    expect(() => relaySettings(queue(events).batch(10).settings)).toThrow(/one record at a time/);
+  });
+
   test('R-OUT-1 retry, a thrown error and retryAfter without its column hold the record back; ack, drop and a due retryAfter do not', () => {
     expect(holdsBack(planOf(Outcome.retry(), 1, limits(true), warn))).toBe(true);
     expect(holdsBack(planOf(Outcome.retryAfter(5_000), 1, limits(false), warn))).toBe(true);

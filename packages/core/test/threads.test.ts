@@ -75,6 +75,23 @@ describe('R-POOL-9 onThreads settings', () => {
     expect(() => queue(jobs).onThreads({ threads: 1, handler: '' })).toThrow(/handler/);
   });
 
+  test('R-POOL-9 R-POOL-8 a batch queue on threads is a ConfigError: a thread takes one message at a time', () => {
+    const err = (() => {
+      try {
+        // Types aside (a batch queue's flags differ): the builder refuses it at run time.
+        (queue(jobs).batch(4) as unknown as ReturnType<typeof queue<typeof jobs>>).onThreads({
+          threads: 1,
+          handler,
+        });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).table).toBe(jobs.table);
+    expect(String((err as Error).message)).toMatch(/batch queue cannot run on threads/);
+  });
+
   test('R-POOL-9 a transactional queue on threads is a ConfigError: ctx.tx cannot cross threads', () => {
     const tx = queue(jobs).transactional();
     // @ts-expect-error transactional queues do not run on threads (also a type error)
