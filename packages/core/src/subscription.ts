@@ -401,7 +401,9 @@ function laneOf(key: unknown, lanes: number): number {
 
 /** One claimed row on its way through its handler to its settlement. */
 export class Delivery {
-  private readonly controller = new AbortController();
+  /** Made when the handler first reads `ctx.signal`: most handlers never do, and a signal is not free. */
+  private controller: AbortController | undefined;
+  private aborted: { reason: unknown } | undefined;
   private settlement: Promise<void> | undefined;
   private readonly started = Date.now();
   /** The handler's thrown error or the payload's decode error, for the `settled` event. */
@@ -415,7 +417,18 @@ export class Delivery {
   ) {}
 
   abort(reason: unknown): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    if (this.aborted !== undefined) return;
+    this.aborted = { reason };
+    this.controller?.abort(reason);
+  }
+
+  /** The delivery's abort signal: fires on shutdown, on lease loss and at the handler's timeout. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted !== undefined) this.controller.abort(this.aborted.reason);
+    }
+    return this.controller.signal;
   }
 
   /** Decode, run the handler, settle by its outcome. Never throws. */
@@ -612,12 +625,15 @@ export class Delivery {
       h.tx && h.conn !== undefined
         ? { query: (sql, params) => this.txConn().query(sql, params) as never }
         : undefined;
+    const delivery = this;
     return {
       table: this.sub.table,
       id: h.id,
       attempt: h.attempt,
       row: h.row,
-      signal: this.controller.signal,
+      get signal() {
+        return delivery.signal;
+      },
       logger: host.logger,
       tx,
       settle: (o) => this.settle(o),

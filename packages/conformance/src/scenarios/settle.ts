@@ -1,6 +1,6 @@
 import { type Capabilities, ConfigError, type Form, Outcome, queue, ServerTooOldError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, ms, payloadOf, sleep, until } from '../harness.js';
+import { gate, type Harness, ms, payloadOf, sleep, until } from '../harness.js';
 
 /** Claim, publish and settlement scenarios, per form (SPEC sections 2, 3, 6, 7). */
 export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
@@ -225,6 +225,39 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     const b = await h().broker();
     b.subscribe(queue(desc), async () => {});
     await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: desc.table });
+  });
+
+  test(`R-ERR-2 shutdown fires ctx.signal with its reason, also for a handler that reads the signal only after the abort (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker({ poolSize: 6 });
+    const bothIn = gate();
+    const readLate = gate();
+    let inHandler = 0;
+    const early: { aborted?: boolean; reason?: unknown } = {};
+    const late: { aborted?: boolean; reason?: unknown } = {};
+    b.subscribe(queue(desc).workers(2), async (m, ctx) => {
+      if (++inHandler === 2) bothIn.open();
+      if ((m as { k: number }).k === 1) {
+        // Reads the signal at once and waits for it.
+        const signal = ctx.signal;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        Object.assign(early, { aborted: signal.aborted, reason: signal.reason });
+      } else {
+        await readLate.promise; // first reads the signal after shutdown began
+        Object.assign(late, { aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+      }
+    });
+    await b.publishMany(desc, [{ k: 1 }, { k: 2 }]);
+    await b.start();
+    await bothIn.promise;
+    const closing = b.shutdown({ timeout: '5s' });
+    await until(() => early.aborted !== undefined, 'the reading handler saw the abort');
+    readLate.open();
+    await closing;
+    expect(early.aborted).toBe(true);
+    expect(late.aborted).toBe(true);
+    expect(late.reason).toBe(early.reason);
+    expect(early.reason).toBeDefined();
   });
 
   test(`R-DESC-8 R-POOL-6 prefetch where it cannot apply stops the subscription at start with a ConfigError (${form})`, async () => {
