@@ -13,7 +13,7 @@ export default async function open(opts = {}) {
     port: 3306,
     user: 'root',
     password: '',
-    database: 'test',
+    database: process.env.SQLINBOX_MYSQL_DATABASE ?? 'test',
     connectionLimit,
     minimumIdle: 0,
   });

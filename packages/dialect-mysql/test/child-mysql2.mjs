@@ -12,7 +12,7 @@ export default async function open(opts = {}) {
     port: 3306,
     user: 'root',
     password: '',
-    database: 'test',
+    database: process.env.SQLINBOX_MYSQL_DATABASE ?? 'test',
     connectionLimit: opts.poolSize ?? 10,
   });
   const adapter = recordLocks(mysql2(pool, { serverVersion: opts.serverVersion }));

@@ -10,7 +10,14 @@ import { ddl } from '../src/dialect.js';
 import { mariadb } from '../src/mariadb.js';
 import { mysql2 } from '../src/mysql2.js';
 
-export const DB = { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test' } as const;
+/** The database the tests use: `SQLINBOX_MYSQL_DATABASE`, default `test`. */
+export const DB = {
+  host: '127.0.0.1',
+  port: 3306,
+  user: 'root',
+  password: '',
+  database: process.env.SQLINBOX_MYSQL_DATABASE ?? 'test',
+} as const;
 
 /** An adapter with a pool of its own. */
 export interface Opened {
