@@ -16,7 +16,7 @@
 import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -55,6 +55,8 @@ const only = values.only === undefined ? undefined : new RegExp(values.only);
 const selected = only ? all.filter((c) => only.test(c.id)) : all;
 
 const log = (s) => process.stdout.write(`${s}\n`);
+/** A path given on the command line, from where `pnpm bench` was typed (pnpm runs this script in bench/). */
+const fromCaller = (p) => resolve(process.env.INIT_CWD ?? process.cwd(), p);
 
 /** Runs one timed case in a child; `onMessage` sees its control messages. */
 function child(spec, onMessage = () => {}) {
@@ -182,7 +184,7 @@ async function serverSettings() {
 async function main() {
   if (values.report) {
     // Regenerates docs/benchmarks.md from a results file, running nothing.
-    const out = JSON.parse(readFileSync(values.report, 'utf8'));
+    const out = JSON.parse(readFileSync(fromCaller(values.report), 'utf8'));
     for (const v of writeReport(out, root))
       log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
     return;
@@ -237,7 +239,9 @@ async function main() {
   }
   await cleanupAll();
   const out = { meta: { ...meta, seconds: Math.round((Date.now() - t0) / 1000) }, results };
-  const file = values.out ?? join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
+  const file = values.out
+    ? fromCaller(values.out)
+    : join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`wrote ${file}`);
@@ -259,7 +263,9 @@ function summary(e) {
   if (e.workload === 'recovery') return `  ${e.id}: redelivered after ${r.redeliveredMs} ms`;
   if (e.workload === 'enqueue') return `  ${e.id}: ${Math.round(r.jobsPerSec)} jobs/s`;
   const rates = ok.map((x) => Math.round(x.jobsPerSec)).join(' / ');
-  const extra = r.rowsPerClaim ? `, ${r.rowsPerClaim.toFixed(1)} rows/claim` : '';
+  const extra =
+    (r.rowsPerClaim ? `, ${r.rowsPerClaim.toFixed(1)} rows/claim` : '') +
+    (r.rowsPerSettle ? `, ${r.rowsPerSettle.toFixed(1)} rows/settle` : '');
   return `  ${e.id}: ${rates} jobs/s, start-up ${Math.round(r.startupMs)} ms, RSS ${r.peakRssMB} MB${extra}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
 }
 

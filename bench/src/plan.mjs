@@ -28,12 +28,7 @@ export function plan(mode, scale = 1) {
   // Tuned against tuned: graphile-worker's tuned run keeps a local queue; sqlinbox's prefetch(n)
   // holds n rows claimed beyond the workers (see docs/forms/lease.md).
   add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
-  // What-if rows (not in any ratio): engine changes emulated from the bench side, and the raw
-  // lease loop settling each claim's rows in one DELETE.
-  for (const experiment of ['prepared', 'claimAhead', 'batchSettle', 'batchSettle+prepared']) {
-    add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, experiment });
-  }
-  add({ db: 'pg', kind: 'sqlinbox', form: 'rowlock', workers: 32, experiment: 'prepared' });
+  // The ceiling of the lease form: the raw loop settling each claim's rows in one DELETE.
   add({ db: 'pg', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
   for (const w of workerCounts) {
     add({ db: 'pg', kind: 'graphile', variant: 'default', workers: w });
@@ -56,17 +51,6 @@ export function plan(mode, scale = 1) {
   // SQLite: lease and advisory; the raw loop is one synchronous loop.
   for (const form of ['lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'sqlite', kind: 'sqlinbox', form, workers: w });
-    // What-if (lease): the pool at 2 handles instead of workers + 2 (each handle has its own page cache).
-    if (form === 'lease') {
-      add({
-        db: 'sqlite',
-        kind: 'sqlinbox',
-        form,
-        workers: 32,
-        connections: 2,
-        experiment: 'twoConnections',
-      });
-    }
     for (const k of ks) add({ db: 'sqlite', kind: 'raw', form, workers: 1, k });
   }
   add({ db: 'sqlite', kind: 'raw', form: 'lease', workers: 1, k: 50, batchDelete: true });
@@ -126,7 +110,6 @@ export function caseId(c) {
   if (c.variant) parts.push(c.variant.replace(' ', ''));
   if (c.claimBatch) parts.push(`cb${c.claimBatch}`);
   if (c.prefetch) parts.push(`pf${c.prefetch}`);
-  if (c.experiment) parts.push(`whatif_${c.experiment.replaceAll('+', '_')}`);
   if (c.batchDelete) parts.push('batchdelete');
   if (c.k) parts.push(`k${c.k}`);
   if (c.workers) parts.push(`w${c.workers}`);

@@ -1,8 +1,10 @@
 /**
  * The limit: the statements of each claim form with no library, from a bare pg / mysql2 /
  * better-sqlite3 loop, `spec.k` rows per claim statement, `spec.workers` clients each on its own
- * connection. PostgreSQL statements are prepared (named), as pgbench's `-M prepared`; the SQL is
- * what sqlinbox's dialects send (see docs/benchmarks.md).
+ * connection. PostgreSQL statements are prepared (named), as pgbench's `-M prepared`. The claims
+ * are the dialects' claim statements; the lease loop settles a row per `DELETE`, or with
+ * `batchDelete` a claim's rows in one `DELETE` (the ceiling of a batched settlement; the dialects'
+ * own `settleMany` text differs, see docs/benchmarks.md).
  */
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -58,7 +60,7 @@ function pgLoops(T, batchDelete) {
         st.claims++;
         if (rows.length === 0) return;
         if (batchDelete) {
-          // The "what if" ceiling: the claim's rows settled in one statement.
+          // The ceiling: the claim's rows settled in one statement.
           await q(
             c,
             'delete-batch',
@@ -66,6 +68,7 @@ function pgLoops(T, batchDelete) {
             [rows.map((r) => r.id), expiry],
           );
           st.done += rows.length;
+          st.batches++;
           continue;
         }
         for (const r of rows) {
@@ -163,12 +166,13 @@ function mysqlLoops(T, batchDelete) {
         );
         await c.query('COMMIT');
         if (batchDelete) {
-          // The "what if" ceiling: the claim's rows settled in one statement.
+          // The ceiling: the claim's rows settled in one statement.
           await c.query(
             `DELETE FROM ${T} WHERE \`locked_until\` = ? AND \`id\` IN (${inList(rows.length)})`,
             [expiry, ...rows.map((r) => r.id)],
           );
           st.done += rows.length;
+          st.batches++;
           continue;
         }
         for (const r of rows) {
@@ -227,9 +231,10 @@ function sqliteLoop(db, T, form, k, st, batchDelete) {
       st.claims++;
       if (rows.length === 0) return;
       if (batchDelete) {
-        // The "what if" ceiling: the claim's rows settled in one statement.
+        // The ceiling: the claim's rows settled in one statement.
         delAll.run(at + LEASE_MS, JSON.stringify(rows.map((r) => r.id)));
         st.done += rows.length;
+        st.batches++;
         continue;
       }
       for (const r of rows) {
@@ -265,7 +270,7 @@ function sqliteLoop(db, T, form, k, st, batchDelete) {
 
 /** W2 for the raw loops. */
 export async function drain(spec) {
-  const st = { done: 0, claims: 0, wasted: 0 };
+  const st = { done: 0, claims: 0, wasted: 0, batches: 0 };
   const rss = rssSampler();
   let open;
   let close;
@@ -320,6 +325,7 @@ export async function drain(spec) {
     duplicates: 0,
     claims: st.claims,
     rowsPerClaim: st.claims ? st.done / st.claims : null,
+    rowsPerSettle: st.batches ? st.done / st.batches : 1,
     wastedTakes: st.wasted,
   };
 }

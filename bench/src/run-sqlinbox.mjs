@@ -8,21 +8,14 @@ import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './
 import { describe, openAdapter } from './tables.mjs';
 
 /**
- * Counts the claim statements and the rows they took, by wrapping the dialect's `prepare` (the
- * engine itself is untouched): rows per claim is what the batch size really was.
- *
- * `experiment` (the --diagnose cases, PostgreSQL) emulates engine changes from outside, to size
- * them before anyone makes them:
- * - `claimAhead`: the dialect claims ahead as SQLite's does (a claim refills to twice the workers
- *   once every claimed row is in work), so claims take batches instead of one row per free worker;
- * - `batchSettle`: acks that arrive in the same turn of the event loop settle in ONE statement
- *   (`DELETE .. USING unnest(ids, tokens)`), as graphile-worker's completeJobBatchDelay: 0 does.
+ * Counts the claim statements and the rows they took, and the settlement statements and the rows
+ * they settled, by wrapping the dialect's `prepare` (the engine itself is untouched): rows per
+ * claim and rows per settlement statement are what the batch sizes really were.
  */
-function instrument(adapter, experiment = '') {
-  const stats = { claims: 0, rows: 0, empty: 0, wasted: 0, settleStatements: 0 };
+function instrument(adapter) {
+  const stats = { claims: 0, rows: 0, empty: 0, wasted: 0, settleStatements: 0, settledRows: 0 };
   const dialect = adapter.dialect;
   const wrapped = Object.create(dialect);
-  if (experiment.includes('claimAhead')) wrapped.capabilities = { ...dialect.capabilities, claimAhead: true };
   wrapped.prepare = (t, opts) => {
     const ops = dialect.prepare(t, opts);
     const w = Object.create(ops);
@@ -45,44 +38,19 @@ function instrument(adapter, experiment = '') {
     };
     w.settle = (conn, s) => {
       stats.settleStatements++;
+      stats.settledRows++;
       return ops.settle(conn, s);
     };
-    if (experiment.includes('batchSettle')) w.settle = batchedSettle(t, ops, stats);
+    if (ops.settleMany !== undefined) {
+      w.settleMany = (conn, list) => {
+        stats.settleStatements++;
+        stats.settledRows += list.length;
+        return ops.settleMany(conn, list);
+      };
+    }
     return w;
   };
   return { adapter: { ...adapter, dialect: wrapped }, stats };
-}
-
-/** PostgreSQL lease acks of one event-loop turn as one DELETE (the batchSettle experiment). */
-function batchedSettle(t, ops, stats) {
-  const table = `"${t.table.split('.').join('"."')}"`;
-  let pending = [];
-  const flush = async () => {
-    const batch = pending;
-    pending = [];
-    stats.settleStatements++;
-    try {
-      const r = await batch[0].conn.query(
-        `DELETE FROM ${table} AS t USING unnest($1::bigint[], $2::timestamptz[]) AS x(id, token)` +
-          ' WHERE t."id" = x.id AND t."locked_until" = x.token RETURNING t."id"',
-        [batch.map((b) => b.s.id), batch.map((b) => b.s.token)],
-      );
-      const gone = new Set(r.rows.map((x) => String(x.id)));
-      for (const b of batch) b.resolve(gone.has(String(b.s.id)) ? 1 : 0);
-    } catch (err) {
-      for (const b of batch) b.reject(err);
-    }
-  };
-  return (conn, s) => {
-    if (s.kind !== 'finish' || s.token === undefined) {
-      stats.settleStatements++;
-      return ops.settle(conn, s);
-    }
-    return new Promise((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ conn, s, resolve, reject });
-    });
-  };
 }
 
 function subscription(spec, table) {
@@ -95,13 +63,8 @@ function subscription(spec, table) {
 
 /** W2/W4: drain `spec.jobs` prefilled rows; start-up and drain timed apart. */
 export async function drain(spec) {
-  const { adapter: raw, close } = await openAdapter(
-    spec.db,
-    spec.connections ?? spec.workers + 2,
-    spec.file,
-    spec.experiment,
-  );
-  const { adapter, stats } = instrument(raw, spec.experiment);
+  const { adapter: raw, close } = await openAdapter(spec.db, spec.workers + 2, spec.file);
+  const { adapter, stats } = instrument(raw);
   const table = describe(spec.db, spec.form);
   const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 200 });
   const done = ledger(spec.jobs);
@@ -142,6 +105,7 @@ export async function drain(spec) {
     emptyClaims: stats.empty,
     wastedTakes: stats.wasted,
     settleStatements: stats.settleStatements,
+    rowsPerSettle: stats.settleStatements ? stats.settledRows / stats.settleStatements : null,
   };
 }
 

@@ -26,41 +26,14 @@ export function describe(db, form) {
 }
 
 /**
- * The `prepared` experiment: a pg client that sends every statement text as a named prepared
- * statement (parsed and planned once per connection, as pgbench's -M prepared), which is what the
- * dialect-postgres change recommended in docs/benchmarks.md would do.
- */
-function preparingClient(pgLib) {
-  const names = new Map();
-  return class PreparingClient extends pgLib.Client {
-    query(config, values, callback) {
-      if (typeof config === 'string' && typeof callback !== 'function') {
-        let name = names.get(config);
-        if (name === undefined) {
-          name = `sqlinbox_${names.size + 1}`;
-          names.set(config, name);
-        }
-        return super.query({ name, text: config, values });
-      }
-      return super.query(config, values, callback);
-    }
-  };
-}
-
-/**
  * An adapter (and what closes it) for `db`, sized for `connections`. Only that database's driver
  * and dialect are loaded, so a child's RSS carries no other.
  */
-export async function openAdapter(db, connections, file, experiment = '') {
+export async function openAdapter(db, connections, file) {
   if (db === 'pg') {
     const { default: pgLib } = await import('pg');
     const { pg } = await import('@sqlinbox/dialect-postgres/pg');
-    const Client = experiment.includes('prepared') ? preparingClient(pgLib) : undefined;
-    const pool = new pgLib.Pool({
-      connectionString: PG_URL,
-      max: connections,
-      ...(Client ? { Client } : {}),
-    });
+    const pool = new pgLib.Pool({ connectionString: PG_URL, max: connections });
     const adapter = pg(pool);
     const close = async () => {
       await adapter.close();
