@@ -94,7 +94,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.logger = options.logger ?? consoleLogger();
     this.leaseMs = leaseMs(options.lease ?? 30_000);
     this.pollMs = durationMs(options.pollInterval ?? 1_000, 'pollInterval');
-    this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout');
+    this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout', { zero: true });
     this.connectionLimit = options.connectionLimit;
     const limit = options.connectionLimit;
     const own = adapter.pool.size + (adapter.wakeup === undefined ? 0 : 1);
@@ -386,7 +386,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (this.state === 'closed' || this.state === 'closing')
       return { locksReleased: 0, connectionsClosed: 0 };
     this.state = 'closing';
-    const timeout = opts.timeout === undefined ? this.shutdownMs : durationMs(opts.timeout, 'timeout');
+    const timeout =
+      opts.timeout === undefined ? this.shutdownMs : durationMs(opts.timeout, 'timeout', { zero: true });
     await Promise.all(this.subscriptions.map((s) => s.stop()));
     const deliveries = this.subscriptions.flatMap((s) => s.inFlight());
     const reason = new ClosedError('shutdown');
