@@ -106,11 +106,11 @@ export class SettlementError extends SqlInboxError {
    */
   readonly kind: ErrorKind;
   constructor(table: string, rowId: unknown, cause: unknown, kind: ErrorKind = 'other') {
-    super(
-      'SETTLEMENT',
-      `settlement of ${table} row ${String(rowId)} failed (${kind}): ${messageOf(cause)}`,
-      { table, rowId, cause },
-    );
+    super('SETTLEMENT', `settlement of ${table} row ${String(rowId)} failed (${kind}): ${messageOf(cause)}`, {
+      table,
+      rowId,
+      cause,
+    });
     this.kind = kind;
   }
 }
@@ -124,10 +124,14 @@ export class HandlerError extends SqlInboxError {
   /** The value the handler threw, as it was. */
   readonly thrown: unknown;
   constructor(table: string, rowId: unknown, thrown: unknown) {
-    super('HANDLER', `handler of ${table} row ${String(rowId)} threw a non-Error: ${describeThrown(thrown)}`, {
-      table,
-      rowId,
-    });
+    super(
+      'HANDLER',
+      `handler of ${table} row ${String(rowId)} threw a non-Error: ${describeThrown(thrown)}`,
+      {
+        table,
+        rowId,
+      },
+    );
     this.thrown = thrown;
   }
 }

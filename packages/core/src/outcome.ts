@@ -23,7 +23,8 @@ export const Outcome = {
    * are due at once; a negative or NaN delay throws a `ConfigError`.
    */
   retryAfter: (delay: number | Date): Outcome => {
-    if (delay instanceof Date) return { kind: 'retryAfter', delayMs: Math.max(0, delay.getTime() - Date.now()) };
+    if (delay instanceof Date)
+      return { kind: 'retryAfter', delayMs: Math.max(0, delay.getTime() - Date.now()) };
     // 0 is legal (due now, counted as a retryAfter); a negative or NaN delay is a mistake.
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
       throw new ConfigError(`retryAfter takes a delay of 0 ms or more, or an instant, got ${String(delay)}`);

@@ -19,7 +19,9 @@ export function durationMs(d: Duration, what: string, opts: { zero?: boolean } =
   } else {
     const m = typeof d === 'string' ? /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d) : null;
     if (!m)
-      throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, { fix: "write e.g. '30s'" });
+      throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, {
+        fix: "write e.g. '30s'",
+      });
     const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
     ms = Number(m[1]) * unit;
   }
@@ -207,9 +209,12 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     const table = this.settings.table.table;
     if (opts === false || opts === 'immediate') return this.with({ backoff: false });
     if (typeof opts !== 'object' || opts === null) {
-      throw new ConfigError(`backoff takes { base, max, jitter }, false or 'immediate', got ${String(opts)}`, {
-        table,
-      });
+      throw new ConfigError(
+        `backoff takes { base, max, jitter }, false or 'immediate', got ${String(opts)}`,
+        {
+          table,
+        },
+      );
     }
     const baseMs = opts.base === undefined ? DEFAULT_BACKOFF.baseMs : durationMs(opts.base, 'backoff.base');
     const maxMs = opts.max === undefined ? DEFAULT_BACKOFF.maxMs : durationMs(opts.max, 'backoff.max');
@@ -217,7 +222,9 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1))
       throw new ConfigError(`backoff.jitter must be between 0 and 1, got ${String(jitter)}`, { table });
     if (maxMs < baseMs)
-      throw new ConfigError(`backoff.max (${maxMs} ms) must be at least backoff.base (${baseMs} ms)`, { table });
+      throw new ConfigError(`backoff.max (${maxMs} ms) must be at least backoff.base (${baseMs} ms)`, {
+        table,
+      });
     return this.with({ backoff: { baseMs, maxMs, jitter } });
   }
 

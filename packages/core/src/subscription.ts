@@ -6,8 +6,8 @@ import type { Dialect, TableOps } from './dialect.js';
 import type { Pool, Row } from './driver.js';
 import {
   ClosedError,
-  classify,
   claimErrorPolicy,
+  classify,
   type ErrorKind,
   HandlerError,
   LeaseLostError,
@@ -174,10 +174,13 @@ export class Subscription {
     const { logger, budget, pool } = this.host;
     const s = this.settings;
     if (s.maxAttempts === undefined && !s.relay) {
-      logger.warn('failures retry without limit: no maxAttempts is set, so a message that always fails is retried forever', {
-        table: this.table,
-        backoff: s.backoff === false ? 'immediate' : (s.backoff ?? DEFAULT_BACKOFF),
-      });
+      logger.warn(
+        'failures retry without limit: no maxAttempts is set, so a message that always fails is retried forever',
+        {
+          table: this.table,
+          backoff: s.backoff === false ? 'immediate' : (s.backoff ?? DEFAULT_BACKOFF),
+        },
+      );
     }
     // Row lock and advisory deliveries (and transactional ones) each hold a connection (R-POOL-2).
     const holdsConnection = this.form.form !== 'lease' || s.transactional;
@@ -216,9 +219,16 @@ export class Subscription {
   }
 
   private async loop(): Promise<void> {
+    let yielded = Date.now();
     while (this.running) {
       const wait = this.step();
       if (wait !== undefined) await wait;
+      // A driver whose statements answer through promises alone never leaves the microtask queue:
+      // let timers and I/O run at least every 20 ms, whatever fails or succeeds (R-OPS-9).
+      if (Date.now() - yielded >= 20) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yielded = Date.now();
+      }
     }
   }
 
@@ -318,7 +328,12 @@ export class Subscription {
           error: err,
           retryInMs: policy.delayMs,
         });
-        this.host.events.emit('claimError', { table: this.table, error: err, kind, retryInMs: policy.delayMs });
+        this.host.events.emit('claimError', {
+          table: this.table,
+          error: err,
+          kind,
+          retryInMs: policy.delayMs,
+        });
         this.notify();
       },
     );

@@ -1,4 +1,4 @@
-import { classify, claimErrorPolicy, SettlementError } from '@sqlinbox/core';
+import { claimErrorPolicy, classify, SettlementError } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { adminClient, drivers, uniqueName } from './support.js';
@@ -31,7 +31,11 @@ describe.each(drivers)('the engine acts on classifyError over the $name adapter'
       const settlement = new SettlementError(table, 1, err, kind);
       expect(settlement.kind).toBe('constraint');
       expect(settlement.cause).toBe(err);
-      expect(claimErrorPolicy(kind, 1, 1_000)).toMatchObject({ retire: false, level: 'error', delayMs: 1_000 });
+      expect(claimErrorPolicy(kind, 1, 1_000)).toMatchObject({
+        retire: false,
+        level: 'error',
+        delayMs: 1_000,
+      });
     } finally {
       await end();
     }

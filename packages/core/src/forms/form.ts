@@ -1,8 +1,8 @@
 import type { Budget } from '../budget.js';
-import { classify, type ErrorKind, SettlementError } from '../errors.js';
 import type { AnyTable, CustomStatement, Form } from '../description.js';
 import type { DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
 import type { Connection, Pool, Row } from '../driver.js';
+import { classify, type ErrorKind, SettlementError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Plan } from '../outcome.js';
 

@@ -3,9 +3,9 @@ import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
   type ClaimForm,
+  destroyQuietly,
   type FormContext,
   giveBack,
-  destroyQuietly,
   type Held,
   lostSession,
   rollbackAndRelease,
