@@ -577,7 +577,9 @@ export class Delivery {
     const { host } = this.sub.internals;
     const h = this.held;
     const err = thrown instanceof Error ? thrown : new HandlerError(this.sub.table, h.id, thrown);
-    const backoffMs = this.settled ? 0 : this.sub.backoffMs(h.attempt);
+    // A handler that threw because shutdown aborted it did not fail its message: no backoff.
+    const shutDown = this.aborted?.reason instanceof ClosedError;
+    const backoffMs = this.settled || shutDown ? 0 : this.sub.backoffMs(h.attempt);
     host.logger.warn('handler failed; retrying', {
       table: this.sub.table,
       id: h.id,
