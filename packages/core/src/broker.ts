@@ -18,13 +18,19 @@ import { validateSubscription } from './validate.js';
 
 /** A broker's settings. */
 export interface BrokerOptions {
-  /** Lease length for every lease subscription that sets none (default 30 s; whole seconds, rounded up). */
+  /**
+   * Lease length for every lease subscription that sets none (default 30 s; whole seconds, rounded
+   * up; zero or less is a `ConfigError`).
+   */
   readonly lease?: Duration;
-  /** Wait after an empty claim before the next one (default 1 s). A publish or notification wakes it sooner. */
+  /**
+   * Wait after an empty claim before the next one (default 1 s; more than zero). A publish or
+   * notification wakes it sooner.
+   */
   readonly pollInterval?: Duration;
   /** Where sqlinbox logs (default: warnings and errors to stderr). */
   readonly logger?: Logger;
-  /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s). */
+  /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s; 0: not at all). */
   readonly shutdownTimeout?: Duration;
   /**
    * The most connections this service may open (default: no limit): the service pool, the

@@ -156,7 +156,10 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with({ lanes, workers: lanes });
   }
 
-  /** Lease length for this subscription (default: the broker's, 30 s); whole seconds, rounded up. */
+  /**
+   * Lease length for this subscription (default: the broker's, 30 s); whole seconds, rounded up.
+   * Zero or less is a `ConfigError`.
+   */
   lease(d: Duration): Queue<D, T, F> {
     return this.with({ leaseMs: leaseMs(d) });
   }
@@ -228,12 +231,15 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with({ backoff: { baseMs, maxMs, jitter } });
   }
 
-  /** How long to wait after an empty claim before the next (default: the broker's, 1 s). */
+  /** How long to wait after an empty claim before the next (default: the broker's, 1 s; more than zero). */
   pollInterval(d: Duration): Queue<D, T, F> {
     return this.with({ pollMs: durationMs(d, 'pollInterval') });
   }
 
-  /** A handler still running after `d` is dropped unsettled and its row returns (default: no limit). */
+  /**
+   * A handler still running after `d` is dropped unsettled and its row returns (default: no limit;
+   * more than zero).
+   */
   timeout(d: Duration): Queue<D, T, F> {
     return this.with({ timeoutMs: durationMs(d, 'timeout') });
   }

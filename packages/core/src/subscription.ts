@@ -812,11 +812,6 @@ export class PassOver {
     this.ids.add(had?.id ?? id);
   }
 
-  /** Whether the row is passed over now. */
-  has(id: unknown): boolean {
-    return this.until.has(keyOf(id));
-  }
-
   /** Drops the ids whose time has come. */
   purge(now: number): void {
     if (this.until.size === 0) return;
