@@ -52,6 +52,7 @@ export async function processBatch(sub: Subscription, deliveries: readonly Deliv
     const timeout = s.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let outcome: Outcome;
+    let threw = false;
     try {
       const result = await Promise.race([
         Promise.resolve(run(items)),
@@ -87,10 +88,12 @@ export async function processBatch(sub: Subscription, deliveries: readonly Deliv
         error: err,
       });
       outcome = Outcome.retry();
+      threw = true;
     } finally {
       clearTimeout(timer);
     }
-    for (const d of handed) pending.push(d.finish(outcome));
+    // A throw backs off like a single handler's (R-OPS-3); a returned retry() stays immediate.
+    for (const d of handed) pending.push(d.finish(outcome, threw ? sub.backoffMs(d.held.attempt) : 0));
   }
   await Promise.all(pending);
 }

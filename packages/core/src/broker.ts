@@ -18,13 +18,19 @@ import { validateSubscription } from './validate.js';
 
 /** A broker's settings. */
 export interface BrokerOptions {
-  /** Lease length for every lease subscription that sets none (default 30 s; whole seconds, rounded up). */
+  /**
+   * Lease length for every lease subscription that sets none (default 30 s; whole seconds, rounded
+   * up; zero or less is a `ConfigError`).
+   */
   readonly lease?: Duration;
-  /** Wait after an empty claim before the next one (default 1 s). A publish or notification wakes it sooner. */
+  /**
+   * Wait after an empty claim before the next one (default 1 s; more than zero). A publish or
+   * notification wakes it sooner.
+   */
   readonly pollInterval?: Duration;
   /** Where sqlinbox logs (default: warnings and errors to stderr). */
   readonly logger?: Logger;
-  /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s). */
+  /** How long `shutdown()` waits for handlers in work before it releases them (default 30 s; 0: not at all). */
   readonly shutdownTimeout?: Duration;
   /**
    * The most connections this service may open (default: no limit): the service pool, the
@@ -94,7 +100,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.logger = options.logger ?? consoleLogger();
     this.leaseMs = leaseMs(options.lease ?? 30_000);
     this.pollMs = durationMs(options.pollInterval ?? 1_000, 'pollInterval');
-    this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout');
+    this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout', { zero: true });
     this.connectionLimit = options.connectionLimit;
     const limit = options.connectionLimit;
     const own = adapter.pool.size + (adapter.wakeup === undefined ? 0 : 1);
@@ -386,7 +392,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (this.state === 'closed' || this.state === 'closing')
       return { locksReleased: 0, connectionsClosed: 0 };
     this.state = 'closing';
-    const timeout = opts.timeout === undefined ? this.shutdownMs : durationMs(opts.timeout, 'timeout');
+    const timeout =
+      opts.timeout === undefined ? this.shutdownMs : durationMs(opts.timeout, 'timeout', { zero: true });
     await Promise.all(this.subscriptions.map((s) => s.stop()));
     const deliveries = this.subscriptions.flatMap((s) => s.inFlight());
     const reason = new ClosedError('shutdown');

@@ -99,13 +99,58 @@ export class EncodeError extends SqlInboxError {
 
 /** A settlement statement failed; the row stays as its form says (see SPEC R-SET-5). */
 export class SettlementError extends SqlInboxError {
-  constructor(table: string, rowId: unknown, cause: unknown) {
-    super('SETTLEMENT', `settlement of ${table} row ${String(rowId)} failed: ${messageOf(cause)}`, {
+  /**
+   * What the dialect's `classifyError` made of the driver's error: `constraint` for a statement
+   * the database refuses (it fails the same way again), `connection`, `deadlock` and the others
+   * for a transient failure. Default `other`.
+   */
+  readonly kind: ErrorKind;
+  constructor(table: string, rowId: unknown, cause: unknown, kind: ErrorKind = 'other') {
+    super('SETTLEMENT', `settlement of ${table} row ${String(rowId)} failed (${kind}): ${messageOf(cause)}`, {
       table,
       rowId,
       cause,
     });
+    this.kind = kind;
   }
+}
+
+/**
+ * A handler threw something that is not an `Error` (`throw 'text'`, `throw undefined`): the
+ * delivery is retried as for any thrown error, and this error, which says what was thrown, is
+ * what the log and the `settled` event carry. An `Error` a handler throws is passed on as it is.
+ */
+export class HandlerError extends SqlInboxError {
+  /** The value the handler threw, as it was. */
+  readonly thrown: unknown;
+  constructor(table: string, rowId: unknown, thrown: unknown) {
+    super(
+      'HANDLER',
+      `handler of ${table} row ${String(rowId)} threw a non-Error: ${describeThrown(thrown)}`,
+      {
+        table,
+        rowId,
+      },
+    );
+    this.thrown = thrown;
+  }
+}
+
+/** Words for a thrown value that is not an Error, for {@link HandlerError}. */
+function describeThrown(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
+    return `the ${typeof v} ${String(v)}`;
+  if (typeof v === 'symbol' || typeof v === 'function') return `a ${typeof v} ${String(v)}`;
+  let text: string;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = String(v);
+  }
+  return `an object ${text.length > 200 ? `${text.slice(0, 200)}...` : text}`;
 }
 
 /** What a dialect's `classifyError` maps a driver error to. */
@@ -121,6 +166,38 @@ export type ErrorKind =
 /** Whether an error of this kind is worth retrying the same statement for. */
 export function isRetryable(kind: ErrorKind): boolean {
   return kind === 'serialization' || kind === 'deadlock' || kind === 'lock_timeout';
+}
+
+/**
+ * What the engine does after a failed claim (R-OPS-5), from the dialect's classification of the
+ * error and how many claims failed in a row (`failures`, 1 for the first):
+ * - `connection`, `shutdown`: the connection is retired (closed, not returned to the pool) and the
+ *   subscription backs off: the poll interval, doubling, at most 30 s; logged as a warning;
+ * - `serialization`, `deadlock`, `lock_timeout`: another claim soon (10 to 50 ms), the connection
+ *   kept; after three in a row, the backoff above;
+ * - `constraint`, `other`: the backoff above, logged as an error (it will not mend by itself).
+ */
+export function claimErrorPolicy(
+  kind: ErrorKind,
+  failures: number,
+  pollMs: number,
+): { delayMs: number; retire: boolean; level: 'warn' | 'error' } {
+  const n = Math.max(1, failures);
+  const backoff = Math.min(30_000, Math.max(1, pollMs) * 2 ** Math.min(n - 1, 10));
+  if (isRetryable(kind)) {
+    return { delayMs: n <= 3 ? 10 + Math.floor(Math.random() * 41) : backoff, retire: false, level: 'warn' };
+  }
+  if (kind === 'connection' || kind === 'shutdown') return { delayMs: backoff, retire: true, level: 'warn' };
+  return { delayMs: backoff, retire: false, level: 'error' };
+}
+
+/** A dialect's classification of an error; `other` where the dialect's own classifier throws. */
+export function classify(dialect: { classifyError(err: unknown): ErrorKind }, err: unknown): ErrorKind {
+  try {
+    return dialect.classifyError(err);
+  } catch {
+    return 'other';
+  }
 }
 
 export function messageOf(err: unknown): string {

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { ErrorKind } from './errors.js';
 import type { Outcome, Plan } from './outcome.js';
 
 /** The typed events a broker emits (R-PLUS-3). */
@@ -14,7 +15,10 @@ export interface EventMap {
     attempt: number;
     /** From the row handed to a worker to its settlement committed, in milliseconds. */
     durationMs: number;
-    /** Where the outcome came from a failure: the handler's thrown error, or the payload's decode error. */
+    /**
+     * Where the outcome came from a failure: the handler's thrown error (a `HandlerError` where it
+     * threw something that is not an Error), or the payload's decode error.
+     */
     error?: unknown;
   };
   /** A row moved to its dead letter. */
@@ -23,13 +27,23 @@ export interface EventMap {
   leaseExtended: { table: string; count: number };
   /** A lease ran out under a running handler; another claim may hold the row now. */
   leaseLost: { table: string; id: unknown; attempt: number };
-  /** A claim failed (the subscription backs off and tries again). */
-  claimError: { table: string; error: unknown };
+  /**
+   * A claim failed (the subscription backs off and tries again). `kind` is the dialect's
+   * classification of the error; `retryInMs` the pause before the next claim.
+   */
+  claimError: { table: string; error: unknown; kind: ErrorKind; retryInMs: number };
   /**
    * A settlement failed (a returned outcome's, or one the handler called through `ctx`); the row
    * stays as its form says.
    */
-  settlementError: { table: string; id: unknown; attempt: number; error: unknown };
+  settlementError: {
+    table: string;
+    id: unknown;
+    attempt: number;
+    error: unknown;
+    /** The dialect's classification of the failure (`constraint`: the statement is refused as it is). */
+    kind: ErrorKind;
+  };
   /**
    * A claimed row went back to the queue unsettled: its handler timed out, its delivery
    * transaction did not open, the subscription stopped before a worker took it, or shutdown

@@ -16,9 +16,14 @@ export type { EventMap, EventName, ReleaseReason } from './events.js';
 export { consoleLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 export {
+  type Backoff,
+  type BackoffOptions,
+  backoffDelay,
+  DEFAULT_BACKOFF,
   type Duration,
   durationMs,
   leaseMs,
+  MAX_WORKERS,
   Queue,
   type QueueFlags,
   type QueueSettings,

@@ -1,3 +1,5 @@
+import { ConfigError } from './errors.js';
+
 /**
  * What a handler answers about its message. Returning nothing (or `undefined`) is an ack; a thrown
  * error is a `retry()`.
@@ -17,12 +19,17 @@ export const Outcome = {
   retry: (): Outcome => RETRY,
   /**
    * Deliver again no earlier than `delay` from now (milliseconds, or an instant). A table without a
-   * `retry_after` column takes it as `retry()` and logs a warning.
+   * `retry_after` column takes it as `retry()` and logs a warning. `0` and an instant in the past
+   * are due at once; a negative or NaN delay throws a `ConfigError`.
    */
-  retryAfter: (delay: number | Date): Outcome => ({
-    kind: 'retryAfter',
-    delayMs: Math.max(0, delay instanceof Date ? delay.getTime() - Date.now() : delay),
-  }),
+  retryAfter: (delay: number | Date): Outcome => {
+    if (delay instanceof Date)
+      return { kind: 'retryAfter', delayMs: Math.max(0, delay.getTime() - Date.now()) };
+    // 0 is legal (due now, counted as a retryAfter); a negative or NaN delay is a mistake.
+    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
+      throw new ConfigError(`retryAfter takes a delay of 0 ms or more, or an instant, got ${String(delay)}`);
+    return { kind: 'retryAfter', delayMs: delay };
+  },
 } as const;
 
 const ACK: Outcome = Object.freeze({ kind: 'ack' });
@@ -51,14 +58,24 @@ export type Plan =
       readonly kind: 'return';
       readonly outcome: 'retry' | 'retryAfter';
       readonly retryAfter: Date | undefined;
+      /**
+       * A delay the engine chose (a thrown error's backoff, a failure's pause), in ms. With a
+       * `retry_after` column it is in `retryAfter`; without one the lease form keeps the lease that
+       * long and the other forms pass the row over that long in this process.
+       */
+      readonly backoffMs?: number;
     }
   | { readonly kind: 'deadLetter'; readonly outcome: 'retry' | 'retryAfter' };
 
-/** Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim. */
+/**
+ * Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim.
+ * `limits.backoffMs` (a thrown error's backoff; default none) delays a `retry()`: a returned
+ * `retry()` has none and returns the row at once.
+ */
 export function planOf(
   outcome: Outcome,
   attempt: number,
-  limits: { maxAttempts: number | undefined; hasRetryAfter: boolean; now: number },
+  limits: { maxAttempts: number | undefined; hasRetryAfter: boolean; now: number; backoffMs?: number },
   warn: (msg: string) => void,
 ): Plan {
   if (outcome.kind === 'ack' || outcome.kind === 'drop') return { kind: 'finish', outcome: outcome.kind };
@@ -72,6 +89,11 @@ export function planOf(
       return { kind: 'return', outcome: 'retry', retryAfter: undefined };
     }
     return { kind: 'return', outcome: 'retryAfter', retryAfter: new Date(limits.now + outcome.delayMs) };
+  }
+  const backoffMs = limits.backoffMs ?? 0;
+  if (backoffMs > 0) {
+    const retryAfter = limits.hasRetryAfter ? new Date(limits.now + backoffMs) : undefined;
+    return { kind: 'return', outcome: 'retry', retryAfter, backoffMs };
   }
   return { kind: 'return', outcome: 'retry', retryAfter: undefined };
 }

@@ -8,24 +8,74 @@ import { type ThreadOptions, ThreadQueue, threadSettings } from './threads.js';
 /** A duration: milliseconds as a number, or text such as `'500ms'`, `'30s'`, `'2m'`, `'1h'`. */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h'}`;
 
-/** Parses a {@link Duration} into milliseconds. */
-export function durationMs(d: Duration, what: string): number {
+/**
+ * Parses a {@link Duration} into milliseconds. A zero or negative duration is a `ConfigError`
+ * naming the setting (`what`) and the value, unless `opts.zero` allows zero (a shutdown timeout).
+ */
+export function durationMs(d: Duration, what: string, opts: { zero?: boolean } = {}): number {
+  let ms: number;
   if (typeof d === 'number') {
-    if (!Number.isFinite(d) || d < 0)
-      throw new ConfigError(`${what} must be a non-negative duration, got ${d}`);
-    return d;
+    ms = d;
+  } else {
+    const m = typeof d === 'string' ? /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d) : null;
+    if (!m)
+      throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, {
+        fix: "write e.g. '30s'",
+      });
+    const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+    ms = Number(m[1]) * unit;
   }
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d);
-  if (!m)
-    throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, { fix: "write e.g. '30s'" });
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(m[1]) * unit;
+  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !opts.zero)) {
+    const shown = typeof d === 'number' ? String(d) : JSON.stringify(d);
+    throw new ConfigError(
+      `${what} must be a ${opts.zero ? 'non-negative' : 'positive'} duration, got ${shown}`,
+    );
+  }
+  return ms;
 }
 
-/** A lease is whole seconds, at least one; a shorter or fractional one is rounded up (R-LEASE-5). */
+/**
+ * A lease is whole seconds, at least one; a shorter or fractional one is rounded up (R-LEASE-5).
+ * Zero or less is a `ConfigError` naming the value (R-BAD-5).
+ */
 export function leaseMs(d: Duration): number {
   const ms = durationMs(d, 'lease');
   return Math.max(1, Math.ceil(ms / 1000)) * 1000;
+}
+
+/** The most workers (and lanes, claim batch, batch, prefetch) a queue takes (R-BAD-6). */
+export const MAX_WORKERS = 10_000;
+
+/**
+ * How a thrown handler error is retried (R-OPS-3): the n-th attempt waits
+ * `min(maxMs, baseMs * 2^(n-1))`, less a random part of at most `jitter` of it.
+ */
+export interface Backoff {
+  readonly baseMs: number;
+  readonly maxMs: number;
+  /** Between 0 (no jitter) and 1 (anywhere from 0 to the full delay). */
+  readonly jitter: number;
+}
+
+/** The backoff of a queue that sets none: 1 s, doubling at each attempt, at most 1 h, 20 % jitter. */
+export const DEFAULT_BACKOFF: Backoff = Object.freeze({ baseMs: 1_000, maxMs: 3_600_000, jitter: 0.2 });
+
+/** The delay before the next delivery of a row whose `attempt` (1 on the first delivery) failed. */
+export function backoffDelay(b: Backoff, attempt: number, random: () => number = Math.random): number {
+  const n = Math.max(1, Math.min(Number.isFinite(attempt) ? attempt : 1, 64));
+  const full = Math.min(b.maxMs, b.baseMs * 2 ** (n - 1));
+  // random() near 1 gives the full delay, 0 takes the whole jitter off it.
+  return full * (1 - b.jitter * (1 - random()));
+}
+
+/** What {@link Queue.backoff} takes. */
+export interface BackoffOptions {
+  /** The first retry's delay (default 1 s). */
+  readonly base?: Duration;
+  /** The longest delay (default 1 h). */
+  readonly max?: Duration;
+  /** The random part taken off each delay, from 0 to 1 (default 0.2). */
+  readonly jitter?: number;
 }
 
 /** Everything a subscription is mounted with. */
@@ -58,6 +108,11 @@ export interface QueueSettings {
   readonly name: string;
   /** A relay of an outbox (R-OUT-1): a retry leaves the record for the relay's next start. Default false. */
   readonly relay?: boolean;
+  /**
+   * How a thrown handler error is retried: a {@link Backoff}, or `false` for the immediate retry.
+   * Default (undefined): {@link DEFAULT_BACKOFF}. See {@link Queue.backoff}.
+   */
+  readonly backoff?: Backoff | false | undefined;
 }
 
 /** Type-level flags of a queue. */
@@ -83,7 +138,11 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return new Queue<D, T2, F2>({ ...this.settings, ...patch });
   }
 
-  /** Runs up to `n` handlers at once (default 1), one claim in flight per free worker (R-POOL-1). */
+  /**
+   * Runs up to `n` handlers at once (default 1; at most {@link MAX_WORKERS}), one claim in flight
+   * per free worker (R-POOL-1). In the row lock and advisory forms (and transactional mode) each
+   * delivery holds a connection, so at most the pool's size less one run: the start-up log says so.
+   */
   workers(n: number): Queue<D, T, F> {
     return this.with({ workers: positive(n, 'workers', this.settings.table.table) });
   }
@@ -97,14 +156,19 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with({ lanes, workers: lanes });
   }
 
-  /** Lease length for this subscription (default: the broker's, 30 s); whole seconds, rounded up. */
+  /**
+   * Lease length for this subscription (default: the broker's, 30 s); whole seconds, rounded up.
+   * Zero or less is a `ConfigError`.
+   */
   lease(d: Duration): Queue<D, T, F> {
     return this.with({ leaseMs: leaseMs(d) });
   }
 
   /** A retry at this attempt dead-letters the row instead (R-DLQ-1); set with {@link deadLetter}. */
   maxAttempts(n: number): Queue<D, T, F> {
-    return this.with({ maxAttempts: positive(n, 'maxAttempts', this.settings.table.table) });
+    return this.with({
+      maxAttempts: positive(n, 'maxAttempts', this.settings.table.table, Number.MAX_SAFE_INTEGER),
+    });
   }
 
   /** Where rows at the attempt limit, and payloads that cannot be decoded, go: a group or a table. */
@@ -135,12 +199,47 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with<T, { tx: false; batch: true }>({ batch: size });
   }
 
-  /** How long to wait after an empty claim before the next (default: the broker's, 1 s). */
+  /**
+   * How a thrown handler error is retried (default: 1 s at the first failure, doubling at each
+   * attempt up to 1 h, less up to 20 % jitter). The delay lives in the database: in `retry_after`
+   * where the table has it; in a lease table without it, in the lease (`locked_until` is left at the
+   * end of the delay); in a row lock or advisory table without it, this subscription passes over the
+   * row until the delay ends (another process may take it sooner). `backoff(false)` (or
+   * `'immediate'`) retries at once, as a returned `Outcome.retry()` does. A returned `retry()` and
+   * `retryAfter(d)` keep their meaning either way. See docs/settlement.md.
+   */
+  backoff(opts: BackoffOptions | false | 'immediate'): Queue<D, T, F> {
+    const table = this.settings.table.table;
+    if (opts === false || opts === 'immediate') return this.with({ backoff: false });
+    if (typeof opts !== 'object' || opts === null) {
+      throw new ConfigError(
+        `backoff takes { base, max, jitter }, false or 'immediate', got ${String(opts)}`,
+        {
+          table,
+        },
+      );
+    }
+    const baseMs = opts.base === undefined ? DEFAULT_BACKOFF.baseMs : durationMs(opts.base, 'backoff.base');
+    const maxMs = opts.max === undefined ? DEFAULT_BACKOFF.maxMs : durationMs(opts.max, 'backoff.max');
+    const jitter = opts.jitter ?? DEFAULT_BACKOFF.jitter;
+    if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1))
+      throw new ConfigError(`backoff.jitter must be between 0 and 1, got ${String(jitter)}`, { table });
+    if (maxMs < baseMs)
+      throw new ConfigError(`backoff.max (${maxMs} ms) must be at least backoff.base (${baseMs} ms)`, {
+        table,
+      });
+    return this.with({ backoff: { baseMs, maxMs, jitter } });
+  }
+
+  /** How long to wait after an empty claim before the next (default: the broker's, 1 s; more than zero). */
   pollInterval(d: Duration): Queue<D, T, F> {
     return this.with({ pollMs: durationMs(d, 'pollInterval') });
   }
 
-  /** A handler still running after `d` is dropped unsettled and its row returns (default: no limit). */
+  /**
+   * A handler still running after `d` is dropped unsettled and its row returns (default: no limit;
+   * more than zero).
+   */
   timeout(d: Duration): Queue<D, T, F> {
     return this.with({ timeoutMs: durationMs(d, 'timeout') });
   }
@@ -220,8 +319,8 @@ function batchTransactional(table: string): ConfigError {
   });
 }
 
-function positive(n: number, what: string, table: string): number {
-  if (!Number.isInteger(n) || n < 1)
-    throw new ConfigError(`${what} must be a whole number of at least 1, got ${n}`, { table });
+function positive(n: number, what: string, table: string, most = MAX_WORKERS): number {
+  if (!Number.isInteger(n) || n < 1 || n > most)
+    throw new ConfigError(`${what} must be a whole number from 1 to ${most}, got ${n}`, { table });
   return n;
 }

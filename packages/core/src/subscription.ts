@@ -4,7 +4,16 @@ import { type Codec, decodeRow, defaultCodec } from './codec.js';
 import type { Queryable } from './description.js';
 import type { Dialect, TableOps } from './dialect.js';
 import type { Pool, Row } from './driver.js';
-import { LeaseLostError, SqlInboxError } from './errors.js';
+import {
+  ClosedError,
+  claimErrorPolicy,
+  classify,
+  type ErrorKind,
+  HandlerError,
+  LeaseLostError,
+  SettlementError,
+  SqlInboxError,
+} from './errors.js';
 import type { Events, ReleaseReason } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
 import type { ClaimForm, FormContext, Held } from './forms/form.js';
@@ -13,7 +22,7 @@ import { RowLockForm } from './forms/row-lock.js';
 import { RowLockBatchForm } from './forms/row-lock-batch.js';
 import type { Logger } from './logger.js';
 import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
-import type { QueueSettings } from './queue.js';
+import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from './queue.js';
 import { HeldBack, holdsBack } from './relay.js';
 
 /** What a handler is given beside its message. */
@@ -92,6 +101,8 @@ export class Subscription {
   readonly deliveries = new Set<Delivery>();
   /** A relay's records left by a retry, passed over until the relay starts again (R-OUT-1). */
   readonly heldBack: HeldBack | undefined;
+  /** Rows this subscription passes over for a while: a backoff without a `retry_after` column, a failure's pause. */
+  readonly passOver: PassOver;
 
   constructor(
     private readonly host: SubscriptionHost,
@@ -101,10 +112,9 @@ export class Subscription {
     this.settings = settings;
     const t = settings.table;
     this.heldBack = settings.relay ? new HeldBack() : undefined;
-    this.ops = host.dialect.prepare(t, {
-      deadLetter: settings.deadLetter,
-      ...(this.heldBack === undefined ? {} : { exclude: this.heldBack.ids }),
-    });
+    // One set of ids every claim passes over: a relay's held-back records and the rows passed over.
+    this.passOver = new PassOver(this.heldBack);
+    this.ops = host.dialect.prepare(t, { deadLetter: settings.deadLetter, exclude: this.passOver.ids });
     this.codec = settings.codec ?? defaultCodec(t.payload?.type ?? 'json');
     this.pollMs = settings.pollMs ?? host.pollMs;
     const caps = host.dialect.capabilities;
@@ -150,12 +160,36 @@ export class Subscription {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.announce();
     this.loopDone = this.loop().catch((err) => {
       this.host.logger.error('subscription stopped on an unexpected error', {
         table: this.table,
         error: err,
       });
     });
+  }
+
+  /** Says at start what a setting will do that the user may not expect (R-OPS-3, R-BAD-6). */
+  private announce(): void {
+    const { logger, budget, pool } = this.host;
+    const s = this.settings;
+    if (s.maxAttempts === undefined && !s.relay) {
+      logger.warn(
+        'failures retry without limit: no maxAttempts is set, so a message that always fails is retried forever',
+        {
+          table: this.table,
+          backoff: s.backoff === false ? 'immediate' : (s.backoff ?? DEFAULT_BACKOFF),
+        },
+      );
+    }
+    // Row lock and advisory deliveries (and transactional ones) each hold a connection (R-POOL-2).
+    const holdsConnection = this.form.form !== 'lease' || s.transactional;
+    if (holdsConnection && s.batch === undefined && s.workers > budget.limit) {
+      logger.warn(
+        `workers(${s.workers}) on ${this.table}: at most ${budget.limit} handlers run at once, since each delivery holds a connection and the pool of ${pool.size} keeps one for claims`,
+        { table: this.table, workers: s.workers, running: budget.limit, poolSize: pool.size },
+      );
+    }
   }
 
   /** Claims now instead of at the next poll (a publish, a notification). */
@@ -185,9 +219,16 @@ export class Subscription {
   }
 
   private async loop(): Promise<void> {
+    let yielded = Date.now();
     while (this.running) {
       const wait = this.step();
       if (wait !== undefined) await wait;
+      // A driver whose statements answer through promises alone never leaves the microtask queue:
+      // let timers and I/O run at least every 20 ms, whatever fails or succeeds (R-OPS-9).
+      if (Date.now() - yielded >= 20) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yielded = Date.now();
+      }
     }
   }
 
@@ -202,6 +243,7 @@ export class Subscription {
       const due = this.lastEmpty + this.pollMs - now;
       if (due > 0) return this.changedOr(due, true);
     }
+    this.passOver.purge(now);
     if (!this.host.budget.tryTakeForClaim()) {
       return Promise.race([this.host.budget.whenChanged(), this.changed()]);
     }
@@ -274,11 +316,24 @@ export class Subscription {
       (err: unknown) => {
         done();
         this.claimErrors++;
-        // Back off while the database is out of reach: the poll interval, doubling, at most 30 s.
-        const backoff = Math.min(30_000, this.pollMs * 2 ** Math.min(this.claimErrors - 1, 10));
-        this.pauseUntil = Date.now() + backoff;
-        this.host.logger.warn('claim failed', { table: this.table, error: err, retryInMs: backoff });
-        this.host.events.emit('claimError', { table: this.table, error: err });
+        // The dialect's classification decides the pause (R-OPS-5): a deadlock or a serialization
+        // failure claims again soon; the database out of reach backs off, doubling, at most 30 s.
+        // The form has retired a connection whose session failed (see the forms' claim).
+        const kind = classify(this.host.dialect, err);
+        const policy = claimErrorPolicy(kind, this.claimErrors, this.pollMs);
+        this.pauseUntil = Date.now() + policy.delayMs;
+        this.host.logger[policy.level]('claim failed', {
+          table: this.table,
+          kind,
+          error: err,
+          retryInMs: policy.delayMs,
+        });
+        this.host.events.emit('claimError', {
+          table: this.table,
+          error: err,
+          kind,
+          retryInMs: policy.delayMs,
+        });
         this.notify();
       },
     );
@@ -366,6 +421,27 @@ export class Subscription {
     return { host: this.host, codec: this.codec, handler: this.handler };
   }
 
+  /**
+   * The delay before a row whose handler threw is delivered again: the queue's backoff at this
+   * attempt, or 0 where the queue asked for the immediate retry (and for a relay, which holds the
+   * record back until its next start instead).
+   */
+  backoffMs(attempt: number): number {
+    const b = this.settings.backoff;
+    if (b === false || this.settings.relay) return 0;
+    return backoffDelay(b ?? DEFAULT_BACKOFF, attempt);
+  }
+
+  /**
+   * The pause after a failure of the engine's own (a payload that cannot be decoded, a settlement
+   * or a delivery transaction that fails): the queue's backoff, or the default one where the queue
+   * retries thrown errors at once, since these fail the same way again (R-OPS-9).
+   */
+  failureMs(attempt: number): number {
+    const b: Backoff = this.settings.backoff || DEFAULT_BACKOFF;
+    return backoffDelay(b, attempt);
+  }
+
   private notify(): void {
     const w = this.waiters;
     this.waiters = [];
@@ -443,11 +519,17 @@ export class Delivery {
     try {
       await this.sub.form.beginHandler(h);
     } catch (err) {
+      // The row returns, but this subscription passes it over a while: a transaction that will not
+      // open fails the same way at once (R-OPS-9).
+      const pauseMs = this.sub.failureMs(h.attempt);
       host.logger.warn('opening the delivery transaction failed; the row returns', {
         table: t.table,
         id: h.id,
+        kind: classify(host.dialect, err),
         error: err,
+        retryInMs: pauseMs,
       });
+      this.sub.passOver.add(h.id, pauseMs);
       await this.sub.release(h, 'beginFailed');
       return;
     }
@@ -478,19 +560,35 @@ export class Delivery {
       }
       outcome = outcomeOf(result);
     } catch (err) {
-      // A thrown handler error is a retry, counted and logged with the row id (R-SET-4).
-      host.logger.warn('handler failed; retrying', {
-        table: t.table,
-        id: h.id,
-        attempt: h.attempt,
-        error: err,
-      });
-      this.failure = err;
-      outcome = Outcome.retry();
+      clearTimeout(timer);
+      await this.failed(err);
+      return;
     } finally {
       clearTimeout(timer);
     }
     await this.finish(outcome);
+  }
+
+  /**
+   * The handler threw: a retry, counted, logged with the row id (R-SET-4), after the queue's
+   * backoff (R-OPS-3); a thrown non-Error is wrapped in a `HandlerError` (R-BAD-7). Never throws.
+   */
+  async failed(thrown: unknown): Promise<void> {
+    const { host } = this.sub.internals;
+    const h = this.held;
+    const err = thrown instanceof Error ? thrown : new HandlerError(this.sub.table, h.id, thrown);
+    // A handler that threw because shutdown aborted it did not fail its message: no backoff.
+    const shutDown = this.aborted?.reason instanceof ClosedError;
+    const backoffMs = this.settled || shutDown ? 0 : this.sub.backoffMs(h.attempt);
+    host.logger.warn('handler failed; retrying', {
+      table: this.sub.table,
+      id: h.id,
+      attempt: h.attempt,
+      error: err,
+      ...(backoffMs > 0 ? { retryInMs: Math.round(backoffMs) } : {}),
+    });
+    this.failure = err;
+    await this.finish(Outcome.retry(), backoffMs);
   }
 
   /** Decodes the row's payload; a failure answers the error for {@link settleUndecodable}. */
@@ -513,33 +611,39 @@ export class Delivery {
     host.logger.error('payload cannot be decoded', { table: t.table, id: h.id, error: err });
     this.failure = err;
     if (s.deadLetter !== undefined) {
-      await this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry').catch((e) => this.report(e));
+      this.settlement = this.apply({ kind: 'deadLetter', outcome: 'retry' }, 'retry');
+      await this.settlement.catch((e) => this.report(e));
       return;
     }
-    // Retried like a failed handler, but not at once: it would fail the same way in a hot loop.
-    // With a retry_after column it waits there; without one this worker holds it one poll interval.
-    const backoff = Math.min(3_600_000, host.pollMs * 2 ** Math.min(h.attempt - 1, 12));
-    let outcome = Outcome.retryAfter(backoff);
-    if (t.retryAfter === undefined) {
-      await new Promise((r) => setTimeout(r, host.pollMs));
-      outcome = Outcome.retry();
-    }
-    await this.apply(this.plan(outcome), 'retry').catch((e) => this.report(e));
+    // Retried like a failed handler, but never at once: it would fail the same way in a hot loop.
+    // The delay lives where a thrown error's does (retry_after, the lease, or this subscription
+    // passing the row over), so the rows behind it are claimed meanwhile (R-BAD-3).
+    this.settlement = this.apply(this.plan(Outcome.retry(), this.sub.failureMs(h.attempt)), 'retry');
+    await this.settlement.catch((e) => this.report(e));
   }
 
-  /** Settles by the handler's outcome unless the handler settled already; never throws. */
-  async finish(outcome: Outcome): Promise<void> {
+  /**
+   * Settles by the handler's outcome unless the handler settled already; never throws.
+   * `backoffMs` delays a retry (a thrown error's backoff).
+   */
+  async finish(outcome: Outcome, backoffMs = 0): Promise<void> {
     const { host } = this.sub.internals;
     const t = this.sub.settings.table;
     const h = this.held;
     if (this.settlement !== undefined) {
       // Settled through ctx: the handler was told of a failure; the listeners are told here.
       await this.settlement.catch((e) =>
-        host.events.emit('settlementError', { table: t.table, id: h.id, attempt: h.attempt, error: e }),
+        host.events.emit('settlementError', {
+          table: t.table,
+          id: h.id,
+          attempt: h.attempt,
+          error: e,
+          kind: kindOf(host.dialect, e),
+        }),
       );
       return;
     }
-    await this.settle(outcome).catch((e) => this.report(e));
+    await this.settle(outcome, backoffMs).catch((e) => this.report(e));
   }
 
   /** Whether the handler (or its outcome) has settled or dropped this delivery. */
@@ -553,8 +657,8 @@ export class Delivery {
     await this.settlement.catch(() => {});
   }
 
-  /** Settles once; a second call fails. */
-  settle(outcome: Outcome): Promise<void> {
+  /** Settles once; a second call fails. `backoffMs` delays a retry (a thrown error's backoff). */
+  settle(outcome: Outcome, backoffMs = 0): Promise<void> {
     if (this.settlement !== undefined) {
       return Promise.reject(
         new SqlInboxError(
@@ -567,11 +671,11 @@ export class Delivery {
         ),
       );
     }
-    this.settlement = this.apply(this.plan(outcome), outcome.kind);
+    this.settlement = this.apply(this.plan(outcome, backoffMs), outcome.kind);
     return this.settlement;
   }
 
-  private plan(outcome: Outcome): Plan {
+  private plan(outcome: Outcome, backoffMs = 0): Plan {
     const { host } = this.sub.internals;
     const t = this.sub.settings.table;
     return planOf(
@@ -581,6 +685,7 @@ export class Delivery {
         maxAttempts: this.sub.settings.maxAttempts,
         hasRetryAfter: t.retryAfter !== undefined,
         now: Date.now(),
+        backoffMs,
       },
       (msg) => host.logger.warn(msg, { table: t.table, id: this.held.id }),
     );
@@ -591,7 +696,20 @@ export class Delivery {
     const t = this.sub.settings.table.table;
     // Held back before the settlement returns the record, so no claim of this run takes it again.
     if (holdsBack(plan)) this.sub.heldBack?.add(this.held.id);
-    await this.sub.form.settle(this.held, plan);
+    // A delay with no retry_after column to hold it: row lock and advisory rows are passed over by
+    // this subscription (the lease form keeps the lease instead), from before the row returns.
+    if (plan.kind === 'return' && plan.retryAfter === undefined && (plan.backoffMs ?? 0) > 0)
+      if (this.sub.form.form !== 'lease') this.sub.passOver.add(this.held.id, plan.backoffMs!);
+    try {
+      await this.sub.form.settle(this.held, plan);
+    } catch (err) {
+      // A settlement that failed never re-delivers at once (R-OPS-9): the row is passed over a
+      // while (a lease row keeps its lease until it runs out anyway). Not where the row is lost
+      // to another claim, nor where shutdown released it.
+      if (!(err instanceof LeaseLostError) && !(err instanceof ClosedError))
+        this.sub.passOver.add(this.held.id, this.sub.failureMs(this.held.attempt));
+      throw err;
+    }
     host.events.emit('settled', {
       table: t,
       id: this.held.id,
@@ -607,13 +725,15 @@ export class Delivery {
 
   private report(err: unknown): void {
     const { host } = this.sub.internals;
+    const kind = kindOf(host.dialect, err);
     const level = err instanceof LeaseLostError ? 'warn' : 'error';
-    host.logger[level]('settlement failed', { table: this.sub.table, id: this.held.id, error: err });
+    host.logger[level]('settlement failed', { table: this.sub.table, id: this.held.id, kind, error: err });
     host.events.emit('settlementError', {
       table: this.sub.table,
       id: this.held.id,
       attempt: this.held.attempt,
       error: err,
+      kind,
     });
   }
 
@@ -661,3 +781,48 @@ export class Delivery {
 }
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/** A settlement failure's kind: the one the form classified, else the dialect's classification. */
+function kindOf(dialect: Dialect, err: unknown): ErrorKind {
+  return err instanceof SettlementError ? err.kind : classify(dialect, err);
+}
+
+/**
+ * Ids a subscription passes over until an instant each (R-OPS-3 without a `retry_after` column,
+ * R-BAD-3, R-OPS-9). `ids` is the set its claims read (the dialect binds them at each statement);
+ * a relay's held-back records share it and stay in it.
+ */
+export class PassOver {
+  readonly ids: Set<unknown>;
+  private readonly until = new Map<string, { id: unknown; until: number }>();
+
+  constructor(private readonly heldBack: HeldBack | undefined) {
+    this.ids = heldBack?.ids ?? new Set<unknown>();
+  }
+
+  /** Passes the row over for `ms` from now (a later end wins). */
+  add(id: unknown, ms: number): void {
+    if (!(ms > 0)) return;
+    const k = keyOf(id);
+    const end = Date.now() + ms;
+    const had = this.until.get(k);
+    if (had !== undefined && had.until >= end) return;
+    if (had === undefined && this.heldBack?.has(id)) return;
+    this.until.set(k, { id: had?.id ?? id, until: end });
+    this.ids.add(had?.id ?? id);
+  }
+
+  /** Drops the ids whose time has come. */
+  purge(now: number): void {
+    if (this.until.size === 0) return;
+    for (const [k, e] of this.until) {
+      if (e.until > now) continue;
+      this.until.delete(k);
+      if (!this.heldBack?.has(e.id)) this.ids.delete(e.id);
+    }
+  }
+}
+
+function keyOf(id: unknown): string {
+  return typeof id === 'object' && id !== null ? JSON.stringify(id) : String(id);
+}

@@ -67,7 +67,8 @@ describe('lease length', () => {
     expect(leaseMs('30s')).toBe(30_000);
     expect(leaseMs(1_500)).toBe(2_000);
     expect(leaseMs('200ms')).toBe(1_000);
-    expect(leaseMs(0)).toBe(1_000);
+    // Zero is no lease: a ConfigError naming the value (R-BAD-5).
+    expect(() => leaseMs(0)).toThrow(ConfigError);
     expect(leaseMs('1m')).toBe(60_000);
     expect(() => leaseMs('soon' as never)).toThrow(ConfigError);
   });

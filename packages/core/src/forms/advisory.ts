@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import { ClosedError, SettlementError } from '../errors.js';
+import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
@@ -8,7 +8,9 @@ import {
   type FormContext,
   giveBack,
   type Held,
+  lostSession,
   runSettlement,
+  settlementError,
   settlementOf,
   within,
 } from './form.js';
@@ -47,6 +49,7 @@ export class AdvisoryForm implements ClaimForm {
     spare.push(first);
     const held: Held[] = [];
     const now = ctx.now();
+    let failure: unknown;
     try {
       const candidates = await ctx.ops.advisory.candidates(first, n, now, this.own);
       for (const c of candidates) {
@@ -91,11 +94,15 @@ export class AdvisoryForm implements ClaimForm {
         });
       }
     } catch (err) {
+      failure = err;
       for (const h of held) await this.closeHeld(h);
       throw err;
     } finally {
+      // A session the database ended is retired, not given back to the pool (R-OPS-5).
+      const retire = failure !== undefined && lostSession(ctx, failure);
       for (const conn of spare) {
-        ctx.pool.release(conn);
+        if (retire) await destroyQuietly(ctx, conn);
+        else ctx.pool.release(conn);
         ctx.budget.give();
       }
     }
@@ -151,7 +158,7 @@ export class AdvisoryForm implements ClaimForm {
     }
     h.state = failure === undefined ? 'settled' : 'released';
     await this.releaseHeld(h);
-    if (failure !== undefined) throw new SettlementError(ctx.table.table, h.id, failure);
+    if (failure !== undefined) throw settlementError(ctx, h, failure);
   }
 
   async drop(h: Held): Promise<void> {

@@ -2,6 +2,7 @@ import type { Budget } from '../budget.js';
 import type { AnyTable, CustomStatement, Form } from '../description.js';
 import type { DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
 import type { Connection, Pool, Row } from '../driver.js';
+import { classify, type ErrorKind, SettlementError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Plan } from '../outcome.js';
 
@@ -137,6 +138,23 @@ export function settlementOf(
       };
     }
   }
+}
+
+/** A failed settlement statement, typed with the dialect's classification of its error (R-OPS-5). */
+export function settlementError(ctx: FormContext, h: Held, err: unknown): SettlementError {
+  return new SettlementError(ctx.table.table, h.id, err, classify(ctx.dialect, err));
+}
+
+/** Whether the dialect says the error lost the connection's session: the connection is then retired. */
+export function lostSession(ctx: FormContext, err: unknown): boolean {
+  const kind: ErrorKind = classify(ctx.dialect, err);
+  return kind === 'connection' || kind === 'shutdown';
+}
+
+/** Gives a connection back to the pool, or closes it where `err` lost its session (R-OPS-5). */
+export async function releaseOrRetire(ctx: FormContext, conn: Connection, err: unknown): Promise<void> {
+  if (err !== undefined && lostSession(ctx, err)) await destroyQuietly(ctx, conn);
+  else ctx.pool.release(conn);
 }
 
 /** Rolls back and returns a connection to the pool; destroys it where the rollback fails. */

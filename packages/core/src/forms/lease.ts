@@ -1,6 +1,6 @@
-import type { FinishSettlement } from '../dialect.js';
+import type { FinishSettlement, Settlement } from '../dialect.js';
 import type { Connection } from '../driver.js';
-import { ClosedError, LeaseLostError, SettlementError } from '../errors.js';
+import { ClosedError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
@@ -9,8 +9,10 @@ import {
   type FormContext,
   giveBack,
   type Held,
+  releaseOrRetire,
   rollbackAndRelease,
   runSettlement,
+  settlementError,
   settlementOf,
 } from './form.js';
 
@@ -109,10 +111,14 @@ export class LeaseForm implements ClaimForm {
         changed = await this.finishBatched({ ...s, token: s.token });
       } else {
         const conn = await ctx.pool.acquire();
+        let failed: unknown;
         try {
-          changed = s === undefined ? 1 : await runSettlement(ctx, conn, h, s, plan);
+          changed = await this.statement(conn, h, s, plan);
+        } catch (err) {
+          failed = err;
+          throw err;
         } finally {
-          ctx.pool.release(conn);
+          await releaseOrRetire(ctx, conn, failed);
         }
       }
     } catch (err) {
@@ -120,13 +126,28 @@ export class LeaseForm implements ClaimForm {
       h.state = 'released';
       await this.dropConnection(h);
       if (err instanceof LeaseLostError) throw err;
-      throw new SettlementError(ctx.table.table, h.id, err);
+      throw settlementError(ctx, h, err);
     }
     if (changed === 0) {
       h.state = 'lost';
       throw new LeaseLostError(ctx.table.table, h.id);
     }
     h.state = 'settled';
+  }
+
+  /**
+   * A settlement's statement. A retry whose delay has no `retry_after` column to live in (a thrown
+   * error's backoff, R-OPS-3) keeps the row leased until the delay ends: the lease moves to then,
+   * while the row still holds this delivery's token, so no claim anywhere takes it before.
+   */
+  private async statement(conn: Connection, h: Held, s: Settlement | undefined, plan: Plan): Promise<number> {
+    const { ctx } = this;
+    const hold = plan.kind === 'return' && plan.retryAfter === undefined ? (plan.backoffMs ?? 0) : 0;
+    if (hold > 0 && h.token !== undefined && ctx.table.custom[plan.outcome] === undefined) {
+      const until = new Date(Date.now() + Math.ceil(hold));
+      return (await ctx.ops.extendLeases(conn, [{ id: h.id, token: h.token }], until)).length;
+    }
+    return s === undefined ? 1 : runSettlement(ctx, conn, h, s, plan);
   }
 
   /** Whether a plan may join a batch: the dialect batches, and no custom statement replaces it. */
@@ -228,7 +249,7 @@ export class LeaseForm implements ClaimForm {
     await ctx.dialect.rollback(conn);
     h.tx = false;
     const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
-    const changed = s === undefined ? 1 : await runSettlement(ctx, conn, h, s, plan);
+    const changed = await this.statement(conn, h, s, plan);
     this.releaseConnection(h);
     return changed;
   }

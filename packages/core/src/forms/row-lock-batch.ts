@@ -1,5 +1,5 @@
 import type { Connection } from '../driver.js';
-import { ClosedError, SettlementError } from '../errors.js';
+import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
@@ -8,6 +8,7 @@ import {
   type Held,
   rollbackAndRelease,
   runSettlement,
+  settlementError,
   settlementOf,
 } from './form.js';
 
@@ -111,7 +112,7 @@ export class RowLockBatchForm implements ClaimForm {
     } catch (err) {
       // The row's statement is undone: it returns as it was when the batch ends (R-SET-5).
       h.state = 'released';
-      throw new SettlementError(ctx.table.table, h.id, err);
+      throw settlementError(ctx, h, err);
     } finally {
       await this.rowDone(batch);
     }

@@ -1,13 +1,16 @@
-import { ClosedError, SettlementError } from '../errors.js';
+import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
   type ClaimForm,
+  destroyQuietly,
   type FormContext,
   giveBack,
   type Held,
+  lostSession,
   rollbackAndRelease,
   runSettlement,
+  settlementError,
   settlementOf,
 } from './form.js';
 
@@ -42,7 +45,9 @@ export class RowLockForm implements ClaimForm {
       await ctx.dialect.begin(conn, { isolation: ctx.table.isolation, mode: ctx.table.mode });
       rows = await ctx.ops.claimLocked(conn, 1, ctx.now());
     } catch (err) {
-      await rollbackAndRelease(ctx, conn);
+      // A session the database ended is retired, not rolled back into the pool (R-OPS-5).
+      if (lostSession(ctx, err)) await destroyQuietly(ctx, conn);
+      else await rollbackAndRelease(ctx, conn);
       ctx.budget.give();
       throw err;
     }
@@ -99,7 +104,7 @@ export class RowLockForm implements ClaimForm {
     } catch (err) {
       h.state = 'released';
       await this.finishConnection(h, 'rollback');
-      throw err instanceof ClosedError ? err : new SettlementError(ctx.table.table, h.id, err);
+      throw err instanceof ClosedError ? err : settlementError(ctx, h, err);
     }
     h.state = 'settled';
     await this.finishConnection(h, 'release');
