@@ -7,6 +7,7 @@ import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
+import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { observabilityScenarios } from './scenarios/observability.js';
 import { orderingScenarios } from './scenarios/ordering.js';
 import { outboxScenarios } from './scenarios/outbox.js';
@@ -83,6 +84,7 @@ export async function runConformance(
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
+        lifecycleScenarios(h, target, form, caps);
         failureScenarios(h, target, form, caps, {
           rows: options.rows ?? 1_000,
           advisoryDeliveries: options.advisoryDeliveries ?? 1_000,
