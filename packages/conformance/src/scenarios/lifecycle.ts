@@ -169,7 +169,7 @@ export function lifecycleScenarios(
         { logger: h().logger, pollInterval: 50, lease: '2s' },
       );
       h().brokers.push(a);
-      const inWork = new Map<number, ReturnType<typeof gate>>();
+      const inWork = new Map<number, ReturnType<typeof gate<void>>>();
       const acked = new Set<number>();
       const failed = new Set<number>();
       const allIn = gate();
