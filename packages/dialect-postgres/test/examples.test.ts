@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** Runs an example; answers its exit code, its output, and whether it outlived its shutdown by 5 s. */
-export async function runExample(
+async function runExample(
   file: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string; hung: boolean }> {
