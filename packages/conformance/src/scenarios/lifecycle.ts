@@ -210,6 +210,13 @@ export function lifecycleScenarios(
       }
       const locksHeld = h().target.advisoryLocksHeld;
       if (locksHeld) expect(await locksHeld()).toBe(0);
+      if (form !== 'lease') {
+        // Their sessions were gone, so no ack held: every row is back in the queue, its attempt
+        // as the form counts it (row lock: rolled back; advisory: counted at the take).
+        expect(acked.size).toBe(0);
+        const rows = await h().rows(name);
+        expect(rows.map((r) => Number(r.attempt))).toEqual(form === 'rowlock' ? [1, 1, 1] : [2, 2, 2]);
+      }
       inWork.get(2)!.open();
       await until(() => acked.size + failed.size === 3, 'the late one tried to settle');
       if (form !== 'lease') expect(failed.has(2)).toBe(true);
