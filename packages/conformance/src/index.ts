@@ -7,6 +7,7 @@ import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { leaseScenarios } from './scenarios/lease.js';
+import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { observabilityScenarios } from './scenarios/observability.js';
 import { operationScenarios } from './scenarios/operation.js';
 import { orderingScenarios } from './scenarios/ordering.js';
@@ -85,6 +86,7 @@ export async function runConformance(
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
         operationScenarios(h, target, form, caps);
+        lifecycleScenarios(h, target, form, caps);
         failureScenarios(h, target, form, caps, {
           rows: options.rows ?? 1_000,
           advisoryDeliveries: options.advisoryDeliveries ?? 1_000,

@@ -5,7 +5,7 @@ import { type Codec, defaultCodec, encodeMessage } from './codec.js';
 import type { AnyTable, Form, IsolationLevel, Queryable, TableDescription } from './description.js';
 import type { Adapter, DeadLetterTarget, Insert, QueueStats, TableOps } from './dialect.js';
 import type { Connection } from './driver.js';
-import { ClosedError, ConfigError } from './errors.js';
+import { ClosedError, ConfigError, ConnectionError, SqlInboxError } from './errors.js';
 import { type EventMap, type EventName, Events } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -39,6 +39,17 @@ export interface BrokerOptions {
    * it does not start: `subscribe` throws a ConfigError naming the table and the numbers.
    */
   readonly connectionLimit?: number;
+}
+
+/** Options of `start()`. */
+export interface StartOptions {
+  /**
+   * Waits for the database when it cannot be reached, instead of failing at once: tries again
+   * with backoff (0.5 s, doubling, at most 5 s apart) and logs a warning per failed attempt, until
+   * `timeout` (default 60 s; `true` is the default timeout). Default: off, `start()` rejects at
+   * once with a `ConnectionError` naming the server.
+   */
+  readonly waitForDatabase?: boolean | { readonly timeout?: Duration };
 }
 
 /** Options of one publish. */
@@ -93,6 +104,15 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private unlisten: (() => Promise<void>)[] = [];
   private readonly connectionLimit: number | undefined;
   private readonly threadPools = new Map<Subscription, { pool: ThreadPool; demand: ThreadDemand }>();
+  /** The `start()` in flight, which `shutdown()` waits for (R-OPS-4). */
+  private starting: Promise<void> | undefined;
+  /** Subscriptions mounted after `start()` whose start-up still runs. */
+  private readonly startingOne = new Set<Promise<void>>();
+  /** The `ready` of each subscription mounted before `start()`, settled by start's outcome (R-BAD-9). */
+  private readonly readyBeforeStart = new Map<Subscription, Deferred>();
+  private closing: Promise<ClosedBroker> | undefined;
+  /** Wakes a `start()` waiting for the database, when shutdown begins. */
+  private wakeStart: (() => void) | undefined;
 
   constructor(adapter: Adapter<F, I>, options: BrokerOptions = {}) {
     this.adapter = adapter;
@@ -173,9 +193,22 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     );
     this.subscriptions.push(sub);
     if (threads !== undefined) this.threadPools.set(sub, threads);
-    const ready = this.state === 'running' ? this.startOne(sub) : undefined;
-    ready?.catch(() => {});
-    return { table: sub.table, ready: ready ?? Promise.resolve(), inWork: () => sub.deliveries.size };
+    let ready: Promise<void>;
+    if (this.state === 'new') {
+      // Settled by start()'s outcome (R-BAD-9).
+      const d = deferred();
+      this.readyBeforeStart.set(sub, d);
+      ready = d.promise;
+    } else {
+      // Mounted while start() runs or after: starts on its own once the broker runs.
+      const starting = this.starting;
+      ready = (starting === undefined ? this.startOne(sub) : starting.then(() => this.startOne(sub))).finally(
+        () => this.startingOne.delete(ready),
+      );
+      this.startingOne.add(ready);
+    }
+    ready.catch(() => {});
+    return { table: sub.table, ready, inWork: () => sub.deliveries.size };
   }
 
   /**
@@ -208,30 +241,107 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
 
   /**
    * Checks the server and every subscription's table (R-DESC-8, R-DB-1), then starts claiming.
-   * Rejects with the first problem, before any row is claimed.
+   * Rejects with the first problem, before any row is claimed; the `ready` of every subscription
+   * mounted before it rejects with the same error. A database that cannot be reached is a
+   * `ConnectionError` naming the server, at once unless `opts.waitForDatabase` asks to wait. Should
+   * `shutdown()` begin meanwhile, it rejects with `ClosedError` and nothing is claimed.
    */
-  async start(): Promise<void> {
+  async start(opts: StartOptions = {}): Promise<void> {
     if (this.state !== 'new') throw new ConfigError(`the broker is ${this.state}; start() runs once`);
     this.state = 'starting';
+    const subs = [...this.subscriptions];
+    const run = this.startAll(subs, opts);
+    this.starting = run;
     try {
-      await Promise.all(this.subscriptions.map((s) => this.validate(s)));
-      await this.listen();
-      await this.startThreads([...this.threadPools.values()].map((t) => t.pool));
+      await run;
+      for (const s of subs) this.readyBeforeStart.get(s)?.resolve();
     } catch (err) {
-      this.state = 'new';
+      if (this.state === 'starting') this.state = 'new';
+      for (const s of subs) this.readyBeforeStart.get(s)?.reject(err);
       throw err;
+    } finally {
+      this.starting = undefined;
+      for (const s of subs) this.readyBeforeStart.delete(s);
     }
+  }
+
+  private async startAll(subs: Subscription[], opts: StartOptions): Promise<void> {
+    await this.reach(opts.waitForDatabase);
+    this.checkOpen();
+    await Promise.all(subs.map((s) => this.validate(s)));
+    this.checkOpen();
+    for (const s of subs) await this.listenTo(s.table);
+    this.checkOpen();
+    await this.startThreads(subs.flatMap((s) => this.threadPools.get(s)?.pool ?? []));
+    this.checkOpen();
     this.state = 'running';
-    for (const s of this.subscriptions) s.start();
+    for (const s of subs) s.start();
+  }
+
+  /** Throws `ClosedError` once shutdown has begun, so a start in flight claims nothing (R-OPS-4). */
+  private checkOpen(): void {
+    if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('start');
+  }
+
+  /** Where the adapter connects, for messages. */
+  private get server(): string {
+    return this.adapter.server ?? `the ${this.adapter.dialect.name} server`;
+  }
+
+  /** A connection failure at start as a ConnectionError naming the server; sqlinbox's own errors as they are. */
+  private connectionError(err: unknown): unknown {
+    return err instanceof SqlInboxError ? err : new ConnectionError(this.server, err);
+  }
+
+  /** Opens (and gives back) one connection, waiting for the database with backoff where asked (R-BAD-8). */
+  private async reach(wait: StartOptions['waitForDatabase']): Promise<void> {
+    const timeout =
+      wait === undefined || wait === false
+        ? 0
+        : durationMs(wait === true ? 60_000 : (wait.timeout ?? 60_000), 'waitForDatabase.timeout');
+    const deadline = Date.now() + timeout;
+    for (let attempt = 1; ; attempt++) {
+      this.checkOpen();
+      let conn: Connection;
+      try {
+        conn = await this.adapter.pool.acquire();
+      } catch (err) {
+        const error = this.connectionError(err);
+        const delay = Math.min(5_000, 500 * 2 ** Math.min(attempt - 1, 10));
+        if (Date.now() + delay > deadline) {
+          this.logger.error('cannot reach the database', { server: this.server, attempt, error: err });
+          throw error;
+        }
+        this.logger.warn('cannot reach the database; trying again', {
+          server: this.server,
+          attempt,
+          retryInMs: delay,
+          error: err,
+        });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          this.wakeStart = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeStart = undefined;
+        continue;
+      }
+      this.adapter.pool.release(conn);
+      return;
+    }
   }
 
   private async startOne(sub: Subscription): Promise<void> {
+    this.checkOpen();
     await this.validate(sub);
-    if (this.state !== 'running') return;
+    this.checkOpen();
     await this.listenTo(sub.table);
     const threads = this.threadPools.get(sub);
+    this.checkOpen();
     if (threads !== undefined) await this.startThreads([threads.pool]);
-    if (this.state !== 'running') return;
+    this.checkOpen();
     sub.start();
   }
 
@@ -246,7 +356,12 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   private async validate(sub: Subscription): Promise<void> {
-    const conn = await this.adapter.pool.acquire();
+    let conn: Connection;
+    try {
+      conn = await this.adapter.pool.acquire();
+    } catch (err) {
+      throw this.connectionError(err);
+    }
     try {
       this.serverChecked ??= this.adapter.dialect.checkServer(conn).then(() => undefined);
       await this.serverChecked.catch((err) => {
@@ -260,9 +375,6 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   private readonly listening = new Set<string>();
-  private async listen(): Promise<void> {
-    for (const s of this.subscriptions) await this.listenTo(s.table);
-  }
   private async listenTo(table: string): Promise<void> {
     const wakeup = this.adapter.wakeup;
     if (wakeup === undefined || this.listening.has(table)) return;
@@ -382,26 +494,44 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
-   * Stops claiming, fires every handler's `signal`, and waits up to `timeout` (default: the
-   * broker's `shutdownTimeout`) for handlers in work to settle. Then it releases what is left: row
-   * lock transactions roll back, advisory locks are released (the connection back in the pool, or
-   * closed where the release is not confirmed), and leases are kept but no longer extended
-   * (R-LEASE-9). Resolves once the broker holds no lock. The user's pool stays open.
+   * Stops claiming at once, fires every handler's `signal`, and waits up to `timeout` (default:
+   * the broker's `shutdownTimeout`) for handlers in work to settle, keeping what holds their rows
+   * meanwhile: leases are still extended, advisory locks and row lock transactions stay held. Then
+   * it lets go of what is still in work: row lock transactions roll back, advisory locks are
+   * released (the connection back in the pool, or closed where the release is not confirmed), and
+   * leases are kept but no longer extended (R-LEASE-9). Resolves once the broker holds no lock;
+   * after that no row is claimed and no handler starts. It also closes what the adapter opened
+   * (`adapter.close()`: the wake-up listener, and the pool where the adapter made it from
+   * connection options), once the last lease delivery still in work has settled. A pool you
+   * passed in stays open: end it yourself. A second call answers the first call's result.
    */
-  async shutdown(opts: { timeout?: Duration } = {}): Promise<ClosedBroker> {
-    if (this.state === 'closed' || this.state === 'closing')
-      return { locksReleased: 0, connectionsClosed: 0 };
-    this.state = 'closing';
+  shutdown(opts: { timeout?: Duration } = {}): Promise<ClosedBroker> {
+    if (this.closing !== undefined) return this.closing;
     const timeout =
       opts.timeout === undefined ? this.shutdownMs : durationMs(opts.timeout, 'timeout', { zero: true });
-    await Promise.all(this.subscriptions.map((s) => s.stop()));
-    const deliveries = this.subscriptions.flatMap((s) => s.inFlight());
+    this.closing = this.close(timeout);
+    return this.closing;
+  }
+
+  private async close(timeout: number): Promise<ClosedBroker> {
+    this.state = 'closing';
+    const deadline = Date.now() + timeout;
     const reason = new ClosedError('shutdown');
-    for (const d of deliveries) d.abort(reason);
-    await this.waitForHandlers(timeout);
+    for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);
+    // A start in flight stops at its next step and claims nothing (R-OPS-4).
+    this.wakeStart?.();
+    await this.starting?.catch(() => {});
+    await Promise.allSettled([...this.startingOne]);
+    for (const d of this.readyBeforeStart.values()) d.reject(new ClosedError('start'));
+    this.readyBeforeStart.clear();
+    // Stop claiming; the deliveries in work keep their hold while shutdown waits (R-OPS-1).
+    await Promise.all(this.subscriptions.map((s) => s.stop()));
+    for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);
+    await this.waitForHandlers(deadline - Date.now());
     let locksReleased = 0;
     let connectionsClosed = 0;
     for (const s of this.subscriptions) {
+      s.stopExtending();
       for (const d of s.inFlight()) {
         const r = await s.form.closeHeld(d.held);
         if (r !== 'kept') {
@@ -416,14 +546,35 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     for (const u of this.unlisten) await u().catch(() => {});
     this.unlisten = [];
     this.state = 'closed';
-    if (this.threadPools.size === 0) return { locksReleased, connectionsClosed };
-    let threadConnectionsClosed = 0;
-    for (const t of this.threadPools.values()) threadConnectionsClosed += await t.pool.close();
-    return { locksReleased, connectionsClosed, threadConnectionsClosed };
+    let threadConnectionsClosed: number | undefined;
+    if (this.threadPools.size > 0) {
+      threadConnectionsClosed = 0;
+      for (const t of this.threadPools.values()) threadConnectionsClosed += await t.pool.close();
+    }
+    // Lease deliveries still in work keep the pool until they settle (R-LEASE-9); then it closes.
+    if (this.subscriptions.every((s) => s.deliveries.size === 0)) await this.closeAdapter();
+    else void this.closeAdapterWhenIdle();
+    return threadConnectionsClosed === undefined
+      ? { locksReleased, connectionsClosed }
+      : { locksReleased, connectionsClosed, threadConnectionsClosed };
+  }
+
+  /** `adapter.close()`, logging (not throwing) a failure. */
+  private async closeAdapter(): Promise<void> {
+    try {
+      await this.adapter.close?.();
+    } catch (err) {
+      this.logger.warn('closing the adapter failed', { server: this.server, error: err });
+    }
+  }
+
+  private async closeAdapterWhenIdle(): Promise<void> {
+    while (this.subscriptions.some((s) => s.deliveries.size > 0)) await new Promise((r) => setTimeout(r, 50));
+    await this.closeAdapter();
   }
 
   private async waitForHandlers(timeout: number): Promise<void> {
-    const deadline = Date.now() + timeout;
+    const deadline = Date.now() + Math.max(0, timeout);
     while (Date.now() < deadline && this.subscriptions.some((s) => s.deliveries.size > 0)) {
       await new Promise((r) => setTimeout(r, Math.min(20, Math.max(1, deadline - Date.now()))));
     }
@@ -442,8 +593,28 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
 /** A mounted queue, as `subscribe` answers it. */
 export interface MountedSubscription {
   readonly table: string;
-  /** Resolves once the subscription claims (or rejects with its start-up problem). */
+  /**
+   * Resolves once the subscription claims. Rejects with its start-up problem: for a subscription
+   * mounted before `start()`, with the error `start()` rejects with; with `ClosedError` where
+   * `shutdown()` came first.
+   */
   readonly ready: Promise<void>;
   /** Deliveries whose handler runs now. */
   inWork(): number;
+}
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

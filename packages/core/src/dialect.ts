@@ -239,7 +239,16 @@ export interface Adapter<F extends Form = Form, I extends IsolationLevel = Isola
    * starts and `notify` after a publish commits.
    */
   readonly wakeup?: Wakeup;
-  /** Closes what the adapter itself opened (not the user's pool). */
+  /**
+   * Where the adapter connects, for messages (e.g. `postgres://127.0.0.1:5432/app`, never a
+   * password). Default: the dialect's name.
+   */
+  readonly server?: string;
+  /**
+   * Closes what the adapter itself opened: its wake-up listener, and the pool where the adapter
+   * made it from connection options; a pool the user passed in stays the user's. `shutdown()`
+   * calls it.
+   */
   close?(): Promise<void>;
 }
 

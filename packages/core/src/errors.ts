@@ -57,6 +57,30 @@ export class ServerTooOldError extends SqlInboxError {
   }
 }
 
+/**
+ * The database cannot be reached: `start()` could not open a connection. Names the server it
+ * tried (`server`, as the adapter describes it) and carries the driver's error as `cause`.
+ */
+export class ConnectionError extends SqlInboxError {
+  /** The server tried, as the adapter describes it (e.g. `postgres://127.0.0.1:5432/app`). */
+  readonly server: string;
+  constructor(server: string, cause: unknown) {
+    super('CONNECTION', `cannot reach the database at ${server}: ${causeText(cause)}`, { cause });
+    this.server = server;
+  }
+}
+
+/** A driver error's message, or its code where it has no message (Node's AggregateError of a refused connect). */
+function causeText(err: unknown): string {
+  if (err instanceof Error) {
+    if (err.message !== '') return err.message;
+    const code = (err as { code?: unknown }).code;
+    const inner = err instanceof AggregateError ? err.errors.map(causeText).join('; ') : '';
+    return inner !== '' ? inner : code !== undefined ? String(code) : err.name;
+  }
+  return String(err);
+}
+
 /** A description or subscription problem found at start, before any row is claimed. */
 export class ConfigError extends SqlInboxError {
   readonly column: string | undefined;

@@ -5,6 +5,7 @@ export {
   type ClosedBroker,
   type MountedSubscription,
   type PublishOptions,
+  type StartOptions,
 } from './broker.js';
 export { Budget } from './budget.js';
 export { type Codec, defaultCodec } from './codec.js';

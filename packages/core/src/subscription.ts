@@ -200,7 +200,8 @@ export class Subscription {
 
   /**
    * Stops claiming and waits for the claims in flight. Rows claimed but not yet handed to a
-   * handler go back to the queue at once (R-POOL-6).
+   * handler go back to the queue at once (R-POOL-6). The deliveries in work keep their hold: leases
+   * are still extended until {@link stopExtending} (R-OPS-1).
    */
   async stop(): Promise<void> {
     this.running = false;
@@ -210,6 +211,10 @@ export class Subscription {
     const waiting = this.waiting;
     this.waiting = [];
     await Promise.all(waiting.map((h) => this.release(h, 'stopped')));
+  }
+
+  /** Stops extending the leases of the deliveries still in work (the broker shut down, R-LEASE-9). */
+  stopExtending(): void {
     if (this.form instanceof LeaseForm) this.form.stop();
   }
 
@@ -346,6 +351,7 @@ export class Subscription {
 
   /** Hands waiting rows to free workers (or free lanes, keeping each lane's claim order). */
   private pump(): void {
+    if (!this.running) return; // stopped: no handler starts (R-OPS-4); stop() releases the rows waiting
     const lanes = this.settings.lanes;
     if (lanes === undefined) {
       while (this.waiting.length > 0 && this.inWork < this.settings.workers)

@@ -9,10 +9,12 @@
  *   { connectionLimit: 10 }));
  * ```
  */
+import { createRequire } from 'node:module';
 import type { Adapter, Form, IsolationLevel, Queryable } from '@sqlinbox/core';
 import type {
   Pool as MariaPool,
   PoolConnection as MariaPoolConnection,
+  PoolConfig,
   QueryOptions,
   TypeCastFunction,
 } from 'mariadb';
@@ -154,15 +156,50 @@ export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'info'>): Qu
  * - The pool option `resetAfterUse` resets each session on release and undoes its `time_zone`; the
  *   dialect's statements do not depend on it (they bind UTC text and read `UTC_TIMESTAMP(3)`).
  *
- * @param pool a pool from `createPool(..)` of `mariadb` (promise API); it stays the caller's to end.
- * @param opts `serverVersion` (default: ask the server), `connectionLimit` (default 10).
+ * Given pool options (those of `createPool(..)`) instead of a pool, the adapter makes the pool
+ * itself (`mariadb` must be installed), reads its `connectionLimit` from them, and owns it:
+ * `close()`, which `broker.shutdown()` calls, ends it. A pool passed in stays yours to `end()`.
+ *
+ * ```ts
+ * const adapter = mariadb({ host, user, database, connectionLimit: 10 });   // the adapter's pool
+ * ```
+ *
+ * @param poolOrOptions a pool from `createPool(..)` of `mariadb` (promise API; it stays the
+ *   caller's to end), or the options to make one (the adapter's, ended at shutdown).
+ * @param opts `serverVersion` (default: ask the server), `connectionLimit` (default 10, or the
+ *   options' `connectionLimit`).
  */
-export function mariadb(pool: MariaPool, opts: MariadbAdapterOptions = {}): Adapter<Form, IsolationLevel> {
+export function mariadb(
+  poolOrOptions: MariaPool | PoolConfig,
+  opts: MariadbAdapterOptions = {},
+): Adapter<Form, IsolationLevel> & { readonly server: string } {
+  const owned = typeof (poolOrOptions as { getConnection?: unknown }).getConnection !== 'function';
+  const config = owned ? (poolOrOptions as PoolConfig) : undefined;
+  const pool = owned
+    ? (createRequire(import.meta.url)('mariadb') as { createPool(o: PoolConfig): MariaPool }).createPool(
+        config!,
+      )
+    : (poolOrOptions as MariaPool);
+  let ended: Promise<void> | undefined;
   return {
     dialect:
       opts.serverVersion === undefined
         ? mysqlDialect
         : createMysqlDialect({ serverVersion: opts.serverVersion }),
-    pool: new MysqlPool(new MariadbBackend(pool, opts.connectionLimit)),
+    pool: new MysqlPool(new MariadbBackend(pool, opts.connectionLimit ?? config?.connectionLimit)),
+    server:
+      config === undefined
+        ? 'the MariaDB/MySQL server'
+        : config.socketPath !== undefined
+          ? `mysql://${config.socketPath}/${config.database ?? ''}`
+          : `mysql://${config.host ?? 'localhost'}:${config.port ?? 3306}/${config.database ?? ''}`,
+    ...(owned
+      ? {
+          close: async () => {
+            ended ??= pool.end();
+            await ended;
+          },
+        }
+      : {}),
   };
 }

@@ -8,9 +8,11 @@
  * const broker = new Broker(mysql2(mysql.createPool({ uri, connectionLimit: 10 })));
  * ```
  */
+import { createRequire } from 'node:module';
 import type { Adapter, Form, IsolationLevel, Queryable } from '@sqlinbox/core';
 import type {
   FieldPacket,
+  PoolOptions,
   Pool as PromisePool,
   PoolConnection as PromisePoolConnection,
   QueryOptions,
@@ -159,6 +161,15 @@ export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query'>): Queryable 
 /**
  * Wraps a `mysql2/promise` pool for sqlinbox.
  *
+ * Given pool options (those of `mysql.createPool(..)`) instead of a pool, the adapter makes the
+ * pool itself (`mysql2` must be installed) and owns it: `close()`, which `broker.shutdown()` calls,
+ * ends it. A pool passed in stays yours to `end()`.
+ *
+ * ```ts
+ * const adapter = mysql2({ host, user, database, connectionLimit: 10 });   // the adapter's pool
+ * // or: mysql2(mysql.createPool({ ... }))                                   // your pool
+ * ```
+ *
  * - `Connection.id` is the session's `CONNECTION_ID()`, read once per physical connection.
  * - Every session runs `SET time_zone = '+00:00'` once, when first seen; Dates are bound as UTC
  *   text and `DATETIME`/`TIMESTAMP` read back as UTC Dates, whatever the pool's `timezone`.
@@ -168,15 +179,57 @@ export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query'>): Queryable 
  * - `release` returns a clean connection; one inside a transaction or holding an advisory lock is
  *   closed instead, with a `SQLINBOX_DIRTY_RELEASE` warning. `destroy` is `conn.destroy()`.
  *
- * @param pool a pool from `mysql.createPool(..)` of `mysql2/promise`; it stays the caller's to end.
+ * @param poolOrOptions a pool from `mysql.createPool(..)` of `mysql2/promise` (it stays the
+ *   caller's to end), or the options to make one (the adapter's, ended at shutdown).
  * @param opts `serverVersion` (default: ask the server).
  */
-export function mysql2(pool: PromisePool, opts: Mysql2AdapterOptions = {}): Adapter<Form, IsolationLevel> {
+export function mysql2(
+  poolOrOptions: PromisePool | PoolOptions,
+  opts: Mysql2AdapterOptions = {},
+): Adapter<Form, IsolationLevel> & { readonly server: string } {
+  const owned = typeof (poolOrOptions as { getConnection?: unknown }).getConnection !== 'function';
+  const pool = owned
+    ? (
+        createRequire(import.meta.url)('mysql2/promise') as { createPool(o: PoolOptions): PromisePool }
+      ).createPool(poolOrOptions as PoolOptions)
+    : (poolOrOptions as PromisePool);
+  const config = (pool as unknown as { pool?: { config?: { connectionConfig?: PoolOptions } } }).pool?.config
+    ?.connectionConfig;
+  let ended: Promise<void> | undefined;
   return {
     dialect:
       opts.serverVersion === undefined
         ? mysqlDialect
         : createMysqlDialect({ serverVersion: opts.serverVersion }),
     pool: new MysqlPool(new Mysql2Backend(pool)),
+    server: mysqlServer(owned ? (poolOrOptions as PoolOptions) : (config ?? {})),
+    ...(owned
+      ? {
+          close: async () => {
+            ended ??= pool.end();
+            await ended;
+          },
+        }
+      : {}),
   };
+}
+
+/** `mysql://host:port/database` (or the socket path) from pool options; never a password. */
+function mysqlServer(o: {
+  host?: string;
+  port?: number;
+  socketPath?: string;
+  database?: string;
+  uri?: string;
+}): string {
+  if (o.socketPath !== undefined) return `mysql://${o.socketPath}/${o.database ?? ''}`;
+  if (o.uri !== undefined) {
+    try {
+      const u = new URL(o.uri);
+      return `mysql://${u.hostname}:${u.port || 3306}${u.pathname}`;
+    } catch {
+      // not a URL: the fields below
+    }
+  }
+  return `mysql://${o.host ?? 'localhost'}:${o.port ?? 3306}/${o.database ?? ''}`;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
@@ -51,6 +52,23 @@ export interface PgPoolLike {
   readonly waitingCount?: number;
 }
 
+/**
+ * Connection options for a `pg.Pool` the adapter makes and owns (the options of `new pg.Pool(..)`):
+ * `pg({ connectionString, max: 10 })`. The adapter ends that pool when the broker shuts down.
+ */
+export interface PgPoolOptions {
+  readonly connectionString?: string | undefined;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly database?: string | undefined;
+  readonly user?: string | undefined;
+  readonly password?: string | (() => string | Promise<string>) | undefined;
+  /** The pool's size (default 10, as in `pg`). */
+  readonly max?: number | undefined;
+  /** Any other option of `pg.Pool`. */
+  readonly [option: string]: unknown;
+}
+
 /** What {@link pg} takes. */
 export interface PgAdapterOptions {
   /** Makes `checkServer` report this version instead of asking the server (default: ask). */
@@ -67,7 +85,9 @@ export type PgAdapter = Adapter<Form, PostgresIsolation> & {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
   readonly wakeup: Wakeup;
-  /** Closes the LISTEN client (not the user's pool). */
+  /** Where the pool connects: `postgres://host:port/database`. */
+  readonly server: string;
+  /** Closes the LISTEN client, and the pool where the adapter made it from options (not a pool passed in). */
   close(): Promise<void>;
 };
 
@@ -268,9 +288,12 @@ class PgWakeup implements Wakeup {
     this.retry.unref?.();
   }
 
-  /** `LISTEN "sqlinbox_<table>"` on the shared client (once per channel); resolves to the unsubscribe. */
+  /**
+   * `LISTEN "sqlinbox_<table>"` on the shared client (once per channel); resolves to the
+   * unsubscribe. After `close()` it opens the client again (another broker on the same adapter).
+   */
   async listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
-    if (this.closed) throw new Error('the adapter is closed');
+    this.closed = false;
     const channel = wakeupChannel(table);
     let set = this.listeners.get(channel);
     const cb = () => onNotify();
@@ -334,19 +357,24 @@ export function pgTx(client: Pick<PgClientLike, 'query'>): Queryable {
 /**
  * Wraps a `pg.Pool` as a sqlinbox adapter: PostgreSQL's dialect, the pool (`size` =
  * `pool.options.max`, connection ids = backend pids, `destroy` = `client.release(true)`), and the
- * LISTEN/NOTIFY wake-up on one dedicated client outside the pool. `close()` ends that client only;
- * the pool stays the caller's.
+ * LISTEN/NOTIFY wake-up on one dedicated client outside the pool.
+ *
+ * Given connection options instead of a pool, the adapter makes the `pg.Pool` itself (`pg` must be
+ * installed) and owns it: `close()`, which `broker.shutdown()` calls, ends it. Given a pool, `close()`
+ * ends the LISTEN client only and the pool stays yours to `end()`.
  *
  * ```ts
- * import pg from 'pg';
- * import { pg as postgres } from '@sqlinbox/dialect-postgres/pg';
- * const adapter = postgres(new pg.Pool({ connectionString, max: 10 }));
+ * import { pg } from '@sqlinbox/dialect-postgres/pg';
+ * const adapter = pg({ connectionString, max: 10 });           // the adapter's pool
+ * // or: pg(new Pool({ connectionString, max: 10 }))            // your pool: end it yourself
  * ```
  * The advisory form needs a direct connection or a session-mode pooler (R-DB-2). Column values come
  * back as `pg` parses them (int8 as string, timestamptz as Date); keep pg's default parsers for
  * timestamptz so lease tokens round-trip.
  */
-export function pg(pool: PgPoolLike, opts: PgAdapterOptions = {}): PgAdapter {
+export function pg(poolOrOptions: PgPoolLike | PgPoolOptions, opts: PgAdapterOptions = {}): PgAdapter {
+  const owned = !isPool(poolOrOptions);
+  const pool = owned ? makePool(poolOrOptions) : poolOrOptions;
   const open =
     opts.listenClient ??
     (() => {
@@ -355,10 +383,53 @@ export function pg(pool: PgPoolLike, opts: PgAdapterOptions = {}): PgAdapter {
       return new Client(pool.options);
     });
   const wakeup = new PgWakeup(open);
+  let ended: Promise<void> | undefined;
   return {
     dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
     pool: new PgPool(pool),
     wakeup,
-    close: () => wakeup.close(),
+    server: serverOf(pool.options as PgPoolOptions),
+    async close() {
+      await wakeup.close();
+      if (owned) {
+        ended ??= (pool as PgPoolLike & { end(): Promise<void> }).end();
+        await ended;
+      }
+    },
   };
+}
+
+function isPool(x: PgPoolLike | PgPoolOptions): x is PgPoolLike {
+  return typeof (x as { connect?: unknown }).connect === 'function';
+}
+
+/** `new pg.Pool(options)`, with an `error` listener: an idle client the server dropped must not end the process. */
+function makePool(options: PgPoolOptions): PgPoolLike {
+  const { Pool } = createRequire(import.meta.url)('pg') as {
+    Pool: new (o: unknown) => PgPoolLike & { on(e: string, l: (...a: unknown[]) => void): unknown };
+  };
+  const pool = new Pool(options);
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** `postgres://host:port/database` from pool options (libpq's defaults and environment where unset); never a password. */
+export function serverOf(o: PgPoolOptions): string {
+  let host = o.host;
+  let port = o.port === undefined ? undefined : String(o.port);
+  let database = o.database;
+  if (o.connectionString !== undefined) {
+    try {
+      const u = new URL(o.connectionString);
+      host ??= decodeURIComponent(u.hostname) || u.searchParams.get('host') || undefined;
+      port ??= u.port || undefined;
+      database ??= decodeURIComponent(u.pathname.slice(1)) || undefined;
+    } catch {
+      // not a URL (a keyword string): the environment's defaults below
+    }
+  }
+  host ??= process.env.PGHOST ?? 'localhost';
+  port ??= process.env.PGPORT ?? '5432';
+  database ??= process.env.PGDATABASE ?? o.user ?? process.env.PGUSER ?? '';
+  return `postgres://${host.includes(':') && !host.startsWith('/') ? `[${host}]` : host}:${port}/${database}`;
 }

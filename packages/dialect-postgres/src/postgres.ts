@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
@@ -65,6 +66,22 @@ export interface PostgresJsLike extends PostgresJsSqlLike {
   ): PromiseLike<{ unlisten(): Promise<void> }>;
 }
 
+/**
+ * Connection options for a postgres.js instance the adapter makes and owns: `url` (a connection
+ * string) and any option of `postgres(url, options)`, e.g. `postgresJs({ url, max: 10 })`. The
+ * adapter ends that instance when the broker shuts down.
+ */
+export interface PostgresJsConnectOptions {
+  readonly url?: string | undefined;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly database?: string | undefined;
+  /** The instance's size (default 10, as in postgres.js). */
+  readonly max?: number | undefined;
+  /** Any other option of `postgres()`. */
+  readonly [option: string]: unknown;
+}
+
 /** What {@link postgresJs} takes. */
 export interface PostgresJsAdapterOptions {
   /** Makes `checkServer` report this version instead of asking the server (default: ask). */
@@ -76,7 +93,12 @@ export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> & {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
   readonly wakeup: Wakeup;
-  /** Stops the adapter's LISTENs (the postgres.js instance stays the caller's). */
+  /** Where the instance connects: `postgres://host:port/database`. */
+  readonly server: string;
+  /**
+   * Stops the adapter's LISTENs; ends the instance where the adapter made it from options (an
+   * instance passed in stays the caller's, and its LISTEN connection closes with its `sql.end()`).
+   */
   close(): Promise<void>;
 };
 
@@ -371,24 +393,60 @@ export function postgresJsTx(tx: PostgresJsSqlLike): Queryable {
 /**
  * Wraps a postgres.js instance as a sqlinbox adapter: PostgreSQL's dialect, a pool over
  * `sql.reserve()` (`size` = `sql.options.max`, connection ids = backend pids), and LISTEN/NOTIFY
- * wake-up. `close()` stops the adapter's LISTENs; the instance stays the caller's.
+ * wake-up.
+ *
+ * Given connection options (a URL string, or `{ url, ...options }`) instead of an instance, the
+ * adapter makes the instance itself (`postgres` must be installed) and owns it: `close()`, which
+ * `broker.shutdown()` calls, ends it. Given an instance, `close()` stops the adapter's LISTENs and
+ * the instance stays yours to `sql.end()`.
  *
  * ```ts
- * import postgres from 'postgres';
  * import { postgresJs } from '@sqlinbox/dialect-postgres/postgres';
- * const adapter = postgresJs(postgres(url, { max: 10 }));
+ * const adapter = postgresJs({ url, max: 10 });           // the adapter's instance
+ * // or: postgresJs(postgres(url, { max: 10 }))           // your instance: end it yourself
  * ```
  * Keep postgres.js's default value handling: no column-name `transform` (the engine reads the
  * description's column names), timestamps as Date (lease tokens round-trip). int8 comes back as a
  * string (or a bigint with `types.bigint`); both work as ids and attempts. The advisory form needs a
  * direct connection or a session-mode pooler (R-DB-2).
  */
-export function postgresJs(sql: PostgresJsLike, opts: PostgresJsAdapterOptions = {}): PostgresJsAdapter {
+export function postgresJs(
+  sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,
+  opts: PostgresJsAdapterOptions = {},
+): PostgresJsAdapter {
+  const owned = typeof sqlOrOptions !== 'function';
+  const sql = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
   const wakeup = new PostgresJsWakeup(sql);
+  const pool = new PostgresJsPool(sql);
+  let ended: Promise<void> | undefined;
   return {
     dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
-    pool: new PostgresJsPool(sql),
+    pool,
     wakeup,
-    close: () => wakeup.close(),
+    server: serverOf(sql),
+    async close() {
+      await wakeup.close();
+      if (!owned) return;
+      ended ??= (sql as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({ timeout: 5 });
+      await ended;
+    },
   };
+}
+
+/** `postgres(url, options)`. */
+function makeInstance(o: string | PostgresJsConnectOptions): PostgresJsLike {
+  const postgres = createRequire(import.meta.url)('postgres') as (
+    url?: string | Record<string, unknown>,
+    options?: Record<string, unknown>,
+  ) => PostgresJsLike;
+  if (typeof o === 'string') return postgres(o);
+  const { url, ...rest } = o;
+  return url === undefined ? postgres(rest) : postgres(url, rest);
+}
+
+/** `postgres://host:port/database` from the instance's parsed options; never a password. */
+function serverOf(sql: PostgresJsLike): string {
+  const o = sql.options as { host?: readonly string[]; port?: readonly number[]; database?: string };
+  const host = o.host?.[0] ?? 'localhost';
+  return `postgres://${host.includes(':') && !host.startsWith('/') ? `[${host}]` : host}:${o.port?.[0] ?? 5432}/${o.database ?? ''}`;
 }

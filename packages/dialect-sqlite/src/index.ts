@@ -16,7 +16,9 @@ export { SqliteConnection, type SqliteOptions, SqlitePool } from './driver.js';
 /** What {@link sqlite} returns: the adapter, which closes the handles it opened. */
 export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {
   readonly pool: SqlitePool;
-  /** Closes every handle the adapter's pool opened. */
+  /** The database file, as `sqlite:<path>`. */
+  readonly server: string;
+  /** Closes every handle the adapter's pool opened (`broker.shutdown()` calls it). */
   close(): Promise<void>;
 };
 
@@ -38,6 +40,7 @@ export function sqlite(
   return {
     dialect: createSqliteDialect({ serverVersion: opts.serverVersion }),
     pool,
+    server: `sqlite:${typeof filenameOrOptions === 'string' ? filenameOrOptions : filenameOrOptions.filename}`,
     close: () => pool.close(),
   };
 }
