@@ -485,7 +485,7 @@ class MysqlTableOps implements TableOps {
    */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
-    const rows = (await run(conn, this.s.claim(n, now))).rows;
+    const rows = (await run(conn, this.s.claimLocked(n, now))).rows;
     if (this.t.group === undefined || rows.length === 0) return rows;
     const grp = this.t.group;
     const blocked = await this.guard(
@@ -503,7 +503,7 @@ class MysqlTableOps implements TableOps {
     if (n <= 0) return [];
     await begin(conn, { isolation: 'read_committed' });
     try {
-      const picked = (await run(conn, this.s.leaseClaim(n, now))).rows;
+      const picked = (await run(conn, this.s.claimLease(n, now))).rows;
       let ids = picked.map((r) => r.id);
       if (this.t.group !== undefined && picked.length > 0) {
         const blocked = await this.guard(

@@ -1,7 +1,8 @@
 /**
  * The SQL of one queue table on MySQL 8.0.1+ and MariaDB 10.6+, one method per statement kind,
- * named as in the other dialects (`claim`, `fifoGuard`, `take`, `extendLeases`, `settle` kinds,
- * `moveToDeadLetter`, `insert`, `stats`, the advisory `candidates`, `lock`, `unlock`). Identifiers
+ * named as in the other dialects and in core's `TableOps` (`claimLocked`, `claimLease`, `fifoGuard`,
+ * `extendLeases`, `settle` kinds, `moveToDeadLetter`, `insert`, `stats`, the advisory `candidates`,
+ * `lock`, `unlock`, `take`). Identifiers
  * are quoted once, when the table's statements are built; every value is a bound parameter.
  *
  * Time: every instant is bound as `DATETIME(3)` text in UTC, and "now" on the database clock is
@@ -141,7 +142,7 @@ export class TableStatements {
    * Row lock form, inside the claim's transaction: up to `n` due rows in id order, `FOR UPDATE
    * SKIP LOCKED` (R-ROW-1); a FIFO table takes group heads only.
    */
-  claim(n: number, now: Date | null): Stmt {
+  claimLocked(n: number, now: Date | null): Stmt {
     const d = this.due('r', now, { lease: false, head: this.GRP !== undefined });
     return {
       sql: `SELECT r.* FROM ${this.T} AS r WHERE ${d.sql} ORDER BY r.${this.ID} LIMIT ? FOR UPDATE SKIP LOCKED`,
@@ -153,7 +154,7 @@ export class TableStatements {
    * Lease form, first statement of the claim transaction: the ids (and groups) of up to `n` due
    * rows whose lease has ended, locked `FOR UPDATE SKIP LOCKED`.
    */
-  leaseClaim(n: number, now: Date): Stmt {
+  claimLease(n: number, now: Date): Stmt {
     const d = this.due('r', now, { lease: true, head: this.GRP !== undefined });
     const grp = this.GRP ? `, r.${this.GRP} AS \`grp\`` : '';
     return {

@@ -3,8 +3,9 @@ import { ConfigError } from '@sqlinbox/core';
 import { ident, nowExpr, Params, type Statement, tableName } from './sql.js';
 
 /**
- * The SQL of one queue table, one function per statement kind (the same names in every dialect:
- * claim, take, candidates, extendLeases, settle, moveToDeadLetter, insert, stats). Every time
+ * The SQL of one queue table, one function per statement kind (the same names in every dialect and
+ * in core's `TableOps`: claimLease, extendLeases, candidates, take, settle, settleMany,
+ * moveToDeadLetter, insert, stats). Every time
  * column holds INTEGER epoch milliseconds; the driver binds Dates as such.
  */
 
@@ -70,7 +71,7 @@ function claimable(t: AnyTable, scope: Scope, p: Params, now: Date | null, n: nu
 }
 
 /** Lease claim: one `UPDATE .. RETURNING` stamps the lease and counts the attempt. */
-export function claim(t: AnyTable, scope: Scope, n: number, now: Date, expiry: Date): Statement {
+export function claimLease(t: AnyTable, scope: Scope, n: number, now: Date, expiry: Date): Statement {
   const p = new Params();
   const sets = [`${ident(leaseOf(t))} = ${p.bind(expiry)}`];
   if (t.attempt !== undefined) sets.push(`${ident(t.attempt.column)} = ${ident(t.attempt.column)} + 1`);
