@@ -488,17 +488,31 @@ export class TableStatements {
     return { sql: `SELECT ${n.sql} AS \`name\``, params: n.params };
   }
 
-  /** Advisory take (R-ADV-1, R-ADV-2): counts the attempt while the row is still due. */
+  /**
+   * Advisory take (R-ADV-1, R-ADV-2): counts the attempt while the row is still due and (FIFO) still
+   * its group's head; an older row of the group that appeared or came back unsettled since the
+   * candidate select holds it back (R-OPS-7). MySQL refuses a subquery on the table an UPDATE
+   * writes (error 1093), so the update's head check is an anti-join on the group's older unsettled
+   * rows (`LEFT JOIN .. WHERE o.id IS NULL`); a NULL group joins nothing, as it is no group.
+   */
   take(id: unknown, now: Date | null): Stmt {
-    const d = this.due('r', now, { lease: false, head: false });
     if (!this.ATT) {
+      const d = this.due('r', now, { lease: false, head: this.GRP !== undefined });
       return {
         sql: `SELECT r.* FROM ${this.T} AS r WHERE r.${this.ID} = ? AND ${d.sql}`,
         params: [id, ...d.params],
       };
     }
+    const d = this.due('r', now, { lease: false, head: false });
+    const older = this.GRP
+      ? ` LEFT JOIN ${this.T} AS o ON o.${this.GRP} = r.${this.GRP} AND o.${this.ID} < r.${this.ID}` +
+        `${this.PA ? ` AND o.${this.PA} IS NULL` : ''}`
+      : '';
+    const head = this.GRP ? ` AND o.${this.ID} IS NULL` : '';
     return {
-      sql: `UPDATE ${this.T} AS r SET r.${this.ATT} = r.${this.ATT} + 1 WHERE r.${this.ID} = ? AND ${d.sql}`,
+      sql:
+        `UPDATE ${this.T} AS r${older} SET r.${this.ATT} = r.${this.ATT} + 1` +
+        ` WHERE r.${this.ID} = ? AND ${d.sql}${head}`,
       params: [id, ...d.params],
     };
   }
