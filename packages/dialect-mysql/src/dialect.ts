@@ -252,12 +252,17 @@ export function kindOf(dataType: string): ColumnKind {
 const text = (v: unknown): string =>
   v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
 
+/**
+ * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
+ * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
+ * `DATETIME(3)`).
+ */
 async function describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
   const schema = schemaOf(table) ?? null;
   const name = tableOf(table);
   const { rows } = await conn.query<Row>(
     'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
-      ' c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
+      ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
       ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
       ' ORDER BY c.ORDINAL_POSITION',
     [schema, name],
@@ -284,13 +289,16 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
     const colName = text(r.name);
     const dataType = text(r.dataType);
     const def = r.def === null || r.def === undefined ? null : text(r.def);
+    const kind =
+      dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
+        ? 'json'
+        : kindOf(dataType);
     return {
       name: colName,
       type: text(r.columnType),
-      kind:
-        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
-          ? 'json'
-          : kindOf(dataType),
+      kind,
+      // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
+      ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
       nullable: text(r.nullable).toUpperCase() === 'YES',
       // MariaDB shows "no default" of a nullable column as the text NULL.
       hasDefault:
