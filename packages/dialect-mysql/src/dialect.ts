@@ -470,7 +470,7 @@ class MysqlTableOps implements TableOps {
         const res = await run(conn, s.take(id, now));
         if (t.attempt === undefined) return res.rows[0] ?? null;
         if (res.rowCount === 0) return null;
-        return (await run(conn, s.rowById(id))).rows[0] ?? null;
+        return (await run(conn, s.takeRow(id))).rows[0] ?? null;
       },
     };
   }
@@ -524,8 +524,8 @@ class MysqlTableOps implements TableOps {
         await conn.query('COMMIT');
         return [];
       }
-      await run(conn, this.s.leaseUpdate(ids, expiry));
-      const rows = (await run(conn, this.s.rowsById(ids))).rows;
+      await run(conn, this.s.claimLeaseUpdate(ids, expiry));
+      const rows = (await run(conn, this.s.claimLeaseRows(ids))).rows;
       await conn.query('COMMIT');
       return rows;
     } catch (err) {
@@ -550,7 +550,7 @@ class MysqlTableOps implements TableOps {
     // Some leases were lost: the moved ones hold the new expiry now.
     const { rows } = await run(
       conn,
-      this.s.leasesHolding(
+      this.s.extendLeasesMoved(
         leases.map((l) => l.id),
         expiry,
       ),
@@ -568,8 +568,8 @@ class MysqlTableOps implements TableOps {
     if (settlements.length === 0) return [];
     await begin(conn, { isolation: 'read_committed' });
     try {
-      const held = (await run(conn, this.s.holdingTokens(settlements))).rows.map((r) => r.id);
-      if (held.length > 0) await run(conn, this.s.finishIds(held, settlements[0]!.now));
+      const held = (await run(conn, this.s.settleManyHeld(settlements))).rows.map((r) => r.id);
+      if (held.length > 0) await run(conn, this.s.settleManyFinish(held, settlements[0]!.now));
       await conn.query('COMMIT');
       return held;
     } catch (err) {
@@ -582,15 +582,15 @@ class MysqlTableOps implements TableOps {
   async settle(conn: Connection, st: Settlement): Promise<number> {
     switch (st.kind) {
       case 'finish':
-        return (await run(conn, this.s.finish(st.id, st.token, st.now))).rowCount;
+        return (await run(conn, this.s.settleFinish(st.id, st.token, st.now))).rowCount;
       case 'return': {
-        const stmt = this.s.giveBack(st.id, st.token, st);
+        const stmt = this.s.settleReturn(st.id, st.token, st);
         const res = await run(conn, stmt);
         return stmt.countOnly ? toCount(res.rows[0]?.n) : res.rowCount;
       }
       case 'deadLetter': {
         if ('group' in st.target) {
-          return (await run(conn, this.s.deadLetterGroup(st.id, st.token, st.target.group))).rowCount;
+          return (await run(conn, this.s.settleDeadLetterGroup(st.id, st.token, st.target.group))).rowCount;
         }
         return this.moveToDeadLetter(conn, st.id, st.token, st.target.table, st.inTransaction);
       }
