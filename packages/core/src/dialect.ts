@@ -56,6 +56,13 @@ export interface ColumnInfo {
   readonly kind: ColumnKind;
   readonly nullable: boolean;
   readonly hasDefault: boolean;
+  /**
+   * For a `timestamp` column: the digits of a second it keeps exactly (0 whole seconds, 3
+   * milliseconds, 6 microseconds). A lease column needs 3 or more: its value is the claim's token,
+   * compared exactly in every settlement (R-OPS-6). Default: undefined, the dialect does not say,
+   * and the column is taken to keep milliseconds.
+   */
+  readonly precision?: number | undefined;
 }
 export type ColumnKind = 'integer' | 'text' | 'bytes' | 'json' | 'timestamp' | 'other';
 

@@ -106,8 +106,35 @@ export async function validateSubscription(
       continue;
     }
     const want = expectedKinds(role, t.payload?.type, caps.timeKinds);
-    if (want !== undefined && info.kind !== 'other' && !want.includes(info.kind)) {
-      fail(`the ${role} column is ${info.type}, expected ${want.join(' or ')}`, { column });
+    // A payload of a type the dialect does not know may still read back as text; an instant or
+    // the attempt counter of such a type never works (R-BAD-4): a `date` lease rounds every token
+    // away, a `boolean` one refuses every claim.
+    const strict = role === 'attempt' || TIME_ROLES.has(role);
+    if (want !== undefined && !want.includes(info.kind) && (strict || info.kind !== 'other')) {
+      const fix = TIME_ROLES.has(role)
+        ? `give it a type that holds an instant (${dialect.name}'s ddl() prints one)`
+        : role === 'attempt'
+          ? 'give it an integer type'
+          : undefined;
+      const holds = TIME_ROLES.has(role) ? ', which cannot hold an instant' : '';
+      const is = info.type === '' ? 'has no declared type' : `is ${info.type}`;
+      fail(`the ${role} column ${is}${holds}, expected ${want.join(' or ')}`, {
+        column,
+        ...(fix === undefined ? {} : { fix }),
+      });
+    }
+    if (role === 'lease' && info.precision !== undefined && info.precision < 3) {
+      // The lease is the claim's token, compared exactly by every settlement (R-LEASE-3): a column
+      // that rounds it loses every lease (R-OPS-6). retry_after and processed_at may round: a
+      // retry then comes due up to half a second early or late, a stamp is a stamp.
+      fail(
+        `the lease column is ${info.type}, which keeps ${info.precision} digit(s) of a second: the lease ` +
+          'is a token to the millisecond that every settlement compares exactly, so a column that rounds it loses every lease',
+        {
+          column,
+          fix: `give it a type that keeps milliseconds or finer (${dialect.name}'s ddl() prints one)`,
+        },
+      );
     }
   }
   if (q.deadLetter !== undefined && 'table' in q.deadLetter) {
@@ -129,6 +156,9 @@ export async function validateSubscription(
     }
   }
 }
+
+/** The roles whose column holds an instant. */
+const TIME_ROLES: ReadonlySet<string> = new Set(['lease', 'retryAfter', 'processedAt']);
 
 function expectedKinds(
   role: string,

@@ -129,6 +129,7 @@ export function kindOf(dataType: string): ColumnKind {
  */
 export const DESCRIBE_SQL =
   'SELECT c.COLUMN_NAME AS [name], c.DATA_TYPE AS [data_type], c.CHARACTER_MAXIMUM_LENGTH AS [max_length],' +
+  ' c.DATETIME_PRECISION AS [datetime_precision],' +
   ' c.IS_NULLABLE AS [nullable], c.COLUMN_DEFAULT AS [column_default],' +
   " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsIdentity') AS [is_identity]," +
   " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsComputed') AS [is_computed]" +
@@ -141,14 +142,47 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
   return rows.length === 0 ? null : rows.map(columnInfo);
 }
 
+/** Types whose declaration carries its digits of a second: `datetime2(3)`. */
+const SCALED_TIME = new Set(['datetime2', 'datetimeoffset', 'time']);
+
+/**
+ * The digits of a second a `timestamp` column keeps exactly (`ColumnInfo.precision`):
+ * `datetime2(n)` and `datetimeoffset(n)` their `n`; `datetime` 2, since it rounds to steps of
+ * 1/300 s and so keeps hundredths but not every millisecond (its `DATETIME_PRECISION` says 3);
+ * `smalldatetime` 0 (whole minutes).
+ */
+function precisionOf(dataType: string, reported: number | undefined): number | undefined {
+  switch (dataType) {
+    case 'datetime':
+      return 2;
+    case 'smalldatetime':
+      return 0;
+    default:
+      return reported;
+  }
+}
+
 /** One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`. */
 export function columnInfo(r: Row): ColumnInfo {
   const dataType = String(r.data_type);
+  const lower = dataType.toLowerCase();
   const max = r.max_length === null || r.max_length === undefined ? undefined : Number(r.max_length);
+  const digits =
+    r.datetime_precision === null || r.datetime_precision === undefined
+      ? undefined
+      : Number(r.datetime_precision);
+  const kind = kindOf(dataType);
+  const precision = kind === 'timestamp' ? precisionOf(lower, digits) : undefined;
   return {
     name: String(r.name),
-    type: max === undefined ? dataType : `${dataType}(${max === -1 ? 'max' : max})`,
-    kind: kindOf(dataType),
+    type:
+      max !== undefined
+        ? `${dataType}(${max === -1 ? 'max' : max})`
+        : digits !== undefined && SCALED_TIME.has(lower)
+          ? `${dataType}(${digits})`
+          : dataType,
+    kind,
+    ...(precision === undefined ? {} : { precision }),
     nullable: String(r.nullable).toUpperCase() === 'YES',
     hasDefault:
       (r.column_default !== null && r.column_default !== undefined) ||

@@ -330,14 +330,15 @@ export class TableStatements {
   }
 
   /**
-   * Advisory take (R-ADV-1, R-ADV-2): counts the attempt of the row while it is still due, answering
-   * the row after the count (`OUTPUT inserted.*`); without an attempt column a select under the
-   * same condition. Autocommit. No row: settled meanwhile.
+   * Advisory take (R-ADV-1, R-ADV-2): counts the attempt of the row while it is still due and (FIFO)
+   * still its group's head, answering the row after the count (`OUTPUT inserted.*`); without an
+   * attempt column a select under the same condition. Autocommit. No row: settled meanwhile, or an
+   * older row of its group appeared or came back unsettled since the candidate select (R-OPS-7).
    */
   take(id: unknown, now: Date | null): Statement {
     const t = this.t;
     const b = this.builder(now);
-    const where = `q.${this.ID} = ${b.add(id)} AND ${this.due(b, 'q')}`;
+    const where = `q.${this.ID} = ${b.add(id)} AND ${this.due(b, 'q')}${this.head('q')}`;
     if (t.attempt === undefined) return b.statement(`SELECT q.* FROM ${this.T} AS q WHERE ${where}`);
     const a = ident(t.attempt.column);
     return b.statement(`UPDATE q SET ${a} = q.${a} + 1 OUTPUT inserted.* FROM ${this.T} AS q WHERE ${where}`);

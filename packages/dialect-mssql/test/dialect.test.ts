@@ -284,6 +284,23 @@ describe('describeTable', () => {
     expect(kindOf(dataType)).toBe(kind);
   });
 
+  test('R-OPS-6 R-BAD-4 a time column reports its digits of a second, and its type shows them: datetime keeps hundredths, smalldatetime none', () => {
+    expect(DESCRIBE_SQL).toContain('c.DATETIME_PRECISION AS [datetime_precision]');
+    const time = (data_type: string, datetime_precision: number | null) =>
+      columnInfo({ name: 'locked_until', data_type, max_length: null, datetime_precision, nullable: 'YES' });
+    expect(time('datetime2', 0)).toMatchObject({ type: 'datetime2(0)', kind: 'timestamp', precision: 0 });
+    expect(time('datetime2', 3)).toMatchObject({ type: 'datetime2(3)', kind: 'timestamp', precision: 3 });
+    expect(time('datetimeoffset', 7)).toMatchObject({ type: 'datetimeoffset(7)', precision: 7 });
+    // DATETIME_PRECISION says 3, but DATETIME rounds to 1/300 s: .001 is stored as .000.
+    expect(time('datetime', 3)).toMatchObject({ type: 'datetime', kind: 'timestamp', precision: 2 });
+    expect(time('smalldatetime', 0)).toMatchObject({ type: 'smalldatetime', precision: 0 });
+    // Types that hold no instant are kind other, which the core refuses for every time column.
+    expect(time('date', 0)).toMatchObject({ kind: 'other' });
+    expect(time('time', 7)).toMatchObject({ type: 'time(7)', kind: 'other' });
+    expect(time('bit', null)).toMatchObject({ kind: 'other' });
+    expect(time('bit', null).precision).toBeUndefined();
+  });
+
   test('a row becomes ColumnInfo: type with its length, nullability, default or identity', () => {
     expect(
       columnInfo({

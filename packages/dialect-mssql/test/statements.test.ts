@@ -233,6 +233,23 @@ describe('advisory form', () => {
     expect(st.params).toEqual(['42', NOW]);
   });
 
+  test('R-OPS-7 R-FIFO-1 take re-checks the group head, as the candidate select does, with and without an attempt column', () => {
+    const head =
+      ' AND (q.[grp] IS NULL OR NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp]' +
+      ' AND h.[id] < q.[id] AND h.[processed_at] IS NULL))';
+    const fifo = { group: 'grp', processedAt: 'processed_at' };
+    const st = statements(advisoryTable(fifo)).take(7, NOW);
+    expect(st.sql).toBe(
+      'UPDATE q SET [attempt] = q.[attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
+        ` WHERE q.[id] = @p1 AND q.[processed_at] IS NULL${head}`,
+    );
+    expect(st.params).toEqual([7]);
+    const select = statements(advisoryTable({ ...fifo, attempt: undefined })).take(7, NOW);
+    expect(select.sql).toBe(
+      `SELECT q.* FROM [jobs] AS q WHERE q.[id] = @p1 AND q.[processed_at] IS NULL${head}`,
+    );
+  });
+
   test('take without an attempt column selects the row under the same condition', () => {
     const st = statements(advisoryTable({ attempt: undefined })).take(42, null);
     expect(st.sql).toBe('SELECT q.* FROM [jobs] AS q WHERE q.[id] = @p1 AND 1 = 1');

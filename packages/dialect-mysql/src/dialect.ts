@@ -252,12 +252,17 @@ export function kindOf(dataType: string): ColumnKind {
 const text = (v: unknown): string =>
   v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
 
+/**
+ * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
+ * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
+ * `DATETIME(3)`).
+ */
 async function describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
   const schema = schemaOf(table) ?? null;
   const name = tableOf(table);
   const { rows } = await conn.query<Row>(
     'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
-      ' c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
+      ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
       ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
       ' ORDER BY c.ORDINAL_POSITION',
     [schema, name],
@@ -284,13 +289,16 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
     const colName = text(r.name);
     const dataType = text(r.dataType);
     const def = r.def === null || r.def === undefined ? null : text(r.def);
+    const kind =
+      dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
+        ? 'json'
+        : kindOf(dataType);
     return {
       name: colName,
       type: text(r.columnType),
-      kind:
-        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
-          ? 'json'
-          : kindOf(dataType),
+      kind,
+      // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
+      ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
       nullable: text(r.nullable).toUpperCase() === 'YES',
       // MariaDB shows "no default" of a nullable column as the text NULL.
       hasDefault:
@@ -462,7 +470,7 @@ class MysqlTableOps implements TableOps {
         const res = await run(conn, s.take(id, now));
         if (t.attempt === undefined) return res.rows[0] ?? null;
         if (res.rowCount === 0) return null;
-        return (await run(conn, s.rowById(id))).rows[0] ?? null;
+        return (await run(conn, s.takeRow(id))).rows[0] ?? null;
       },
     };
   }
@@ -485,7 +493,7 @@ class MysqlTableOps implements TableOps {
    */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
-    const rows = (await run(conn, this.s.claim(n, now))).rows;
+    const rows = (await run(conn, this.s.claimLocked(n, now))).rows;
     if (this.t.group === undefined || rows.length === 0) return rows;
     const grp = this.t.group;
     const blocked = await this.guard(
@@ -503,7 +511,7 @@ class MysqlTableOps implements TableOps {
     if (n <= 0) return [];
     await begin(conn, { isolation: 'read_committed' });
     try {
-      const picked = (await run(conn, this.s.leaseClaim(n, now))).rows;
+      const picked = (await run(conn, this.s.claimLease(n, now))).rows;
       let ids = picked.map((r) => r.id);
       if (this.t.group !== undefined && picked.length > 0) {
         const blocked = await this.guard(
@@ -516,8 +524,8 @@ class MysqlTableOps implements TableOps {
         await conn.query('COMMIT');
         return [];
       }
-      await run(conn, this.s.leaseUpdate(ids, expiry));
-      const rows = (await run(conn, this.s.rowsById(ids))).rows;
+      await run(conn, this.s.claimLeaseUpdate(ids, expiry));
+      const rows = (await run(conn, this.s.claimLeaseRows(ids))).rows;
       await conn.query('COMMIT');
       return rows;
     } catch (err) {
@@ -542,7 +550,7 @@ class MysqlTableOps implements TableOps {
     // Some leases were lost: the moved ones hold the new expiry now.
     const { rows } = await run(
       conn,
-      this.s.leasesHolding(
+      this.s.extendLeasesMoved(
         leases.map((l) => l.id),
         expiry,
       ),
@@ -560,8 +568,8 @@ class MysqlTableOps implements TableOps {
     if (settlements.length === 0) return [];
     await begin(conn, { isolation: 'read_committed' });
     try {
-      const held = (await run(conn, this.s.holdingTokens(settlements))).rows.map((r) => r.id);
-      if (held.length > 0) await run(conn, this.s.finishIds(held, settlements[0]!.now));
+      const held = (await run(conn, this.s.settleManyHeld(settlements))).rows.map((r) => r.id);
+      if (held.length > 0) await run(conn, this.s.settleManyFinish(held, settlements[0]!.now));
       await conn.query('COMMIT');
       return held;
     } catch (err) {
@@ -574,15 +582,15 @@ class MysqlTableOps implements TableOps {
   async settle(conn: Connection, st: Settlement): Promise<number> {
     switch (st.kind) {
       case 'finish':
-        return (await run(conn, this.s.finish(st.id, st.token, st.now))).rowCount;
+        return (await run(conn, this.s.settleFinish(st.id, st.token, st.now))).rowCount;
       case 'return': {
-        const stmt = this.s.giveBack(st.id, st.token, st);
+        const stmt = this.s.settleReturn(st.id, st.token, st);
         const res = await run(conn, stmt);
         return stmt.countOnly ? toCount(res.rows[0]?.n) : res.rowCount;
       }
       case 'deadLetter': {
         if ('group' in st.target) {
-          return (await run(conn, this.s.deadLetterGroup(st.id, st.token, st.target.group))).rowCount;
+          return (await run(conn, this.s.settleDeadLetterGroup(st.id, st.token, st.target.group))).rowCount;
         }
         return this.moveToDeadLetter(conn, st.id, st.token, st.target.table, st.inTransaction);
       }

@@ -1,7 +1,9 @@
 /**
  * The SQL of one queue table on MySQL 8.0.1+ and MariaDB 10.6+, one method per statement kind,
- * named as in the other dialects (`claim`, `fifoGuard`, `take`, `extendLeases`, `settle` kinds,
- * `moveToDeadLetter`, `insert`, `stats`, the advisory `candidates`, `lock`, `unlock`). Identifiers
+ * named as in the other dialects and in core's `TableOps` (`claimLocked`, `claimLease`, `fifoGuard`,
+ * `extendLeases`, `moveToDeadLetter`, `insert`, `stats`, the advisory `candidates`, `lock`,
+ * `unlock`, `take`). A method that runs several statements names each after it: `claimLeaseUpdate`,
+ * `settleFinish`, `settleReturn`, `settleDeadLetterGroup`, `settleManyHeld`. Identifiers
  * are quoted once, when the table's statements are built; every value is a bound parameter.
  *
  * Time: every instant is bound as `DATETIME(3)` text in UTC, and "now" on the database clock is
@@ -141,7 +143,7 @@ export class TableStatements {
    * Row lock form, inside the claim's transaction: up to `n` due rows in id order, `FOR UPDATE
    * SKIP LOCKED` (R-ROW-1); a FIFO table takes group heads only.
    */
-  claim(n: number, now: Date | null): Stmt {
+  claimLocked(n: number, now: Date | null): Stmt {
     const d = this.due('r', now, { lease: false, head: this.GRP !== undefined });
     return {
       sql: `SELECT r.* FROM ${this.T} AS r WHERE ${d.sql} ORDER BY r.${this.ID} LIMIT ? FOR UPDATE SKIP LOCKED`,
@@ -153,7 +155,7 @@ export class TableStatements {
    * Lease form, first statement of the claim transaction: the ids (and groups) of up to `n` due
    * rows whose lease has ended, locked `FOR UPDATE SKIP LOCKED`.
    */
-  leaseClaim(n: number, now: Date): Stmt {
+  claimLease(n: number, now: Date): Stmt {
     const d = this.due('r', now, { lease: true, head: this.GRP !== undefined });
     const grp = this.GRP ? `, r.${this.GRP} AS \`grp\`` : '';
     return {
@@ -182,7 +184,7 @@ export class TableStatements {
   }
 
   /** Lease form, second statement: writes the lease and counts the attempt of the locked rows. */
-  leaseUpdate(ids: readonly unknown[], expiry: Date): Stmt {
+  claimLeaseUpdate(ids: readonly unknown[], expiry: Date): Stmt {
     const att = this.ATT ? `, ${this.ATT} = ${this.ATT} + 1` : '';
     return {
       sql: `UPDATE ${this.T} SET ${this.LEASE} = ?${att} WHERE ${this.ID} IN (${placeholders(ids.length)})`,
@@ -191,7 +193,7 @@ export class TableStatements {
   }
 
   /** The rows of these ids as they stand, in id order. */
-  rowsById(ids: readonly unknown[]): Stmt {
+  claimLeaseRows(ids: readonly unknown[]): Stmt {
     return {
       sql: `SELECT * FROM ${this.T} WHERE ${this.ID} IN (${placeholders(ids.length)}) ORDER BY ${this.ID}`,
       params: [...ids],
@@ -210,7 +212,7 @@ export class TableStatements {
   }
 
   /** Which of these ids hold `expiry` now: the ids an extension moved, when not all moved. */
-  leasesHolding(ids: readonly unknown[], expiry: Date): Stmt {
+  extendLeasesMoved(ids: readonly unknown[], expiry: Date): Stmt {
     return {
       sql: `SELECT ${this.ID} AS \`id\` FROM ${this.T} WHERE ${this.ID} IN (${placeholders(ids.length)}) AND ${this.LEASE} = ?`,
       params: [...ids, utc(expiry)],
@@ -221,7 +223,7 @@ export class TableStatements {
   // Settlements
 
   /** `ack`/`drop`: delete the row, or stamp `processed_at` (and clear the lease). */
-  finish(id: unknown, token: Date | undefined, now: Date): Stmt {
+  settleFinish(id: unknown, token: Date | undefined, now: Date): Stmt {
     const w = this.row(id, token);
     if (this.PA) {
       const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
@@ -237,7 +239,7 @@ export class TableStatements {
    * Of these leases, the rows that still hold their tokens, locked (`FOR UPDATE`, in id order as the
    * claim locks them) for a batched ack.
    */
-  holdingTokens(leases: readonly { id: unknown; token: Date }[]): Stmt {
+  settleManyHeld(leases: readonly { id: unknown; token: Date }[]): Stmt {
     const pairs = leases.map(() => `(${this.ID} = ? AND ${this.LEASE} = ?)`).join(' OR ');
     return {
       sql:
@@ -248,7 +250,7 @@ export class TableStatements {
   }
 
   /** `ack`/`drop` of many rows by id (their tokens already checked under lock): delete, or stamp. */
-  finishIds(ids: readonly unknown[], now: Date): Stmt {
+  settleManyFinish(ids: readonly unknown[], now: Date): Stmt {
     const where = `${this.ID} IN (${placeholders(ids.length)})`;
     if (this.PA) {
       const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
@@ -265,7 +267,7 @@ export class TableStatements {
    * where the column exists. With nothing to write it only counts the row (a select of the same
    * condition), so the answer still says whether the row (and its token) was there.
    */
-  giveBack(
+  settleReturn(
     id: unknown,
     token: Date | undefined,
     o: { countAttempt: boolean; retryAfter?: Date | undefined; clearLease: boolean },
@@ -294,7 +296,7 @@ export class TableStatements {
   }
 
   /** Dead letter as a group (R-DLQ-2): one update of the row's group; the lease is cleared. */
-  deadLetterGroup(id: unknown, token: Date | undefined, group: string): Stmt {
+  settleDeadLetterGroup(id: unknown, token: Date | undefined, group: string): Stmt {
     const lease = this.LEASE ? `, ${this.LEASE} = NULL` : '';
     const w = this.row(id, token);
     return {
@@ -487,23 +489,37 @@ export class TableStatements {
     return { sql: `SELECT ${n.sql} AS \`name\``, params: n.params };
   }
 
-  /** Advisory take (R-ADV-1, R-ADV-2): counts the attempt while the row is still due. */
+  /**
+   * Advisory take (R-ADV-1, R-ADV-2): counts the attempt while the row is still due and (FIFO) still
+   * its group's head; an older row of the group that appeared or came back unsettled since the
+   * candidate select holds it back (R-OPS-7). MySQL refuses a subquery on the table an UPDATE
+   * writes (error 1093), so the update's head check is an anti-join on the group's older unsettled
+   * rows (`LEFT JOIN .. WHERE o.id IS NULL`); a NULL group joins nothing, as it is no group.
+   */
   take(id: unknown, now: Date | null): Stmt {
-    const d = this.due('r', now, { lease: false, head: false });
     if (!this.ATT) {
+      const d = this.due('r', now, { lease: false, head: this.GRP !== undefined });
       return {
         sql: `SELECT r.* FROM ${this.T} AS r WHERE r.${this.ID} = ? AND ${d.sql}`,
         params: [id, ...d.params],
       };
     }
+    const d = this.due('r', now, { lease: false, head: false });
+    const older = this.GRP
+      ? ` LEFT JOIN ${this.T} AS o ON o.${this.GRP} = r.${this.GRP} AND o.${this.ID} < r.${this.ID}` +
+        `${this.PA ? ` AND o.${this.PA} IS NULL` : ''}`
+      : '';
+    const head = this.GRP ? ` AND o.${this.ID} IS NULL` : '';
     return {
-      sql: `UPDATE ${this.T} AS r SET r.${this.ATT} = r.${this.ATT} + 1 WHERE r.${this.ID} = ? AND ${d.sql}`,
+      sql:
+        `UPDATE ${this.T} AS r${older} SET r.${this.ATT} = r.${this.ATT} + 1` +
+        ` WHERE r.${this.ID} = ? AND ${d.sql}${head}`,
       params: [id, ...d.params],
     };
   }
 
   /** The row of an id, as it stands. */
-  rowById(id: unknown): Stmt {
+  takeRow(id: unknown): Stmt {
     return { sql: `SELECT * FROM ${this.T} WHERE ${this.ID} = ?`, params: [id] };
   }
 }

@@ -1,10 +1,10 @@
 /** Unit tests that need no server: error classification, versions, time text, DDL, lock names. */
 import { createHash } from 'node:crypto';
-import { inbox, ServerTooOldError } from '@sqlinbox/core';
+import { type AnyTable, inbox, ServerTooOldError } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
 import { checkVersion, classifyError, ddl, kindOf, parseServerVersion } from '../src/dialect.js';
 import { parseUtc, utc } from '../src/sql.js';
-import { lockNameOf } from '../src/statements.js';
+import { lockNameOf, TableStatements } from '../src/statements.js';
 
 /** An error shaped as the drivers shape them. */
 const err = (fields: Record<string, unknown>) =>
@@ -229,5 +229,33 @@ describe('R-ADV-4 lock names', () => {
     expect(lockNameOf('test', 'k'.repeat(59))).toBe(`test.${'k'.repeat(59)}`); // exactly 64
     expect(lockNameOf('test', 'k'.repeat(60))).toHaveLength(64);
     expect(lockNameOf('test', 'k'.repeat(60))).not.toContain('test.');
+  });
+});
+
+describe('R-OPS-7 the advisory take', () => {
+  const fifo = inbox({
+    table: 'jobs',
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: 'attempt',
+    processedAt: 'processed_at',
+    group: 'grp',
+    advisory: 'jobs-{id}',
+  } as never) as AnyTable;
+
+  it('re-checks the group head with an anti-join: MySQL refuses a subquery on the table an UPDATE writes (error 1093)', () => {
+    const st = new TableStatements(fifo, undefined).take(7, null);
+    expect(st.sql).toBe(
+      'UPDATE `jobs` AS r LEFT JOIN `jobs` AS o ON o.`grp` = r.`grp` AND o.`id` < r.`id` AND o.`processed_at` IS NULL' +
+        ' SET r.`attempt` = r.`attempt` + 1 WHERE r.`id` = ? AND r.`processed_at` IS NULL AND o.`id` IS NULL',
+    );
+    expect(st.params).toEqual([7]);
+  });
+
+  it('without an attempt column it selects the row under the same head check', () => {
+    const st = new TableStatements({ ...fifo, attempt: undefined }, undefined).take(7, null);
+    expect(st.sql).toMatch(
+      /^SELECT r\.\* FROM `jobs` AS r WHERE r\.`id` = \? AND .*NOT EXISTS \(SELECT 1 FROM `jobs` AS h/,
+    );
   });
 });

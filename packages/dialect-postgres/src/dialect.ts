@@ -76,6 +76,15 @@ const KINDS: Readonly<Record<string, ColumnKind>> = {
   timestamp: 'timestamp',
 };
 
+/**
+ * A timestamp column's digits of a second: its type modifier (`timestamptz(3)`: 3), else its
+ * domain's, else PostgreSQL's default, 6. A modifier of -1 means none was declared.
+ */
+function timestampPrecision(typmod: number | null, baseTypmod: number | null): number {
+  for (const m of [typmod, baseTypmod]) if (m !== null && Number(m) >= 0) return Number(m);
+  return 6;
+}
+
 /** The major version in a version string (`'15.4 (Debian ..)'` -> 15, `'9.6.3'` -> 9), NaN when none. */
 function majorOf(version: string): number {
   const m = /^\s*(\d+)/.exec(version);
@@ -119,7 +128,8 @@ export class PostgresDialect implements Dialect {
    * resolves through the search path as every statement does), or null when there is no such
    * table. Kinds: int2/int4/int8/numeric integer, text/varchar/char text, bytea bytes, json/jsonb
    * json, timestamptz/timestamp timestamp, anything else other; a domain takes its base type's kind.
-   * `hasDefault` counts a default and an identity column.
+   * `hasDefault` counts a default and an identity column. A timestamp's `precision` is its declared
+   * digits of a second (`timestamptz(0)`: 0; a domain's, where the column declares none), else 6.
    */
   async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
     const r = await conn.query<{
@@ -129,10 +139,13 @@ export class PostgresDialect implements Dialect {
       typname: string | null;
       notnull: boolean | null;
       hasdefault: boolean | null;
+      typmod: number | null;
+      basetypmod: number | null;
     }>(
       `SELECT c.oid, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,` +
         ` coalesce(bt.typname, ty.typname) AS typname, a.attnotnull AS notnull,` +
-        ` (a.atthasdef OR a.attidentity <> '') AS hasdefault` +
+        ` (a.atthasdef OR a.attidentity <> '') AS hasdefault, a.atttypmod AS typmod,` +
+        ` CASE WHEN ty.typtype = 'd' THEN ty.typtypmod END AS basetypmod` +
         ` FROM (SELECT to_regclass($1) AS oid) c` +
         ` LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped` +
         ` LEFT JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid` +
@@ -143,13 +156,17 @@ export class PostgresDialect implements Dialect {
     if (r.rows.length === 0 || r.rows[0]?.oid === null || r.rows[0]?.oid === undefined) return null;
     return r.rows
       .filter((c) => c.name !== null)
-      .map((c) => ({
-        name: String(c.name),
-        type: String(c.type),
-        kind: KINDS[String(c.typname)] ?? 'other',
-        nullable: c.notnull !== true,
-        hasDefault: c.hasdefault === true,
-      }));
+      .map((c) => {
+        const kind = KINDS[String(c.typname)] ?? 'other';
+        return {
+          name: String(c.name),
+          type: String(c.type),
+          kind,
+          nullable: c.notnull !== true,
+          hasDefault: c.hasdefault === true,
+          ...(kind === 'timestamp' ? { precision: timestampPrecision(c.typmod, c.basetypmod) } : {}),
+        };
+      });
   }
 
   /** Prepares the statements of one table; see `PostgresTable` for each statement. */

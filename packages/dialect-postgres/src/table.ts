@@ -17,7 +17,7 @@ import { Params, quoteIdent, quoteTable } from './sql.js';
 /**
  * The statements of one queue table on PostgreSQL: one method per statement kind, named as in
  * every other dialect (`claimLocked`, `claimLease`, `extendLeases`, `advisory.*`, `settle`,
- * `insert`, `stats`). Identifiers are quoted, values bound; time values are bound as
+ * `settleMany`, `insert`, `stats`, and the `fifoGuard` of a claim). Identifiers are quoted, values bound; time values are bound as
  * `$n::timestamptz`, so a lease token (a millisecond Date) round-trips exactly.
  *
  * Aliases used below: `q` the row being judged, `s` a sibling of the same group, `t` the row a
@@ -167,7 +167,7 @@ export class PostgresTable implements TableOps {
    * condition is never pushed into it), and the guard is tried on its output under `LIMIT n`, so
    * the guard is tried on heads only, in id order, and no more often than the claim needs.
    */
-  private guardedHeads(s: Statement, n: number): string {
+  private fifoGuard(s: Statement, n: number): string {
     const t = this.t;
     const group = t.group as string;
     const prefix = s.add(`sqlinbox.fifo:${t.table}:`);
@@ -203,7 +203,7 @@ export class PostgresTable implements TableOps {
   /**
    * Row lock form (R-ROW-1), inside the engine's transaction: up to `n` due rows in id order,
    * `FOR UPDATE SKIP LOCKED`, so a concurrent claim passes over them instead of waiting. A FIFO
-   * table takes group heads under the guard (see {@link guardedHeads}). Counts nothing.
+   * table takes group heads under the guard (see {@link fifoGuard}). Counts nothing.
    */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     const s = this.statement(now);
@@ -217,7 +217,7 @@ export class PostgresTable implements TableOps {
     }
     return rows(
       conn,
-      `WITH sqlinbox_heads AS (${this.guardedHeads(s, n)}) ` +
+      `WITH sqlinbox_heads AS (${this.fifoGuard(s, n)}) ` +
         `SELECT t.* FROM ${this.table} t WHERE ${order} IN (SELECT ${ID} FROM sqlinbox_heads) AND ${this.due(s, 't')}` +
         ` ORDER BY ${order} FOR UPDATE OF t SKIP LOCKED`,
       s,
@@ -244,7 +244,7 @@ export class PostgresTable implements TableOps {
         ` AND ${this.due(s, 'q')} ORDER BY ${qid} FOR UPDATE OF q SKIP LOCKED`
       : `SELECT ${qid} AS ${ID} FROM ${this.table} q WHERE ${this.due(s, 'q')}` +
         ` ORDER BY ${qid} LIMIT ${s.add(n)} FOR UPDATE OF q SKIP LOCKED`;
-    const heads = this.fifo ? `sqlinbox_heads AS (${this.guardedHeads(s, n)}), ` : '';
+    const heads = this.fifo ? `sqlinbox_heads AS (${this.fifoGuard(s, n)}), ` : '';
     return rows(
       conn,
       `WITH ${heads}sqlinbox_claimed AS (UPDATE ${this.table} AS t SET ${set.join(', ')}` +

@@ -5,7 +5,7 @@ import { ident, tableName } from './sql.js';
  * R-PLUS-2: the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
  * Every time column is INTEGER epoch milliseconds (the dialect's only time kind).
  */
-export function createStatements(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
+export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
   const out = [createTable(t, t.table, t.id.generated), ...indexes(t)];
   // Rows keep their ids when they move, so the dead-letter table never generates one.
   if (opts.deadLetterTable !== undefined) out.push(createTable(t, opts.deadLetterTable, false));

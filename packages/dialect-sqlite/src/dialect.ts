@@ -1,7 +1,7 @@
 import type { AnyTable, BeginOptions, Connection, Dialect, SqliteMode } from '@sqlinbox/core';
 import { ConfigError, capabilities, ServerTooOldError } from '@sqlinbox/core';
 import { classifyError } from './classify.js';
-import { createStatements } from './ddl.js';
+import { ddl } from './ddl.js';
 import { describeTable } from './describe.js';
 import { prepareTable } from './ops.js';
 import { ident } from './sql.js';
@@ -52,7 +52,7 @@ export function createSqliteDialect(opts: SqliteDialectOptions = {}): Dialect {
     rollbackToSavepoint: async (conn, name) =>
       void (await conn.query(`ROLLBACK TO SAVEPOINT ${ident(name)}`)),
     classifyError,
-    ddl: (table: AnyTable, ddlOpts?: { deadLetterTable?: string }) => createStatements(table, ddlOpts),
+    ddl: (table: AnyTable, ddlOpts?: { deadLetterTable?: string }) => ddl(table, ddlOpts),
   };
 }
 

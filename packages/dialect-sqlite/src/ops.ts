@@ -37,7 +37,7 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
 
     async claimLease(conn, n, now, expiry) {
       if (n <= 0) return [];
-      const { rows } = await run(conn, sql.claim(t, scope, n, now, expiry));
+      const { rows } = await run(conn, sql.claimLease(t, scope, n, now, expiry));
       // RETURNING gives no order; the engine hands rows out in claim order.
       return rows.sort((a, b) => compareIds(a[id], b[id]));
     },
@@ -61,7 +61,7 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
     advisory: advisory(t, scope),
 
     async settle(conn, s) {
-      if (s.kind === 'deadLetter' && 'table' in s.target) return moveToTable(conn, t, s, s.target.table);
+      if (s.kind === 'deadLetter' && 'table' in s.target) return moveToDeadLetter(conn, t, s, s.target.table);
       return (await run(conn, sql.settle(t, s))).rowCount;
     },
 
@@ -111,7 +111,12 @@ function openConnection(conn: Connection): Connection {
 }
 
 /** R-DLQ-2: copy then delete, in a transaction of its own unless the caller has one open. */
-async function moveToTable(conn: Connection, t: AnyTable, s: Settlement, deadTable: string): Promise<number> {
+async function moveToDeadLetter(
+  conn: Connection,
+  t: AnyTable,
+  s: Settlement,
+  deadTable: string,
+): Promise<number> {
   const [copy, remove] = sql.moveToDeadLetter(t, deadTable, s.id, s.token);
   if (s.kind === 'deadLetter' && s.inTransaction) {
     await run(conn, copy);

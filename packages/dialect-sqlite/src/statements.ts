@@ -3,8 +3,9 @@ import { ConfigError } from '@sqlinbox/core';
 import { ident, nowExpr, Params, type Statement, tableName } from './sql.js';
 
 /**
- * The SQL of one queue table, one function per statement kind (the same names in every dialect:
- * claim, take, candidates, extendLeases, settle, moveToDeadLetter, insert, stats). Every time
+ * The SQL of one queue table, one function per statement kind (the same names in every dialect and
+ * in core's `TableOps`: claimLease, extendLeases, candidates, take, settle, settleMany,
+ * moveToDeadLetter, insert, stats). Every time
  * column holds INTEGER epoch milliseconds; the driver binds Dates as such.
  */
 
@@ -70,7 +71,7 @@ function claimable(t: AnyTable, scope: Scope, p: Params, now: Date | null, n: nu
 }
 
 /** Lease claim: one `UPDATE .. RETURNING` stamps the lease and counts the attempt. */
-export function claim(t: AnyTable, scope: Scope, n: number, now: Date, expiry: Date): Statement {
+export function claimLease(t: AnyTable, scope: Scope, n: number, now: Date, expiry: Date): Statement {
   const p = new Params();
   const sets = [`${ident(leaseOf(t))} = ${p.bind(expiry)}`];
   if (t.attempt !== undefined) sets.push(`${ident(t.attempt.column)} = ${ident(t.attempt.column)} + 1`);
@@ -174,17 +175,18 @@ export function candidates(
   return p.statement(sql);
 }
 
-/** Advisory take: counts the attempt of the row while it is still due, and returns it. */
+/**
+ * Advisory take: counts the attempt of the row while it is still due and (FIFO) still its group's
+ * head, and returns it. An older row of the group that appeared or came back unsettled since the
+ * candidate select holds it back (R-OPS-7).
+ */
 export function take(t: AnyTable, scope: Scope, id: unknown, now: Date | null): Statement {
   const p = new Params();
   const table = tableName(t.table);
-  if (t.attempt === undefined) {
-    const where = `${ident(t.id.column)} = ${p.bind(id)} AND ${due(t, scope, p, now)}`;
-    return p.statement(`SELECT * FROM ${table} WHERE ${where}`);
-  }
+  const where = `q.${ident(t.id.column)} = ${p.bind(id)} AND ${due(t, scope, p, now, 'q.')}${head(t)}`;
+  if (t.attempt === undefined) return p.statement(`SELECT q.* FROM ${table} AS q WHERE ${where}`);
   const a = ident(t.attempt.column);
-  const where = `${ident(t.id.column)} = ${p.bind(id)} AND ${due(t, scope, p, now)}`;
-  return p.statement(`UPDATE ${table} SET ${a} = ${a} + 1 WHERE ${where} RETURNING *`);
+  return p.statement(`UPDATE ${table} AS q SET ${a} = ${a} + 1 WHERE ${where} RETURNING *`);
 }
 
 /** `id = ?` and, with a lease token, `locked_until = token` (R-LEASE-3). */

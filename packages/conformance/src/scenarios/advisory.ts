@@ -1,4 +1,12 @@
-import { type Capabilities, ClosedError, keyOf, Outcome, queue } from '@sqlinbox/core';
+import {
+  type AnyTable,
+  type Capabilities,
+  ClosedError,
+  keyOf,
+  Outcome,
+  queue,
+  type Row,
+} from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, sleep, until } from '../harness.js';
 
@@ -173,6 +181,36 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
     expect(b.poolUse.peak).toBeLessThanOrEqual(2);
   });
 
+  /**
+   * The take re-checks the group head (R-OPS-7, R-FIFO-1): between a claim's candidate select and
+   * its take, an older row of the same group may join it (moved into the group) or come back
+   * unsettled; the take must then leave the row alone. Built step by step on the table's own
+   * statements, so no timing decides it.
+   */
+  test('R-OPS-7 R-FIFO-1 the advisory take re-checks the group head: an older row that joins the group after the candidate select holds the row back', async () => {
+    const { desc, name } = await h().create('advisory', { group: true });
+    await h().insertPlain(name, '{"n":1}', { grp: 'other' });
+    await h().insertPlain(name, '{"n":2}', { grp: 'g' });
+    const [older, row] = await h().rows(name);
+    await takeAfterChange(h(), desc, row!, older!, `UPDATE ${name} SET grp = 'g' WHERE grp = 'other'`);
+  });
+
+  test('R-OPS-7 R-FIFO-1 the advisory take re-checks the group head: an older row of the group that comes back unsettled holds the row back', async () => {
+    const { desc, name } = await h().create('advisory', { group: true, processedAt: true });
+    await h().insertPlain(name, '{"n":1}', { grp: 'g' });
+    await h().insertPlain(name, '{"n":2}', { grp: 'g' });
+    const [older, row] = await h().rows(name);
+    const a = await h().open();
+    const conn = await a.pool.acquire();
+    try {
+      const ops = a.dialect.prepare(desc);
+      expect(await ops.settle(conn, { kind: 'finish', id: older!.id, now: new Date() })).toBe(1);
+    } finally {
+      a.pool.release(conn);
+    }
+    await takeAfterChange(h(), desc, row!, older!, `UPDATE ${name} SET processed_at = NULL`);
+  });
+
   test('R-ADV-10 R-DESC-6 custom lock and unlock are used for every key, in place of the dialect', async () => {
     const name = h().name('own');
     const base = await h().open();
@@ -204,4 +242,39 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
     await until(() => calls.unlock === calls.lock, 'every lock released');
     expect(calls.lock).toBeGreaterThanOrEqual(3);
   });
+}
+
+/**
+ * Selects the candidates (`row` must be one: its group's head), locks `row`'s key, runs `change`
+ * (which makes `older` an unsettled row of `row`'s group), then takes `row`: the take answers
+ * null and counts no attempt. `older`, now the head, is still taken.
+ */
+async function takeAfterChange(
+  h: Harness,
+  desc: AnyTable,
+  row: Row,
+  older: Row,
+  change: string,
+): Promise<void> {
+  const a = await h.open();
+  const ops = a.dialect.prepare(desc);
+  const conn = await a.pool.acquire();
+  try {
+    const found = await ops.advisory.candidates(conn, 10, new Date(), new Set());
+    const candidate = found.find((c) => String(c.id) === String(row.id));
+    expect(candidate, 'the row is its group head when the candidates are selected').toBeDefined();
+    expect(await ops.advisory.lock(conn, candidate!.key)).toBe(true);
+    await h.target.exec(change);
+    expect(
+      await ops.advisory.take(conn, row.id, new Date()),
+      'a row that is no longer its group head',
+    ).toBeNull();
+    const after = await h.rows(desc.table);
+    expect(Number(after.find((r) => String(r.id) === String(row.id))?.attempt)).toBe(1);
+    expect(await ops.advisory.unlock(conn, candidate!.key)).toBe(true);
+    const head = await ops.advisory.take(conn, older.id, new Date());
+    expect(head === null ? null : String(head.id)).toBe(String(older.id));
+  } finally {
+    a.pool.release(conn);
+  }
 }
