@@ -79,6 +79,8 @@ export class MysqlPool<H> implements Pool {
   private readonly sessions = new WeakMap<object, MysqlConnection<H>>();
   /** Connections checked out through this adapter (the count `spare` falls back on). */
   private out = 0;
+  /** The connections checked out, by id (`CONNECTION_ID()`): release and destroy find them by id alone. */
+  private readonly checkedOut = new Map<string, MysqlConnection<H>>();
 
   constructor(private readonly backend: Backend<H>) {
     this.size = backend.size;
@@ -108,9 +110,15 @@ export class MysqlPool<H> implements Pool {
     return this.acquire();
   }
 
+  /**
+   * Returns the connection to the driver's pool. A connection is found by its `id`, so a wrapper of
+   * one (`{ id, query }`) releases the connection it wraps; one no longer checked out is ignored.
+   */
   release(conn: Connection): void {
     const c = this.own(conn);
-    const reason = dirtyReason(c);
+    if (c === undefined) return;
+    // The dialect records an advisory lock on the object it was given, the wrapper's included.
+    const reason = dirtyReason(c) ?? (conn === c ? undefined : dirtyReason(conn));
     if (reason !== undefined) {
       warnDirtyRelease(c, reason);
       void this.destroy(c).catch(() => {});
@@ -119,15 +127,18 @@ export class MysqlPool<H> implements Pool {
     const h = c.handle;
     if (h === undefined) return;
     c.handle = undefined;
+    this.checkedOut.delete(c.id);
     this.out--;
     void Promise.resolve(this.backend.release(h)).catch(() => {});
   }
 
+  /** Closes the connection (found by its `id`, as in `release`); one no longer checked out is ignored. */
   async destroy(conn: Connection): Promise<void> {
     const c = this.own(conn);
-    const h = c.handle;
-    if (h === undefined) return;
+    const h = c?.handle;
+    if (c === undefined || h === undefined) return;
     c.handle = undefined;
+    this.checkedOut.delete(c.id);
     this.out--;
     this.sessions.delete(this.backend.physical(h));
     await this.backend.destroy(h);
@@ -143,13 +154,12 @@ export class MysqlPool<H> implements Pool {
       this.sessions.set(key, c);
     }
     c.handle = h;
+    this.checkedOut.set(c.id, c);
     return c;
   }
 
-  private own(conn: Connection): MysqlConnection<H> {
-    if (!(conn instanceof MysqlConnection)) {
-      throw new TypeError('sqlinbox: this connection did not come from this pool');
-    }
-    return conn as MysqlConnection<H>;
+  /** The checked-out connection with `conn`'s id: never a field of `conn` itself. */
+  private own(conn: Connection): MysqlConnection<H> | undefined {
+    return this.checkedOut.get(conn.id);
   }
 }
