@@ -20,6 +20,12 @@ export interface Backend<H> {
   getConnection(): Promise<H>;
   /** An object that stays the same for one physical connection across checkouts. */
   physical(h: H): object;
+  /**
+   * Called once per new physical connection: keeps an `error` listener on it for its whole life, so
+   * a session the server ends (KILL, a failover, an idle timeout) fails its statements and never
+   * reaches Node as an unhandled `error` event. Optional where the driver always listens itself.
+   */
+  watch?(h: H): void;
   /** The server's session id of a new physical connection (`CONNECTION_ID()`). */
   sessionId(h: H): Promise<string>;
   /** Runs one statement with values already converted for the driver. */
@@ -149,6 +155,7 @@ export class MysqlPool<H> implements Pool {
     const key = this.backend.physical(h);
     let c = this.sessions.get(key);
     if (c === undefined) {
+      this.backend.watch?.(h);
       await this.backend.run(h, "SET time_zone = '+00:00'", []);
       c = new MysqlConnection(await this.backend.sessionId(h), this.backend);
       this.sessions.set(key, c);
