@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, test } from 'vitest';
 import { Harness } from './harness.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
+import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
@@ -70,6 +71,8 @@ export async function runConformance(
       if (caps.forms.length === 0) throw new Error('an adapter must take at least one claim form');
     });
 
+    connectionScenarios(h);
+
     for (const form of forms) {
       describe(`${form} form`, () => {
         settleScenarios(h, form, caps);
@@ -83,6 +86,7 @@ export async function runConformance(
         threadScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
+        if (form === 'lease') batchedAckKillScenarios(h, target);
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
         operationScenarios(h, target, form, caps);

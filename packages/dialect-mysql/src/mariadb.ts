@@ -92,6 +92,10 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
     connectionLimit: number | undefined,
   ) {
     this.size = connectionLimit ?? 10;
+    // The connector's pool emits `error` when it fails to open a connection (a session killed
+    // while it opens, the server away) and retries by itself; with no listener Node would end the
+    // process. The application's own listener still hears it.
+    (pool as unknown as { on?(event: 'error', listener: () => void): unknown }).on?.('error', () => {});
   }
 
   getConnection(): Promise<MariaPoolConnection> {

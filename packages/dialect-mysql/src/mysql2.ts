@@ -121,6 +121,14 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
     return h.connection;
   }
 
+  /**
+   * mysql2's pool listens for a connection's first `error` only (`once`), and the connection emits
+   * another for a write after its session ended: a listener of the adapter's own takes those.
+   */
+  watch(h: PromisePoolConnection): void {
+    (h.connection as unknown as { on(event: 'error', listener: () => void): unknown }).on('error', () => {});
+  }
+
   async sessionId(h: PromisePoolConnection): Promise<string> {
     const { rows } = await this.run(h, 'SELECT CONNECTION_ID() AS `id`', []);
     return String(rows[0]?.id);
