@@ -71,9 +71,20 @@ interface OkPacket {
   readonly serverStatus?: number;
 }
 
-/** Runs one statement on a checked-out connection, values already converted for the driver. */
+/**
+ * Runs one statement on a checked-out connection, values already converted for the driver.
+ *
+ * A statement with values runs as a server-side prepared statement (`execute`: the binary
+ * protocol), so every value reaches the server as a bound parameter and no server setting
+ * (`NO_BACKSLASH_ESCAPES`, `ANSI_QUOTES`, the character set) can change what it means; mysql2's
+ * `query` would splice them into the text with escapes that cannot see the session's `sql_mode`.
+ * mysql2 keeps each connection's prepared statements in an LRU cache keyed by SQL text (pool
+ * option `maxPreparedStatements`, default 16000); the dialect's statements are a small fixed set
+ * per table and batch size. A statement without values has nothing to bind and runs as text
+ * (`query`), which also serves those the prepared protocol does not take (`START TRANSACTION`).
+ */
 async function run(
-  h: PromisePoolConnection,
+  h: Pick<PromisePoolConnection, 'query' | 'execute'>,
   sql: string,
   params: readonly unknown[],
 ): Promise<BackendResult> {
@@ -85,7 +96,10 @@ async function run(
     namedPlaceholders: false,
     typeCast: typeCast as QueryOptions['typeCast'],
   } as QueryOptions;
-  const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
+  const [res] = (params.length === 0 ? await h.query(options) : await h.execute(options)) as [
+    unknown,
+    FieldPacket[],
+  ];
   if (Array.isArray(res))
     return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
   const ok = res as OkPacket;
@@ -150,9 +164,9 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
  * mysql2Tx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
  * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
  */
-export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query'>): Queryable {
+export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query' | 'execute'>): Queryable {
   return {
-    query: (sql, params = []) => run(conn as PromisePoolConnection, sql, params.map(toDriverValue)) as never,
+    query: (sql, params = []) => run(conn, sql, params.map(toDriverValue)) as never,
   };
 }
 

@@ -30,11 +30,14 @@ interface DueOptions {
 }
 
 /**
- * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key;
+ * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key
+ * (as utf8mb4 text);
  * a name over 64 characters is replaced by its SHA-256 in hex (`SHA2(name, 256)`, 64 characters).
  */
 function lockNameSql(db: Frag, key: Frag): Frag {
-  const n = `CONCAT(LOWER(${db.sql}), '.', ${key.sql})`;
+  // DATABASE() is utf8mb3: every part is converted to utf8mb4, so a key with a character outside
+  // the BMP (an emoji) makes a name instead of an "Illegal mix of collations".
+  const n = `CONCAT(CONVERT(LOWER(${db.sql}) USING utf8mb4), _utf8mb4'.', CONVERT(${key.sql} USING utf8mb4))`;
   const p = [...db.params, ...key.params];
   return {
     sql: `IF(CHAR_LENGTH(${n}) > ${LOCK_NAME_MAX}, SHA2(${n}, 256), ${n})`,
