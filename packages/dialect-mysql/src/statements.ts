@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AnyTable, DeadLetterTarget, Insert } from '@sqlinbox/core';
-import { EncodeError, validateIdentifier } from '@sqlinbox/core';
+import { EncodeError } from '@sqlinbox/core';
 import { placeholders, quoteIdent, quoteTable, type Stmt, schemaOf, utc } from './sql.js';
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
@@ -79,7 +79,8 @@ export class TableStatements {
     this.GRP = q(t.group);
     this.PK = q(t.partitionKey);
     if (deadLetter !== undefined && 'table' in deadLetter) {
-      this.DLQ = quoteTable(validateIdentifier(deadLetter.table, 'dead-letter table', t.table, true));
+      // Validated where the queue (or the stats call) was built: here it is only quoted.
+      this.DLQ = quoteTable(deadLetter.table);
     } else {
       this.DLQ = undefined;
     }
@@ -344,7 +345,8 @@ export class TableStatements {
     const extra: string[] = [];
     for (const m of messages) {
       for (const c of Object.keys(m.columns ?? {})) {
-        if (!roles.has(c) && !extra.includes(c)) extra.push(validateIdentifier(c, 'column', t.table));
+        // Column names were validated by publish: here they are only quoted.
+        if (!roles.has(c) && !extra.includes(c)) extra.push(c);
       }
     }
     const cols: string[] = [];

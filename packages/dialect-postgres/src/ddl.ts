@@ -72,6 +72,7 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
     );
   }
   if (opts.deadLetterTable !== undefined) {
+    validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true);
     out.push(
       `CREATE TABLE ${quoteTable(opts.deadLetterTable)} (\n  ${columnDefinitions(t, true).join(',\n  ')}\n)`,
     );
