@@ -173,9 +173,12 @@ export function validateDeadLetter<T extends { readonly group: string } | { read
   }
   if (t !== null && typeof t === 'object' && 'group' in t && !('table' in t)) {
     if (typeof t.group === 'string' && t.group.length > 0) return target;
-    throw new ConfigError(`invalid dead-letter group ${JSON.stringify(t.group)}: it must be a non-empty string`, {
-      table,
-    });
+    throw new ConfigError(
+      `invalid dead-letter group ${JSON.stringify(t.group)}: it must be a non-empty string`,
+      {
+        table,
+      },
+    );
   }
   throw new ConfigError('a dead-letter target is { group } or { table }, one of the two', { table });
 }

@@ -125,20 +125,24 @@ describe('identifiers and keys', () => {
     }
     // A column is never qualified.
     expect(refusal(() => validateIdentifier('a.b', 'column', 'jobs'))?.message).toMatch(/contains a dot/);
-    expect(refusal(() => validateIdentifier(7 as never, 'column', 'jobs'))?.message).toMatch(/a number, not a string/);
+    expect(refusal(() => validateIdentifier(7 as never, 'column', 'jobs'))?.message).toMatch(
+      /a number, not a string/,
+    );
     // Where a queue and a stats call are built.
     const d = inbox({ table: 'jobs', id: 'id', payload: 'payload' });
     for (const name of ['a.', '.', 'a.b.c', 'a\u0000b', 'x; DROP TABLE y'])
       expect(refusal(() => queue(d).deadLetter({ table: name }))?.message).toMatch(
         /invalid dead-letter table identifier/,
       );
-    expect(queue(d).deadLetter({ table: 'app.jobs_dlq' }).settings.deadLetter).toEqual({ table: 'app.jobs_dlq' });
+    expect(queue(d).deadLetter({ table: 'app.jobs_dlq' }).settings.deadLetter).toEqual({
+      table: 'app.jobs_dlq',
+    });
     expect(refusal(() => queue(d).deadLetter({ group: '' }))?.message).toMatch(/dead-letter group/);
     expect(refusal(() => queue(d).deadLetter({} as never))?.message).toMatch(/one of the two/);
     // Outbox tables are descriptions: the same rule.
-    expect(refusal(() => outbox({ table: 'a.b.c', id: 'id', payload: 'p', processedAt: 'done' } as never))).toBeInstanceOf(
-      ConfigError,
-    );
+    expect(
+      refusal(() => outbox({ table: 'a.b.c', id: 'id', payload: 'p', processedAt: 'done' } as never)),
+    ).toBeInstanceOf(ConfigError);
   });
 
   test('R-DESC-3 a key template parses into literal and column parts; a row renders its key', () => {

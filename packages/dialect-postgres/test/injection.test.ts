@@ -61,7 +61,10 @@ test('R-BAD-1 a NUL, which PostgreSQL text and jsonb cannot hold, is refused wit
       expect(err).toBeInstanceOf(EncodeError);
       refusals.push(String((err as Error).message));
     }
-    for (const r of refusals) expect(r).toMatch(new RegExp(`${name}: PostgreSQL text and jsonb cannot hold the NUL character U\\+0000`));
+    for (const r of refusals)
+      expect(r).toMatch(
+        new RegExp(`${name}: PostgreSQL text and jsonb cannot hold the NUL character U\\+0000`),
+      );
     expect(await t.exec(`SELECT * FROM "${name}"`)).toEqual([]);
   } finally {
     await b.shutdown({ timeout: 0 });

@@ -34,10 +34,9 @@ async function settle(pool: { size: number; spare(): number }): Promise<void> {
 }
 
 /** The admin side both targets share: a lazily opened `pg.Client`. */
-function adminSide(options?: string): Pick<
-  ConformanceTarget,
-  'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'
-> {
+function adminSide(
+  options?: string,
+): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'> {
   let client: Promise<pgModule.Client> | undefined;
   const admin = () => {
     client ??= (async () => {

@@ -1,5 +1,5 @@
-import type pgModule from 'pg';
 import { ConfigError } from '@sqlinbox/core';
+import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
 import { escapeString } from '../src/sql.js';

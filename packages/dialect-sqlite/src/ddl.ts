@@ -9,7 +9,9 @@ export function createStatements(t: AnyTable, opts: { deadLetterTable?: string }
   const out = [createTable(t, t.table, t.id.generated), ...indexes(t)];
   // Rows keep their ids when they move, so the dead-letter table never generates one.
   if (opts.deadLetterTable !== undefined)
-    out.push(createTable(t, validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true), false));
+    out.push(
+      createTable(t, validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true), false),
+    );
   return out;
 }
 

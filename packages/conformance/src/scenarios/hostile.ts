@@ -118,7 +118,7 @@ export function hostileScenarios(h: () => Harness, form: Form, _caps: Capabiliti
     const { desc, name } = await h().create(form, { group: true, partitionKey: true });
     const b = await h().broker();
     const corpus = hostileCorpus().filter((c) => !c.long && !c.jsonOnly);
-    const dead = "dead'\\\"`; DROP TABLE x; -- /* # 😀";
+    const dead = 'dead\'\\"`; DROP TABLE x; -- /* # 😀';
     const kept: HostileValue[] = [];
     for (const item of corpus) {
       const before = (await h().rows(name)).length;
