@@ -19,7 +19,8 @@
  * - a condition, `+`, `??` or `||` of parts that pass.
  *
  * Anything else (a property of a message, a description's field, `String(x)`, `JSON.stringify`)
- * is reported with its file, line and why. Run `node scripts/check-sql.mjs` (exit code 1 on a
+ * is reported with its file, line and why. In the MySQL dialect, SQL text holding `"` is reported
+ * too: a string literal by default, an identifier under `ANSI_QUOTES` (identifiers take backticks). Run `node scripts/check-sql.mjs` (exit code 1 on a
  * finding); the vitest test `packages/core/test/check-sql.test.ts` runs it in CI.
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -89,7 +90,10 @@ function compilerOptions(root) {
  * Checks the files; answers one finding per interpolated expression that may carry a value:
  * `{ file, line, column, text, reason }`.
  */
-export function checkSql(files, { root = ROOT } = {}) {
+export function checkSql(
+  files,
+  { root = ROOT, noDoubleQuotes = (file) => /[\\/]dialect-mysql[\\/]/.test(file) } = {},
+) {
   const program = ts.createProgram(files, compilerOptions(root));
   const checker = program.getTypeChecker();
   const mine = new Set(files.map((f) => resolve(f)));
@@ -465,9 +469,16 @@ export function checkSql(files, { root = ROOT } = {}) {
     reported.add(key);
     findings.push({ ...where(node), text: short(node), reason });
   };
+  /** MySQL text never holds `"`: a string under the default mode, an identifier under ANSI_QUOTES. */
+  const checkQuotes = (node, text) => {
+    if (text.includes('"') && noDoubleQuotes(node.getSourceFile().fileName))
+      report(node, 'a double quote in MySQL SQL text: a string by default, an identifier under ANSI_QUOTES');
+  };
   /** Checks the pieces of one SQL expression. */
   const checkPieces = (n) => {
+    if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return checkQuotes(n, n.text);
     if (ts.isTemplateExpression(n)) {
+      checkQuotes(n, [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join(''));
       for (const s of n.templateSpans) {
         const r = why(s.expression);
         if (r !== undefined) report(s.expression, r);
@@ -485,6 +496,8 @@ export function checkSql(files, { root = ROOT } = {}) {
   for (const sf of sources) {
     const visit = (n) => {
       if (isSqlText(n)) checkPieces(n);
+      else if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && SQL_WORDS.test(n.text))
+        checkQuotes(n, n.text);
       // `sql: ...`, `const sql = ...`, and the statement a runner is given.
       else if (
         (ts.isPropertyAssignment(n) || ts.isVariableDeclaration(n)) &&

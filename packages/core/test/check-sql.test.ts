@@ -17,7 +17,10 @@ interface Finding {
   readonly reason: string;
 }
 
-const check = checkSql as (files: string[]) => Finding[];
+const check = checkSql as (
+  files: string[],
+  opts?: { noDoubleQuotes?: (file: string) => boolean },
+) => Finding[];
 
 const FIXTURE = `
 function quoteIdent(name: string): string {
@@ -70,6 +73,28 @@ test('R-BAD-1 the SQL check flags every value a planted fixture splices into SQL
     expect(byText.get('text')?.reason).toMatch(/parameter text of search/);
     expect(byText.get('JSON.stringify(m)')?.reason).toMatch(/not an SQL helper/);
     expect(byText.get('m.group')?.line).toBe(11);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('R-BAD-1 MySQL SQL text never holds a double quote, which ANSI_QUOTES reads as an identifier', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-check-sql-'));
+  try {
+    const file = join(dir, 'quotes.ts');
+    writeFileSync(
+      file,
+      [
+        'export const a = \'SELECT 1 FROM t WHERE s = "x"\';',
+        "export const b = 'SELECT `s` FROM t WHERE s = \\'x\\'';",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture's own template literal
+        'export const c = (t: 1 | 2) => `SELECT "${t}" AS x`;',
+      ].join('\n'),
+    );
+    const findings = check([file], { noDoubleQuotes: () => true });
+    expect(findings.map((f) => f.line)).toEqual([1, 3]);
+    expect(findings[0]?.reason).toMatch(/ANSI_QUOTES/);
+    expect(check([file], { noDoubleQuotes: () => false })).toEqual([]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
