@@ -4,9 +4,10 @@
  * (`ANSI_QUOTES`). The default mode runs in the conformance suites.
  */
 import { runHostileCorpus } from '@sqlinbox/conformance';
-import { Broker, inbox } from '@sqlinbox/core';
+import { Broker, inbox, type Row } from '@sqlinbox/core';
 import { afterAll, describe, expect, test } from 'vitest';
-import { createTables, openAdmin, uniqueName } from './helpers.js';
+import { PREPARED_PER_CONNECTION } from '../src/mysql2.js';
+import { createTables, drivers, openAdmin, uniqueName } from './helpers.js';
 import { mariadbTarget, mysql2Target } from './targets.js';
 
 const MODE = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES';
@@ -46,5 +47,29 @@ describe('R-BAD-1 a value crafted to end a client-escaped literal', () => {
         await admin.end();
       }
     });
+  }
+});
+
+test('R-BAD-1 mysql2 keeps at most PREPARED_PER_CONNECTION statements prepared per connection, however many texts run', async () => {
+  const opened = await drivers[0]!.open({ size: 1 });
+  try {
+    const conn = await opened.adapter.pool.acquire();
+    try {
+      for (let i = 0; i < PREPARED_PER_CONNECTION + 44; i++) {
+        const { rows } = await conn.query<Row>(`SELECT ? AS \`v${i}\``, [i]);
+        expect(Number(rows[0]?.[`v${i}`])).toBe(i);
+      }
+      // mysql2's own cache of the connection (its internals: the server keeps no per-session count).
+      const handle = (conn as unknown as { handle: { connection: { _statements: { size: number } } } })
+        .handle;
+      expect(handle.connection._statements.size).toBe(PREPARED_PER_CONNECTION);
+      // The most recent statements are still prepared and run again.
+      const { rows } = await conn.query<Row>(`SELECT ? AS \`v${PREPARED_PER_CONNECTION + 43}\``, ['again']);
+      expect(rows[0]?.[`v${PREPARED_PER_CONNECTION + 43}`]).toBe('again');
+    } finally {
+      opened.adapter.pool.release(conn);
+    }
+  } finally {
+    await opened.close();
   }
 });
