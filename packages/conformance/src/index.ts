@@ -7,6 +7,7 @@ import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connec
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
+import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { observabilityScenarios } from './scenarios/observability.js';
@@ -21,6 +22,7 @@ import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
 
 export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
+export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
 /** Which scenario groups to run (default: all that the adapter's capabilities allow). */
@@ -77,6 +79,7 @@ export async function runConformance(
       describe(`${form} form`, () => {
         settleScenarios(h, form, caps);
         deadLetterScenarios(h, form, caps);
+        hostileScenarios(h, form, caps);
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
         batchScenarios(h, form, caps);
@@ -97,5 +100,32 @@ export async function runConformance(
         });
       });
     }
+  });
+}
+
+/**
+ * Registers only the hostile-corpus scenarios (every value a bound parameter, byte for byte) for
+ * one adapter, in every form it takes: for a target opened in a server mode of its own (e.g.
+ * MySQL's `NO_BACKSLASH_ESCAPES`, PostgreSQL's `standard_conforming_strings=off`), where the
+ * rest of the suite already runs in the default mode. `runConformance` includes them.
+ */
+export async function runHostileCorpus(target: ConformanceTarget): Promise<void> {
+  const probe = await target.open({ poolSize: 2 });
+  const caps: Capabilities = probe.dialect.capabilities;
+  await probe.close();
+  describe(`sqlinbox hostile corpus: ${target.name}`, () => {
+    let harness: Harness | undefined;
+    const h = () => {
+      if (harness === undefined) throw new Error('no harness: scenarios run inside the suite');
+      return harness;
+    };
+    beforeEach(() => {
+      harness = new Harness(target, caps);
+    });
+    afterEach(async () => {
+      await harness?.cleanup();
+      harness = undefined;
+    });
+    for (const form of caps.forms) describe(`${form} form`, () => hostileScenarios(h, form, caps));
   });
 }

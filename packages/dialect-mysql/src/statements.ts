@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AnyTable, DeadLetterTarget, Insert } from '@sqlinbox/core';
-import { EncodeError, validateIdentifier } from '@sqlinbox/core';
+import { EncodeError } from '@sqlinbox/core';
 import { placeholders, quoteIdent, quoteTable, type Stmt, schemaOf, utc } from './sql.js';
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
@@ -32,11 +32,14 @@ interface DueOptions {
 }
 
 /**
- * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key;
+ * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key
+ * (as utf8mb4 text);
  * a name over 64 characters is replaced by its SHA-256 in hex (`SHA2(name, 256)`, 64 characters).
  */
 function lockNameSql(db: Frag, key: Frag): Frag {
-  const n = `CONCAT(LOWER(${db.sql}), '.', ${key.sql})`;
+  // DATABASE() is utf8mb3: every part is converted to utf8mb4, so a key with a character outside
+  // the BMP (an emoji) makes a name instead of an "Illegal mix of collations".
+  const n = `CONCAT(CONVERT(LOWER(${db.sql}) USING utf8mb4), _utf8mb4'.', CONVERT(${key.sql} USING utf8mb4))`;
   const p = [...db.params, ...key.params];
   return {
     sql: `IF(CHAR_LENGTH(${n}) > ${LOCK_NAME_MAX}, SHA2(${n}, 256), ${n})`,
@@ -78,7 +81,8 @@ export class TableStatements {
     this.GRP = q(t.group);
     this.PK = q(t.partitionKey);
     if (deadLetter !== undefined && 'table' in deadLetter) {
-      this.DLQ = quoteTable(validateIdentifier(deadLetter.table, 'dead-letter table', t.table, true));
+      // Validated where the queue (or the stats call) was built: here it is only quoted.
+      this.DLQ = quoteTable(deadLetter.table);
     } else {
       this.DLQ = undefined;
     }
@@ -343,7 +347,8 @@ export class TableStatements {
     const extra: string[] = [];
     for (const m of messages) {
       for (const c of Object.keys(m.columns ?? {})) {
-        if (!roles.has(c) && !extra.includes(c)) extra.push(validateIdentifier(c, 'column', t.table));
+        // Column names were validated by publish: here they are only quoted.
+        if (!roles.has(c) && !extra.includes(c)) extra.push(c);
       }
     }
     const cols: string[] = [];

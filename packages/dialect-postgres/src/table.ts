@@ -11,6 +11,7 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
+import { EncodeError } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { Params, quoteIdent, quoteTable } from './sql.js';
 
@@ -491,7 +492,13 @@ export class PostgresTable implements TableOps {
       const statement = last
         ? `WITH sqlinbox_ins AS (${sql}), sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, '')) SELECT ${ID} FROM sqlinbox_ins, sqlinbox_wake`
         : sql;
-      for (const r of await rows(conn, statement, p)) ids.push(r[ID]);
+      let inserted: Row[];
+      try {
+        inserted = await rows(conn, statement, p);
+      } catch (err) {
+        throw unstorable(t.table, err) ?? err;
+      }
+      for (const r of inserted) ids.push(r[ID]);
     }
     return ids;
   }
@@ -536,4 +543,20 @@ export class PostgresTable implements TableOps {
       dead: Number(row.dead ?? 0),
     };
   }
+}
+
+/**
+ * The server's refusal of a character it cannot store, as an `EncodeError` that says so: text and
+ * jsonb hold no NUL (U+0000; SQLSTATE 22021 for a text value, 22P05 for `\u0000` in JSON). Other
+ * errors answer undefined. Nothing is stored: the INSERT failed as a whole.
+ */
+function unstorable(table: string, err: unknown): EncodeError | undefined {
+  const e = err as { code?: unknown; message?: unknown; detail?: unknown };
+  if (e.code !== '22021' && e.code !== '22P05') return undefined;
+  const detail = typeof e.detail === 'string' ? ` (${e.detail})` : '';
+  return new EncodeError(
+    table,
+    `PostgreSQL text and jsonb cannot hold the NUL character U+0000: ${String(e.message)}${detail}; store such messages in a bytes (bytea) payload`,
+    err,
+  );
 }
