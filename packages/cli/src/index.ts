@@ -254,7 +254,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   let adapter: (Adapter & { close(): Promise<void> }) | undefined;
   let flags: Flags = {};
   const open = async (config: CliConfig | undefined) => {
-    const url = flags.url ?? io.env.SQLINBOX_URL ?? config?.url;
+    const url = flags.url ?? (io.env.SQLINBOX_URL || undefined) ?? config?.url;
     if (url === undefined || url === '') throw new UsageError('no database: pass --url <url> or set SQLINBOX_URL');
     adapter = await openUrl(url);
     return new Admin(adapter);
