@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  type Adapter,
   Admin,
   type AdminRow,
-  type Adapter,
   type AnyTable,
   type ChangeReport,
   ConfigError,
@@ -141,7 +141,8 @@ function queuesOf(flags: Flags, config: CliConfig | undefined): { name: string; 
     if (flags.deadLetterGroup !== undefined) q.deadLetter = { group: flags.deadLetterGroup };
     return [{ name: flags.table, q: q as unknown as QueueConfig }];
   }
-  if (config === undefined) throw new UsageError('name the queue: --table <name> (and its columns), or --config <file.json>');
+  if (config === undefined)
+    throw new UsageError('name the queue: --table <name> (and its columns), or --config <file.json>');
   const names = Object.keys(config.queues);
   if (flags.queue !== undefined) {
     const q = config.queues[flags.queue];
@@ -169,7 +170,9 @@ function readConfig(path: string | undefined): CliConfig | undefined {
   }
   const c = parsed as CliConfig;
   if (typeof c !== 'object' || c === null || typeof c.queues !== 'object' || c.queues === null) {
-    throw new UsageError(`the config file ${path} needs a "queues" object: { "queues": { "jobs": { "table": "jobs", ... } } }`);
+    throw new UsageError(
+      `the config file ${path} needs a "queues" object: { "queues": { "jobs": { "table": "jobs", ... } } }`,
+    );
   }
   return c;
 }
@@ -181,13 +184,18 @@ function describeQueue(q: QueueConfig): { table: AnyTable; deadLetter: DeadLette
 
 function one(flags: Flags, config: CliConfig | undefined, what: string) {
   const qs = queuesOf(flags, config);
-  if (qs.length !== 1) throw new UsageError(`${what} takes one queue: pass --queue <name> (one of: ${qs.map((q) => q.name).join(', ')})`);
+  if (qs.length !== 1)
+    throw new UsageError(
+      `${what} takes one queue: pass --queue <name> (one of: ${qs.map((q) => q.name).join(', ')})`,
+    );
   return describeQueue(qs[0]!.q);
 }
 
 function needDead(deadLetter: DeadLetterTarget | undefined, table: AnyTable): DeadLetterTarget {
   if (deadLetter === undefined) {
-    throw new UsageError(`the queue ${table.table} has no dead letter: pass --dead-letter-table or --dead-letter-group`);
+    throw new UsageError(
+      `the queue ${table.table} has no dead letter: pass --dead-letter-table or --dead-letter-group`,
+    );
   }
   return deadLetter;
 }
@@ -224,7 +232,9 @@ function statsLine(name: string, s: QueueStats): string {
 function reportOut(io: Io, json: boolean, verb: string, r: ChangeReport): number {
   if (json) io.out(JSON.stringify({ changed: r.changed, skipped: r.skipped }));
   else {
-    io.out(`${verb} ${r.changed.length} row(s)${r.changed.length ? `: ${r.changed.map(String).join(', ')}` : ''}`);
+    io.out(
+      `${verb} ${r.changed.length} row(s)${r.changed.length ? `: ${r.changed.map(String).join(', ')}` : ''}`,
+    );
     for (const s of r.skipped) io.out(`left alone ${String(s.id)}: ${s.reason}`);
   }
   return r.skipped.length > 0 ? EXIT.partial : EXIT.ok;
@@ -255,13 +265,17 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   let flags: Flags = {};
   const open = async (config: CliConfig | undefined) => {
     const url = flags.url ?? (io.env.SQLINBOX_URL || undefined) ?? config?.url;
-    if (url === undefined || url === '') throw new UsageError('no database: pass --url <url> or set SQLINBOX_URL');
+    if (url === undefined || url === '')
+      throw new UsageError('no database: pass --url <url> or set SQLINBOX_URL');
     adapter = await openUrl(url);
     return new Admin(adapter);
   };
 
   cli
-    .option('--url <url>', 'Database URL: postgres://, mysql:// or mariadb://, sqlite:<file> (default: $SQLINBOX_URL)')
+    .option(
+      '--url <url>',
+      'Database URL: postgres://, mysql:// or mariadb://, sqlite:<file> (default: $SQLINBOX_URL)',
+    )
     .option('--config <file>', 'A JSON file: { "url"?: ..., "queues": { "<name>": { "table": ..., ... } } }')
     .option('--queue <name>', 'One queue of the config file (default: all of them, for stats)')
     .option('--table <name>', 'The queue table (instead of a config file)')
@@ -278,18 +292,21 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--dead-letter-group <group>', 'Dead letters are rows of this group')
     .option('--json', 'Machine-readable output on stdout');
 
-  cli.command('ddl', 'Print the CREATE TABLE and indexes of the queue (and its dead-letter table)').action(() => {
-    action = async () => {
-      const config = readConfig(flags.config);
-      const { table, deadLetter } = one(flags, config, 'ddl');
-      const admin = await open(config);
-      void admin;
-      const dlt = deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
-      const stmts = adapter!.dialect.ddl(table, dlt);
-      io.out(flags.json ? JSON.stringify(stmts) : stmts.map((s) => `${s};`).join('\n'));
-      return EXIT.ok;
-    };
-  });
+  cli
+    .command('ddl', 'Print the CREATE TABLE and indexes of the queue (and its dead-letter table)')
+    .action(() => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'ddl');
+        const admin = await open(config);
+        void admin;
+        const dlt =
+          deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
+        const stmts = adapter!.dialect.ddl(table, dlt);
+        io.out(flags.json ? JSON.stringify(stmts) : stmts.map((s) => `${s};`).join('\n'));
+        return EXIT.ok;
+      };
+    });
 
   cli
     .command('stats', 'Counts by state: ready, delayed, in work, dead; the oldest ready row')
@@ -308,7 +325,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         await once();
         if (flags.watch !== undefined && flags.watch !== false) {
           const every = flags.watch === true || flags.watch === '' ? 2 : Number(flags.watch);
-          if (!(every > 0)) throw new UsageError(`--watch takes a number of seconds (got ${String(flags.watch)})`);
+          if (!(every > 0))
+            throw new UsageError(`--watch takes a number of seconds (got ${String(flags.watch)})`);
           for (;;) {
             await new Promise((r) => setTimeout(r, every * 1000));
             await once();
@@ -332,7 +350,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         const dl = needDead(deadLetter, table);
         if (verb === 'list') {
           const limit = flags.limit === undefined ? 50 : Number(flags.limit);
-          if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number (got ${String(flags.limit)})`);
+          if (!Number.isInteger(limit) || limit < 1)
+            throw new UsageError(`--limit takes a whole number (got ${String(flags.limit)})`);
           const admin = await open(config);
           const page = await admin.list(table, {
             deadLetter: dl,
@@ -351,32 +370,49 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
           const sel = selectionOf(ids, flags);
           const admin = await open(config);
           const toGroup = flags.toGroup === undefined ? null : String(flags.toGroup);
-          return reportOut(io, flags.json === true, 'requeued', await admin.requeue(table, sel, { deadLetter: dl, toGroup }));
+          return reportOut(
+            io,
+            flags.json === true,
+            'requeued',
+            await admin.requeue(table, sel, { deadLetter: dl, toGroup }),
+          );
         }
         if (verb === 'purge') {
           const sel = selectionOf(ids, flags);
           const admin = await open(config);
-          return reportOut(io, flags.json === true, 'purged', await admin.remove(table, sel, { deadLetter: dl, dead: true }));
+          return reportOut(
+            io,
+            flags.json === true,
+            'purged',
+            await admin.remove(table, sel, { deadLetter: dl, dead: true }),
+          );
         }
         throw new UsageError(`unknown dead action ${verb}: use list, requeue or purge`);
       };
     });
 
-  cli.command('show <id>', 'One row by id, from the queue table or its dead-letter table').action((id: string) => {
-    action = async () => {
-      const config = readConfig(flags.config);
-      const { table, deadLetter } = one(flags, config, 'show');
-      const admin = await open(config);
-      const row = await admin.get(table, idOf(String(id)), { deadLetter });
-      if (row === null) {
-        io.err(`sqlinbox: table ${table.table}: no row with id ${id}`);
-        return EXIT.failed;
-      }
-      if (flags.json) io.out(JSON.stringify({ ...rowJson(row), row: row.row }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
-      else io.out(rowLine(row));
-      return EXIT.ok;
-    };
-  });
+  cli
+    .command('show <id>', 'One row by id, from the queue table or its dead-letter table')
+    .action((id: string) => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'show');
+        const admin = await open(config);
+        const row = await admin.get(table, idOf(String(id)), { deadLetter });
+        if (row === null) {
+          io.err(`sqlinbox: table ${table.table}: no row with id ${id}`);
+          return EXIT.failed;
+        }
+        if (flags.json)
+          io.out(
+            JSON.stringify({ ...rowJson(row), row: row.row }, (_k, v) =>
+              typeof v === 'bigint' ? v.toString() : v,
+            ),
+          );
+        else io.out(rowLine(row));
+        return EXIT.ok;
+      };
+    });
 
   cli.help();
   try {
@@ -384,7 +420,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     flags = parsed.options as Flags;
     if (flags.help) return EXIT.ok;
     if (cli.matchedCommand === undefined) {
-      if (parsed.args.length > 0) throw new UsageError(`unknown command ${parsed.args[0]}; see sqlinbox --help`);
+      if (parsed.args.length > 0)
+        throw new UsageError(`unknown command ${parsed.args[0]}; see sqlinbox --help`);
       cli.outputHelp();
       return EXIT.usage;
     }

@@ -27,9 +27,14 @@ writeFileSync(join(dir, 'cli.db'), '');
 /** Runs the bin; answers its exit code, stdout and stderr. */
 function sqlinbox(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; out: string; err: string }>((resolve) => {
-    execFile('node', [BIN, ...args], { env: { ...process.env, SQLINBOX_URL: '', ...env } }, (error, out, err) => {
-      resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), out, err });
-    });
+    execFile(
+      'node',
+      [BIN, ...args],
+      { env: { ...process.env, SQLINBOX_URL: '', ...env } },
+      (error, out, err) => {
+        resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), out, err });
+      },
+    );
   });
 }
 
@@ -37,7 +42,16 @@ for (const target of targets) {
   describe(`sqlinbox on ${target.name}`, () => {
     test(`R-ADM-4 ddl, stats, dead list, requeue and purge, show; --json and exit codes (${target.name})`, async () => {
       const name = `cli_${randomBytes(4).toString('hex')}`;
-      const flags = ['--table', name, '--lease', 'locked_until', '--retry-after', 'retry_after', '--group', 'grp'];
+      const flags = [
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+        '--retry-after',
+        'retry_after',
+        '--group',
+        'grp',
+      ];
       const dl = [...flags, '--dead-letter-group', 'dead'];
       const adapter = await openUrl(target.url);
       const conn = await adapter.pool.acquire();
@@ -71,10 +85,31 @@ for (const target of targets) {
         const page = JSON.parse(list.out);
         expect(page.rows.map((r: { id: unknown }) => String(r.id))).toEqual(dead.slice(0, 2).map(String));
         expect(String(page.next)).toBe(String(dead[1]));
-        const rest = await sqlinbox(['dead', 'list', '--json', '--after', String(page.next), '--url', target.url, ...dl]);
-        expect(JSON.parse(rest.out).rows.map((r: { id: unknown }) => String(r.id))).toEqual([String(dead[2])]);
+        const rest = await sqlinbox([
+          'dead',
+          'list',
+          '--json',
+          '--after',
+          String(page.next),
+          '--url',
+          target.url,
+          ...dl,
+        ]);
+        expect(JSON.parse(rest.out).rows.map((r: { id: unknown }) => String(r.id))).toEqual([
+          String(dead[2]),
+        ]);
 
-        const requeue = await sqlinbox(['dead', 'requeue', String(dead[0]), '--to-group', 'orders', '--json', '--url', target.url, ...dl]);
+        const requeue = await sqlinbox([
+          'dead',
+          'requeue',
+          String(dead[0]),
+          '--to-group',
+          'orders',
+          '--json',
+          '--url',
+          target.url,
+          ...dl,
+        ]);
         expect(requeue.code).toBe(0);
         expect(JSON.parse(requeue.out).changed.map(String)).toEqual([String(dead[0])]);
         const show = await sqlinbox(['show', String(dead[0]), '--json', '--url', target.url, ...dl]);
@@ -82,7 +117,16 @@ for (const target of targets) {
         expect(JSON.parse(show.out)).toMatchObject({ state: 'ready', attempt: 1, group: 'orders' });
 
         // Some ids left alone: exit 3, and each one said.
-        const partial = await sqlinbox(['dead', 'requeue', String(dead[1]), '987654321', '--json', '--url', target.url, ...dl]);
+        const partial = await sqlinbox([
+          'dead',
+          'requeue',
+          String(dead[1]),
+          '987654321',
+          '--json',
+          '--url',
+          target.url,
+          ...dl,
+        ]);
         expect(partial.code).toBe(3);
         expect(JSON.parse(partial.out).skipped).toEqual([{ id: 987654321, reason: 'not-found' }]);
 
@@ -136,16 +180,41 @@ for (const target of targets) {
       expect(none.code).toBe(2);
       expect(none.err).toContain('SQLINBOX_URL');
 
-      const unknown = await sqlinbox(['stats', '--url', target.url, '--table', name, '--lease', 'locked_until']);
+      const unknown = await sqlinbox([
+        'stats',
+        '--url',
+        target.url,
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+      ]);
       expect(unknown.code).toBe(1);
       expect(unknown.err).toContain(`table ${name}: no such table`);
 
       const adapter = await openUrl(target.url);
       const conn = await adapter.pool.acquire();
       try {
-        const ddl = await sqlinbox(['ddl', '--url', target.url, '--table', name, '--lease', 'locked_until', '--json']);
+        const ddl = await sqlinbox([
+          'ddl',
+          '--url',
+          target.url,
+          '--table',
+          name,
+          '--lease',
+          'locked_until',
+          '--json',
+        ]);
         for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
-        const column = await sqlinbox(['stats', '--url', target.url, '--table', name, '--lease', 'lease_col']);
+        const column = await sqlinbox([
+          'stats',
+          '--url',
+          target.url,
+          '--table',
+          name,
+          '--lease',
+          'lease_col',
+        ]);
         expect(column.code).toBe(1);
         expect(column.err).toContain(`table ${name}, column lease_col: the lease column is missing`);
       } finally {

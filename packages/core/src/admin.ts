@@ -1,12 +1,5 @@
 import { type AnyTable, keyOf, namedColumns } from './description.js';
-import type {
-  Adapter,
-  BeginOptions,
-  DeadLetterTarget,
-  QueueStats,
-  RowState,
-  TableOps,
-} from './dialect.js';
+import type { Adapter, BeginOptions, DeadLetterTarget, QueueStats, RowState, TableOps } from './dialect.js';
 import type { Connection, Row } from './driver.js';
 import { ConfigError } from './errors.js';
 
@@ -151,7 +144,9 @@ export class Admin {
     }
     const toGroup = opts.toGroup ?? null;
     if (toGroup !== null && table.group === undefined) {
-      throw new ConfigError('requeue into a group, but the table has no group column', { table: table.table });
+      throw new ConfigError('requeue into a group, but the table has no group column', {
+        table: table.table,
+      });
     }
     return this.change(table, selection, opts, true, (conn, ops, ids) =>
       need(ops, 'requeue')(conn, ids, { toGroup }),
@@ -169,7 +164,9 @@ export class Admin {
   ): Promise<ChangeReport> {
     const dead = opts.dead ?? false;
     if (dead && opts.deadLetter === undefined) {
-      throw new ConfigError('removing dead letters needs the dead-letter group or table', { table: table.table });
+      throw new ConfigError('removing dead letters needs the dead-letter group or table', {
+        table: table.table,
+      });
     }
     return this.change(table, selection, opts, dead, (conn, ops, ids) =>
       need(ops, 'remove')(conn, ids, { dead }),
@@ -243,7 +240,12 @@ export class Admin {
     this.checked.add(key);
   }
 
-  private async getOn(conn: Connection, table: AnyTable, ops: TableOps, id: unknown): Promise<AdminRow | null> {
+  private async getOn(
+    conn: Connection,
+    table: AnyTable,
+    ops: TableOps,
+    id: unknown,
+  ): Promise<AdminRow | null> {
     const now = new Date();
     let found = await list(ops)(conn, { state: 'all', ids: [id], limit: 1, now });
     if (found.length === 0) found = await list(ops)(conn, { state: 'dead', ids: [id], limit: 1, now });
@@ -371,12 +373,18 @@ export class Admin {
     const id = r[table.id.column];
     let state = String(r.sqlinbox_state) as RowState;
     if (state === 'ready' && busy.has(String(id))) state = 'inWork';
-    const { preview, truncated } = previewOf(table.payload === undefined ? undefined : r[table.payload.column], this.preview);
+    const { preview, truncated } = previewOf(
+      table.payload === undefined ? undefined : r[table.payload.column],
+      this.preview,
+    );
     const { sqlinbox_state: _, ...row } = r;
     return {
       id,
       state,
-      attempt: table.attempt === undefined || r[table.attempt.column] == null ? null : Number(r[table.attempt.column]),
+      attempt:
+        table.attempt === undefined || r[table.attempt.column] == null
+          ? null
+          : Number(r[table.attempt.column]),
       retryAfter: table.retryAfter === undefined ? null : instant(r[table.retryAfter]),
       lockedUntil: table.lease === undefined ? null : instant(r[table.lease]),
       group: table.group === undefined || r[table.group] == null ? null : String(r[table.group]),
@@ -429,5 +437,7 @@ export function previewOf(v: unknown, n: number): { preview: string; truncated: 
   else if (v instanceof Uint8Array) text = new TextDecoder().decode(v);
   else text = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
   const chars = [...text];
-  return chars.length > n ? { preview: chars.slice(0, n).join(''), truncated: true } : { preview: text, truncated: false };
+  return chars.length > n
+    ? { preview: chars.slice(0, n).join(''), truncated: true }
+    : { preview: text, truncated: false };
 }

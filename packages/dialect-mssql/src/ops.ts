@@ -126,7 +126,9 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
         inWork: count(row.in_work),
         dead: count(row.dead),
       };
-      return statsOpts.inWork === true ? statsInWork(conn, t, new AdminStatements(t, opts.deadLetter), base, now) : base;
+      return statsOpts.inWork === true
+        ? statsInWork(conn, t, new AdminStatements(t, opts.deadLetter), base, now)
+        : base;
     },
 
     ...adminOps(new AdminStatements(t, opts.deadLetter)),

@@ -601,7 +601,8 @@ export class AdminStatements {
   private state(b: Builder, a: string): string {
     const t = this.t;
     const when: string[] = [];
-    if (t.group !== undefined && this.deadGroup !== undefined) when.push(`WHEN ${this.c(a, t.group)} = ${b.dead} THEN 'dead'`);
+    if (t.group !== undefined && this.deadGroup !== undefined)
+      when.push(`WHEN ${this.c(a, t.group)} = ${b.dead} THEN 'dead'`);
     if (t.processedAt !== undefined) when.push(`WHEN ${this.c(a, t.processedAt)} IS NOT NULL THEN 'done'`);
     if (t.lease !== undefined) when.push(`WHEN ${this.c(a, t.lease)} > ${b.now} THEN 'inWork'`);
     if (t.retryAfter !== undefined) when.push(`WHEN ${this.c(a, t.retryAfter)} > ${b.now} THEN 'delayed'`);
@@ -609,7 +610,13 @@ export class AdminStatements {
   }
 
   /** Rows of one state in id order after `after`, each with `sqlinbox_state`. */
-  list(q: { state: string; after?: unknown; limit: number; ids?: readonly unknown[] | undefined; now: Date }): Statement {
+  list(q: {
+    state: string;
+    after?: unknown;
+    limit: number;
+    ids?: readonly unknown[] | undefined;
+    now: Date;
+  }): Statement {
     const b = new Builder(q.now, this.deadGroup);
     const top = b.add(q.limit);
     const source =
@@ -628,7 +635,12 @@ export class AdminStatements {
   }
 
   /** The rows a change may touch, locked `WITH (UPDLOCK, READPAST, ROWLOCK)`; null when none can be. */
-  pick(q: { dead: boolean; ids?: readonly unknown[] | undefined; group?: string | undefined; now: Date }): Statement | null {
+  pick(q: {
+    dead: boolean;
+    ids?: readonly unknown[] | undefined;
+    group?: string | undefined;
+    now: Date;
+  }): Statement | null {
     const t = this.t;
     const b = new Builder(q.now, this.deadGroup);
     const where: string[] = [];
@@ -640,7 +652,8 @@ export class AdminStatements {
       if (t.processedAt !== undefined) where.push(`${this.c('r', t.processedAt)} IS NULL`);
     } else {
       where.push(...this.live(b, 'r'));
-      if (t.lease !== undefined) where.push(`(${this.c('r', t.lease)} IS NULL OR ${this.c('r', t.lease)} <= ${b.now})`);
+      if (t.lease !== undefined)
+        where.push(`(${this.c('r', t.lease)} IS NULL OR ${this.c('r', t.lease)} <= ${b.now})`);
     }
     if (q.group !== undefined && !(q.dead && this.DLQ === undefined)) {
       if (t.group === undefined) return null;
@@ -714,7 +727,10 @@ export class AdminStatements {
   inWork(now: Date): Statement {
     const t = this.t;
     const b = new Builder(now, this.deadGroup);
-    const oldest = t.retryAfter === undefined ? 'NULL' : `MIN(CASE WHEN ${this.due(b, 'q')} THEN ${this.c('q', t.retryAfter)} END)`;
+    const oldest =
+      t.retryAfter === undefined
+        ? 'NULL'
+        : `MIN(CASE WHEN ${this.due(b, 'q')} THEN ${this.c('q', t.retryAfter)} END)`;
     let busy = '0';
     if (t.form === 'rowlock') {
       busy =

@@ -20,8 +20,14 @@ describe('admin statements', () => {
 
   test('R-ADM-3 dead rows of a group are picked by the group, bound, never spliced', () => {
     const evil = "dead'; DROP TABLE jobs; --";
-    const st = new AdminStatements(table({ group: 'grp' }), { group: 'dead' }).pick({ dead: true, group: evil, now: NOW });
-    expect(st?.sql).toBe('SELECT r.* FROM [jobs] AS r WITH (UPDLOCK, READPAST, ROWLOCK) WHERE r.[grp] = @p1 ORDER BY r.[id]');
+    const st = new AdminStatements(table({ group: 'grp' }), { group: 'dead' }).pick({
+      dead: true,
+      group: evil,
+      now: NOW,
+    });
+    expect(st?.sql).toBe(
+      'SELECT r.* FROM [jobs] AS r WITH (UPDLOCK, READPAST, ROWLOCK) WHERE r.[grp] = @p1 ORDER BY r.[id]',
+    );
     expect(st?.params).toEqual([evil]);
   });
 
@@ -48,7 +54,12 @@ describe('admin statements', () => {
   });
 
   test('R-ADM-2 list pages by id with TOP, the state and the cursor bound', () => {
-    const st = new AdminStatements(leaseTable(), undefined).list({ state: 'ready', after: 10, limit: 50, now: NOW });
+    const st = new AdminStatements(leaseTable(), undefined).list({
+      state: 'ready',
+      after: 10,
+      limit: 50,
+      now: NOW,
+    });
     expect(st.sql).toBe(
       'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
         "SELECT TOP (@p1) x.* FROM (SELECT r.*, CASE WHEN r.[locked_until] > @p2 THEN 'inWork' ELSE 'ready' END" +
@@ -69,7 +80,9 @@ describe('admin statements', () => {
     expect(row.sql).toContain(
       '- (SELECT COUNT(*) FROM [jobs] AS f WITH (UPDLOCK, READPAST, ROWLOCK) WHERE (f.[retry_after] IS NULL OR f.[retry_after] <= @p1))',
     );
-    expect(row.sql).toContain('MIN(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p1) THEN q.[retry_after] END)');
+    expect(row.sql).toContain(
+      'MIN(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p1) THEN q.[retry_after] END)',
+    );
     expect(bindsExactly(row)).toBe(true);
   });
 });

@@ -710,7 +710,12 @@ class MysqlTableOps implements TableOps {
       inWork = toCount((await run(conn, a.heldKeys(now))).rows[0]?.n);
     }
     const oldest = (await run(conn, a.oldest(now))).rows[0]?.oldest;
-    const at = oldest instanceof Date ? oldest : oldest == null ? null : new Date(`${String(oldest).replace(' ', 'T')}Z`);
+    const at =
+      oldest instanceof Date
+        ? oldest
+        : oldest == null
+          ? null
+          : new Date(`${String(oldest).replace(' ', 'T')}Z`);
     return {
       ...base,
       ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
@@ -734,7 +739,11 @@ class MysqlTableOps implements TableOps {
    * Dead rows back in the queue with the attempt reset: a group's rows get `toGroup`; a dead-letter
    * table's rows are copied back, deleted from it and reset, in the caller's transaction.
    */
-  async requeue(conn: Connection, ids: readonly unknown[], opts: { toGroup: string | null }): Promise<unknown[]> {
+  async requeue(
+    conn: Connection,
+    ids: readonly unknown[],
+    opts: { toGroup: string | null },
+  ): Promise<unknown[]> {
     const a = this.admin;
     if (this.s.DLQ !== undefined) {
       await run(conn, a.copyBack(ids));

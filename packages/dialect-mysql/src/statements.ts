@@ -616,7 +616,12 @@ export class AdminStatements {
    * The rows a change may touch, `FOR UPDATE SKIP LOCKED` (in the caller's READ COMMITTED
    * transaction): dead ones, or live ones whose lease is absent or ended; by ids and group.
    */
-  pick(q: { dead: boolean; ids?: readonly unknown[] | undefined; group?: string | undefined; now: Date }): Stmt | null {
+  pick(q: {
+    dead: boolean;
+    ids?: readonly unknown[] | undefined;
+    group?: string | undefined;
+    now: Date;
+  }): Stmt | null {
     const s = this.s;
     const where: string[] = [];
     const params: unknown[] = [];
@@ -703,7 +708,9 @@ export class AdminStatements {
     const s = this.s;
     const d = this.due('r', now);
     return {
-      sql: s.RA ? `SELECT MIN(r.${s.RA}) AS \`oldest\` FROM ${s.T} AS r WHERE ${d.sql}` : 'SELECT NULL AS `oldest`',
+      sql: s.RA
+        ? `SELECT MIN(r.${s.RA}) AS \`oldest\` FROM ${s.T} AS r WHERE ${d.sql}`
+        : 'SELECT NULL AS `oldest`',
       params: s.RA ? d.params : [],
     };
   }
@@ -712,7 +719,10 @@ export class AdminStatements {
   freeDue(now: Date): Stmt {
     const s = this.s;
     const d = this.due('r', now);
-    return { sql: `SELECT r.${s.ID} AS \`id\` FROM ${s.T} AS r WHERE ${d.sql} FOR UPDATE SKIP LOCKED`, params: d.params };
+    return {
+      sql: `SELECT r.${s.ID} AS \`id\` FROM ${s.T} AS r WHERE ${d.sql} FOR UPDATE SKIP LOCKED`,
+      params: d.params,
+    };
   }
 
   /**
@@ -732,7 +742,8 @@ export class AdminStatements {
     }
     const key = { sql: parts.length === 0 ? "''" : `CONCAT(${parts.join(', ')})`, params: keyParams };
     const schema = schemaOf(s.t.table);
-    const db: Frag = schema === undefined ? { sql: 'DATABASE()', params: [] } : { sql: '?', params: [schema] };
+    const db: Frag =
+      schema === undefined ? { sql: 'DATABASE()', params: [] } : { sql: '?', params: [schema] };
     const name = lockNameSql(db, key);
     return {
       sql: `SELECT COUNT(*) AS \`n\` FROM ${s.T} AS r WHERE ${d.sql} AND IS_USED_LOCK(${name.sql}) IS NOT NULL`,

@@ -574,9 +574,11 @@ export class PostgresTable implements TableOps {
         ` AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database())` +
         ` AND l.classid::int8 = ((${hash} >> 32) & 4294967295) AND l.objid::int8 = (${hash} & 4294967295)))`;
     }
-    const r = (await rows(conn, `SELECT ${busy} AS busy, ${oldest} AS oldest FROM ${this.table} q`, s))[0] ?? {};
+    const r =
+      (await rows(conn, `SELECT ${busy} AS busy, ${oldest} AS oldest FROM ${this.table} q`, s))[0] ?? {};
     const inWork = t.form === 'lease' ? base.inWork : Math.max(0, Number(r.busy ?? 0));
-    const oldestAt = r.oldest instanceof Date ? r.oldest : r.oldest == null ? null : new Date(String(r.oldest));
+    const oldestAt =
+      r.oldest instanceof Date ? r.oldest : r.oldest == null ? null : new Date(String(r.oldest));
     return {
       ...base,
       ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
@@ -670,7 +672,11 @@ export class PostgresTable implements TableOps {
    * table's rows move back in one statement (`WITH moved AS (DELETE .. RETURNING *) INSERT ..`),
    * then every moved row is reset. Answers the ids moved.
    */
-  async requeue(conn: Connection, ids: readonly unknown[], opts: { toGroup: string | null }): Promise<unknown[]> {
+  async requeue(
+    conn: Connection,
+    ids: readonly unknown[],
+    opts: { toGroup: string | null },
+  ): Promise<unknown[]> {
     const t = this.t;
     const p = new Params();
     const set = this.fresh();
@@ -684,9 +690,13 @@ export class PostgresTable implements TableOps {
       );
       const back = moved.map((r) => r[ID]);
       const u = new Params();
-      if (opts.toGroup !== null && t.group !== undefined) set.push(`${quoteIdent(t.group)} = ${u.add(opts.toGroup)}`);
+      if (opts.toGroup !== null && t.group !== undefined)
+        set.push(`${quoteIdent(t.group)} = ${u.add(opts.toGroup)}`);
       if (set.length > 0 && back.length > 0)
-        await conn.query(`UPDATE ${this.table} SET ${set.join(', ')} WHERE ${this.id} = ANY(${u.add(back)})`, u.values);
+        await conn.query(
+          `UPDATE ${this.table} SET ${set.join(', ')} WHERE ${this.id} = ANY(${u.add(back)})`,
+          u.values,
+        );
       return back;
     }
     if (t.group === undefined) return [];

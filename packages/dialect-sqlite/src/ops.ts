@@ -181,7 +181,10 @@ function compareIds(a: unknown, b: unknown): number {
 /** Most ids in one admin statement: under SQLite's bound-value limit. */
 const ADMIN_CHUNK = 5_000;
 
-async function chunked(ids: readonly unknown[], body: (part: readonly unknown[]) => Promise<void>): Promise<void> {
+async function chunked(
+  ids: readonly unknown[],
+  body: (part: readonly unknown[]) => Promise<void>,
+): Promise<void> {
   for (let i = 0; i < ids.length; i += ADMIN_CHUNK) await body(ids.slice(i, i + ADMIN_CHUNK));
 }
 
@@ -224,7 +227,12 @@ function adminOps(t: AnyTable, scope: sql.Scope, deadTable: string | undefined):
     async pick(conn, q) {
       if (q.ids !== undefined && q.ids.length === 0) return [];
       const found: Row[] = [];
-      const parts = q.ids === undefined ? [undefined] : Array.from({ length: Math.ceil(q.ids.length / ADMIN_CHUNK) }, (_, i) => q.ids!.slice(i * ADMIN_CHUNK, (i + 1) * ADMIN_CHUNK));
+      const parts =
+        q.ids === undefined
+          ? [undefined]
+          : Array.from({ length: Math.ceil(q.ids.length / ADMIN_CHUNK) }, (_, i) =>
+              q.ids!.slice(i * ADMIN_CHUNK, (i + 1) * ADMIN_CHUNK),
+            );
       for (const ids of parts) {
         const st = sql.adminPick(t, scope, deadTable, { ...q, ids });
         if (st !== null) found.push(...(await run(conn, st)).rows);

@@ -363,7 +363,8 @@ function adminState(t: AnyTable, scope: Scope, p: Params, now: Date, alias: stri
     when.push(`WHEN ${col(alias, t.group)} = ${p.bind(scope.deadGroup)} THEN 'dead'`);
   if (t.processedAt !== undefined) when.push(`WHEN ${col(alias, t.processedAt)} IS NOT NULL THEN 'done'`);
   if (t.lease !== undefined) when.push(`WHEN ${col(alias, t.lease)} > ${p.bind(now)} THEN 'inWork'`);
-  if (t.retryAfter !== undefined) when.push(`WHEN ${col(alias, t.retryAfter)} > ${p.bind(now)} THEN 'delayed'`);
+  if (t.retryAfter !== undefined)
+    when.push(`WHEN ${col(alias, t.retryAfter)} > ${p.bind(now)} THEN 'delayed'`);
   return when.length === 0 ? `'ready'` : `CASE ${when.join(' ')} ELSE 'ready' END`;
 }
 
@@ -425,7 +426,11 @@ export function adminPick(
 }
 
 /** `attempt = 1, retry_after = NULL, lease = NULL`, and the group when given, by id. */
-export function adminFresh(t: AnyTable, ids: readonly unknown[], group: { value: string | null } | undefined): Statement | null {
+export function adminFresh(
+  t: AnyTable,
+  ids: readonly unknown[],
+  group: { value: string | null } | undefined,
+): Statement | null {
   const p = new Params();
   const set: string[] = [];
   if (t.attempt !== undefined) set.push(`${ident(t.attempt.column)} = 1`);

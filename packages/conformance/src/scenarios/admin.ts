@@ -28,11 +28,16 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     expect(stats.inWorkSeen).toBeDefined();
     const seen = stats.inWorkSeen !== 'none';
     expect(stats).toMatchObject({ ready: seen ? 2 : 3, delayed: 1, inWork: seen ? 1 : 0, dead: 1 });
-    expect(stats.inWorkSeen).toBe(form === 'lease' ? 'lease' : form === 'rowlock' ? 'locks' : stats.inWorkSeen);
+    expect(stats.inWorkSeen).toBe(
+      form === 'lease' ? 'lease' : form === 'rowlock' ? 'locks' : stats.inWorkSeen,
+    );
     expect(stats.oldestReadyAgeMs).toBeGreaterThanOrEqual(59_000);
     expect(stats.oldestReadyAgeMs).toBeLessThan(600_000);
     release.open();
-    await until(async () => (await h().rows(desc.table)).length === 2, 'drained but the delayed and dead rows');
+    await until(
+      async () => (await h().rows(desc.table)).length === 2,
+      'drained but the delayed and dead rows',
+    );
     expect(await admin.stats(desc, { deadLetter: { group: 'dead' } })).toMatchObject({
       ready: 0,
       inWork: 0,
@@ -62,14 +67,28 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
       if (page.next === undefined) break;
       after = page.next;
     }
-    expect(pages.map(ids)).toEqual([ids(published.slice(0, 2)), ids(published.slice(2, 4)), ids(published.slice(4))]);
+    expect(pages.map(ids)).toEqual([
+      ids(published.slice(0, 2)),
+      ids(published.slice(2, 4)),
+      ids(published.slice(4)),
+    ]);
     const first = (await admin.list(desc, { ...dl, limit: 1 })).rows[0]!;
-    expect(first).toMatchObject({ state: 'ready', attempt: 1, group: null, lockedUntil: null, truncated: true });
+    expect(first).toMatchObject({
+      state: 'ready',
+      attempt: 1,
+      group: null,
+      lockedUntil: null,
+      truncated: true,
+    });
     expect(first.preview).toHaveLength(8);
-    expect(ids((await admin.list(desc, { ...dl, state: 'delayed' })).rows.map((r) => r.id))).toEqual(ids([later]));
+    expect(ids((await admin.list(desc, { ...dl, state: 'delayed' })).rows.map((r) => r.id))).toEqual(
+      ids([later]),
+    );
     const delayed = await admin.get(desc, later, dl);
     expect(ms(delayed?.retryAfter)).toBeGreaterThan(Date.now() + 3_000_000);
-    expect(ids((await admin.list(desc, { ...dl, state: 'dead' })).rows.map((r) => r.id))).toEqual(ids([dead]));
+    expect(ids((await admin.list(desc, { ...dl, state: 'dead' })).rows.map((r) => r.id))).toEqual(
+      ids([dead]),
+    );
     expect(await admin.get(desc, 987_654_321, dl)).toBeNull();
 
     // A row in work shows as in work in every form.
@@ -135,7 +154,9 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     await until(async () => (await h().rows(t2.dlq!)).length === 3, 'in the dead-letter table');
     await b2.shutdown();
     const dlt = { deadLetter: { table: t2.dlq! } } as const;
-    expect(ids((await admin.list(t2.desc, { ...dlt, state: 'dead' })).rows.map((r) => r.id))).toEqual(ids(moved));
+    expect(ids((await admin.list(t2.desc, { ...dlt, state: 'dead' })).rows.map((r) => r.id))).toEqual(
+      ids(moved),
+    );
     expect((await admin.get(t2.desc, moved[0], dlt))?.state).toBe('dead');
     const back = await admin.requeue(t2.desc, { ids: [moved[0]] }, dlt);
     expect(ids(back.changed)).toEqual(ids([moved[0]]));
@@ -168,7 +189,12 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     for (let i = 0; i < 30; i += 10) {
       const [report] = await Promise.all([
         admin.requeue(desc, { ids: dead.slice(i, i + 10) }, dl),
-        b.publishMany(desc, Array.from({ length: 5 }, (_, k) => ({ live: i + k }))).then((x) => live.push(...x)),
+        b
+          .publishMany(
+            desc,
+            Array.from({ length: 5 }, (_, k) => ({ live: i + k })),
+          )
+          .then((x) => live.push(...x)),
       ]);
       requeued.push(...report.changed);
       expect(report.skipped).toEqual([]);
@@ -209,6 +235,9 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     expect(held).toBeDefined();
     expect(held!.retry_after ?? null).toBeNull();
     release.open();
-    await until(async () => (await h().rows(name)).every((r) => String(r.id) !== String(holding)), 'acked by its handler');
+    await until(
+      async () => (await h().rows(name)).every((r) => String(r.id) !== String(holding)),
+      'acked by its handler',
+    );
   });
 }
