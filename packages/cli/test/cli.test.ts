@@ -3,7 +3,7 @@
  * against PostgreSQL, MariaDB and SQLite. `SQLINBOX_PG_URL` and `SQLINBOX_MYSQL_DATABASE` choose
  * the databases (default `test`).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -225,3 +225,48 @@ for (const target of targets) {
     });
   });
 }
+
+test('R-ADM-4 stats --watch prints the counts again every interval until stopped (SQLite)', async () => {
+  const url = `sqlite:${join(dir, 'watch.db')}`;
+  writeFileSync(join(dir, 'watch.db'), '');
+  const name = `cli_${randomBytes(4).toString('hex')}`;
+  const adapter = await openUrl(url);
+  const conn = await adapter.pool.acquire();
+  try {
+    const ddl = await sqlinbox(['ddl', '--url', url, '--table', name, '--lease', 'locked_until', '--json']);
+    for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+    const child = spawn('node', [
+      BIN,
+      'stats',
+      '--json',
+      '--watch',
+      '0.2',
+      '--url',
+      url,
+      '--table',
+      name,
+      '--lease',
+      'locked_until',
+    ]);
+    const docs: unknown[] = [];
+    let buffered = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') docs.push(JSON.parse(line));
+        if (docs.length >= 3) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+    });
+    child.kill('SIGTERM');
+    expect(docs.slice(0, 3)).toEqual(
+      Array.from({ length: 3 }, () => ({ [name]: expect.objectContaining({ ready: 0, dead: 0 }) })),
+    );
+  } finally {
+    await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+    adapter.pool.release(conn);
+    await adapter.close();
+  }
+});
