@@ -109,7 +109,7 @@ export async function openUrl(url: string): Promise<Adapter & { close(): Promise
     return sqlite({ filename: path, connections: 2 });
   }
   throw new UsageError(
-    `cannot read the URL ${JSON.stringify(url)}: use postgres://, mysql:// (or mariadb://) or sqlite:<file>`,
+    `cannot read the URL ${json(url)}: use postgres://, mysql:// (or mariadb://) or sqlite:<file>`,
   );
 }
 
@@ -179,7 +179,12 @@ function readConfig(path: string | undefined): CliConfig | undefined {
 
 function describeQueue(q: QueueConfig): { table: AnyTable; deadLetter: DeadLetterTarget | undefined } {
   const { deadLetter, ...input } = q;
-  return { table: inbox(input as never) as AnyTable, deadLetter };
+  try {
+    return { table: inbox(input as never) as AnyTable, deadLetter };
+  } catch (err) {
+    // A description the flags or the config file got wrong is a usage error, found before any connection.
+    throw new UsageError(messageOf(err));
+  }
 }
 
 function one(flags: Flags, config: CliConfig | undefined, what: string) {
@@ -219,7 +224,7 @@ function rowLine(r: AdminRow): string {
   if (r.group !== null) parts.push(`group=${r.group}`);
   if (r.retryAfter !== null) parts.push(`due=${r.retryAfter.toISOString()}`);
   if (r.lockedUntil !== null) parts.push(`lease=${r.lockedUntil.toISOString()}`);
-  parts.push(JSON.stringify(r.preview + (r.truncated ? '…' : '')));
+  parts.push(json(r.preview + (r.truncated ? '…' : '')));
   return parts.join('  ');
 }
 
@@ -229,8 +234,8 @@ function statsLine(name: string, s: QueueStats): string {
   return `${name}: ready=${s.ready} delayed=${s.delayed} inWork=${s.inWork} dead=${s.dead} oldestReady=${age}${seen}`;
 }
 
-function reportOut(io: Io, json: boolean, verb: string, r: ChangeReport): number {
-  if (json) io.out(JSON.stringify({ changed: r.changed, skipped: r.skipped }));
+function reportOut(io: Io, asJson: boolean, verb: string, r: ChangeReport): number {
+  if (asJson) io.out(json({ changed: r.changed, skipped: r.skipped }));
   else {
     io.out(
       `${verb} ${r.changed.length} row(s)${r.changed.length ? `: ${r.changed.map(String).join(', ')}` : ''}`,
@@ -303,7 +308,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         const dlt =
           deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
         const stmts = adapter!.dialect.ddl(table, dlt);
-        io.out(flags.json ? JSON.stringify(stmts) : stmts.map((s) => `${s};`).join('\n'));
+        io.out(flags.json ? json(stmts) : stmts.map((s) => `${s};`).join('\n'));
         return EXIT.ok;
       };
     });
@@ -319,7 +324,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         const once = async () => {
           const all: Record<string, QueueStats> = {};
           for (const q of qs) all[q.name] = await admin.stats(q.table, { deadLetter: q.deadLetter });
-          if (flags.json) io.out(JSON.stringify(all));
+          if (flags.json) io.out(json(all));
           else for (const [name, s] of Object.entries(all)) io.out(statsLine(name, s));
         };
         await once();
@@ -359,7 +364,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
             limit,
             ...(flags.after === undefined ? {} : { after: idOf(String(flags.after)) }),
           });
-          if (flags.json) io.out(JSON.stringify({ rows: page.rows.map(rowJson), next: page.next ?? null }));
+          if (flags.json) io.out(json({ rows: page.rows.map(rowJson), next: page.next ?? null }));
           else {
             for (const r of page.rows) io.out(rowLine(r));
             if (page.next !== undefined) io.out(`more: --after ${String(page.next)}`);
@@ -403,12 +408,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
           io.err(`sqlinbox: table ${table.table}: no row with id ${id}`);
           return EXIT.failed;
         }
-        if (flags.json)
-          io.out(
-            JSON.stringify({ ...rowJson(row), row: row.row }, (_k, v) =>
-              typeof v === 'bigint' ? v.toString() : v,
-            ),
-          );
+        if (flags.json) io.out(json({ ...rowJson(row), row: row.row }));
         else io.out(rowLine(row));
         return EXIT.ok;
       };
@@ -435,6 +435,14 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } finally {
     await adapter?.close().catch(() => undefined);
   }
+}
+
+/** JSON text of a value; a bigint (an id some drivers answer as one) as its decimal text. */
+function json(value: unknown, replacer?: (key: string, v: unknown) => unknown): string {
+  return JSON.stringify(value, (k, v) => {
+    const out = replacer === undefined ? v : replacer(k, v);
+    return typeof out === 'bigint' ? out.toString() : out;
+  });
 }
 
 function messageOf(err: unknown): string {
