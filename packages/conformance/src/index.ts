@@ -1,6 +1,7 @@
 import type { Capabilities, Form } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, test } from 'vitest';
 import { Harness } from './harness.js';
+import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
 import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
@@ -94,6 +95,7 @@ export async function runConformance(
         if (form === 'rowlock') rowLockScenarios(h, caps);
         operationScenarios(h, target, form, caps);
         lifecycleScenarios(h, target, form, caps);
+        adminScenarios(h, form, caps);
         failureScenarios(h, target, form, caps, {
           rows: options.rows ?? 1_000,
           advisoryDeliveries: options.advisoryDeliveries ?? 1_000,
