@@ -502,7 +502,8 @@ export function checkSql(
       else if (
         (ts.isPropertyAssignment(n) || ts.isVariableDeclaration(n)) &&
         n.name.getText() === 'sql' &&
-        n.initializer
+        n.initializer &&
+        !isCacheKey(n)
       )
         checkPieces(n.initializer);
       else if (
@@ -518,6 +519,25 @@ export function checkSql(
     visit(sf);
   }
   return findings;
+}
+
+/**
+ * `unprepare({ sql, ... })` names a statement already prepared (mysql2's cache key): it runs
+ * nothing, so its `sql` is not SQL text being built.
+ */
+function isCacheKey(n) {
+  const obj = n.parent;
+  let call = obj?.parent;
+  while (call !== undefined && (ts.isAsExpression(call) || ts.isParenthesizedExpression(call)))
+    call = call.parent;
+  return (
+    ts.isPropertyAssignment(n) &&
+    ts.isObjectLiteralExpression(obj) &&
+    call !== undefined &&
+    ts.isCallExpression(call) &&
+    ts.isPropertyAccessExpression(call.expression) &&
+    call.expression.name.text === 'unprepare'
+  );
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -486,20 +486,22 @@ export function postgresJs(
   opts: PostgresJsAdapterOptions = {},
 ): PostgresJsAdapter {
   const owned = typeof sqlOrOptions !== 'function';
-  const sql = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
-  guardTypeFetch(sql);
-  const wakeup = new PostgresJsWakeup(sql);
-  const pool = new PostgresJsPool(sql);
+  const client = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
+  guardTypeFetch(client);
+  const wakeup = new PostgresJsWakeup(client);
+  const pool = new PostgresJsPool(client);
   let ended: Promise<void> | undefined;
   return {
     dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
     pool,
     wakeup,
-    server: serverOf(sql),
+    server: serverOf(client),
     async close() {
       await wakeup.close();
       if (!owned) return;
-      ended ??= (sql as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({ timeout: 5 });
+      ended ??= (client as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({
+        timeout: 5,
+      });
       await ended;
     },
   };
