@@ -6,6 +6,7 @@ import { batchScenarios } from './scenarios/batch.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
+import { flowScenarios } from './scenarios/flow.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { observabilityScenarios } from './scenarios/observability.js';
@@ -78,6 +79,7 @@ export async function runConformance(
         poolScenarios(h, form, caps);
         batchScenarios(h, form, caps);
         orderingScenarios(h, form);
+        flowScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);
