@@ -205,7 +205,9 @@ describe('ddl', () => {
     const out = mssqlDialect.ddl(t);
     expect(out[0]).toContain('[priority] INT NOT NULL DEFAULT 0');
     expect(out[0]).toContain('[job_key] NVARCHAR(255) NULL');
-    expect(out).toContain('CREATE INDEX [sqlinbox_priority] ON [jobs] ([priority] DESC, [id]) WHERE [processed_at] IS NULL');
+    expect(out).toContain(
+      'CREATE INDEX [sqlinbox_priority] ON [jobs] ([priority] DESC, [id]) WHERE [processed_at] IS NULL',
+    );
     expect(out).toContain(
       'CREATE UNIQUE INDEX [sqlinbox_unique_key] ON [jobs] ([job_key]) WHERE [job_key] IS NOT NULL AND [processed_at] IS NULL',
     );

@@ -497,9 +497,7 @@ describe('flow control', () => {
   const prio = { priority: 'priority', processedAt: 'processed_at' };
 
   test('R-FLOW-1 every claim form takes the highest priority first, then id', () => {
-    expect(statements(table(prio)).claimLocked(2, NOW).sql).toContain(
-      'ORDER BY q.[priority] DESC, q.[id]',
-    );
+    expect(statements(table(prio)).claimLocked(2, NOW).sql).toContain('ORDER BY q.[priority] DESC, q.[id]');
     const lease = statements(leaseTable(prio)).claimLease(2, NOW, EXPIRY);
     expect(lease.sql).toContain('ORDER BY q.[priority] DESC, q.[id])\nUPDATE sqlinbox_claim');
     const c = statements(advisoryTable(prio)).candidates(2, NOW, new Set(), true);

@@ -718,9 +718,7 @@ class MysqlTableOps implements TableOps {
         const res = await run(conn, m.key === undefined ? this.s.insert([m]) : this.s.insertKeyed(m));
         const id = t.id.generated ? await firstInsertId(conn, res) : (res.insertId ?? 0);
         // A given id: the insert id is 0 where the row went in, the holder's where the key was held.
-        ids.push(
-          t.id.generated || (id !== 0 && id !== 0n && id !== '0') ? id : m.columns?.[t.id.column],
-        );
+        ids.push(t.id.generated || (id !== 0 && id !== 0n && id !== '0') ? id : m.columns?.[t.id.column]);
       }
       if (own) await conn.query('COMMIT');
       return ids;

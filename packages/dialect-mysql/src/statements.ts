@@ -356,9 +356,7 @@ export class TableStatements {
         t.retryAfter,
         t.priority,
         t.uniqueKey,
-      ].filter(
-        (c): c is string => c !== undefined,
-      ),
+      ].filter((c): c is string => c !== undefined),
     );
     const extra: string[] = [];
     for (const m of messages) {
@@ -423,7 +421,10 @@ export class TableStatements {
    */
   insertKeyed(m: Insert): Stmt {
     const s = this.insert([m]);
-    return { sql: `${s.sql} ON DUPLICATE KEY UPDATE ${this.ID} = LAST_INSERT_ID(${this.ID})`, params: s.params };
+    return {
+      sql: `${s.sql} ON DUPLICATE KEY UPDATE ${this.ID} = LAST_INSERT_ID(${this.ID})`,
+      params: s.params,
+    };
   }
 
   // -------------------------------------------------------------------------------------------

@@ -50,7 +50,9 @@ describe('R-FLOW-1 R-FLOW-2 flow control indexes on MariaDB', () => {
     expect(out[0]).toContain(
       '`sqlinbox_key_active` VARCHAR(255) GENERATED ALWAYS AS (IF(`processed_at` IS NULL, `job_key`, NULL)) STORED',
     );
-    expect(out).toContain('CREATE INDEX `sqlinbox_priority` ON `jobs` (`processed_at`, `priority` DESC, `id`)');
+    expect(out).toContain(
+      'CREATE INDEX `sqlinbox_priority` ON `jobs` (`processed_at`, `priority` DESC, `id`)',
+    );
     expect(out).toContain('CREATE UNIQUE INDEX `sqlinbox_unique_key` ON `jobs` (`sqlinbox_key_active`)');
     // The dead-letter twin takes the column as a plain one, for INSERT .. SELECT *.
     expect(out[out.length - 1]).toContain('`sqlinbox_key_active` VARCHAR(255) NULL');

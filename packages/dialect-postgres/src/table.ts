@@ -533,7 +533,11 @@ export class PostgresTable implements TableOps {
    * of the keys that conflicted. Where that holder was settled between the two statements, the
    * messages go round again.
    */
-  private async insertKeyed(conn: Connection, messages: readonly Insert[], keyColumn: string): Promise<unknown[]> {
+  private async insertKeyed(
+    conn: Connection,
+    messages: readonly Insert[],
+    keyColumn: string,
+  ): Promise<unknown[]> {
     const t = this.t;
     const ids: unknown[] = new Array(messages.length).fill(undefined);
     const KEY = 'sqlinbox_key';

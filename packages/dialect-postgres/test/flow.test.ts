@@ -108,7 +108,11 @@ describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
       ).toBe(true);
       // The lease claim sorts the (at most 10) rows it returns, from its CTE; nothing sorts the table.
       const sorts = all.filter((n) => n['Node Type'] === 'Sort');
-      for (const s of sorts) expect(nodes(s).map((n) => n['Node Type']), text).toContain('CTE Scan');
+      for (const s of sorts)
+        expect(
+          nodes(s).map((n) => n['Node Type']),
+          text,
+        ).toContain('CTE Scan');
       if (form !== 'lease') expect(sorts, text).toHaveLength(0);
     });
   }

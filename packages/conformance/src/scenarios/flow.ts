@@ -93,6 +93,7 @@ export function flowScenarios(h: () => Harness, form: Form): void {
       expect(String(other)).not.toBe(String(first));
       const rows = await h().rows(name);
       expect(rows.map((r) => (payloadOf(r.payload) as { n: number }).n)).toEqual([1, 3, 4]);
+      expect(rows.map((r) => String(r.id))).toEqual([first, other, plain].map(String));
       let handled = 0;
       b.subscribe(queue(desc), async () => {
         handled++;
@@ -123,9 +124,7 @@ export function flowScenarios(h: () => Harness, form: Form): void {
       keys.map((_, n) => ({ n: n + 1 })),
       { key: (_m, i) => keys[i] },
     );
-    expect(ids.map(String)).toEqual(
-      [ids[0], ids[1], ids[0], ids[3], held, ids[1]].map(String),
-    );
+    expect(ids.map(String)).toEqual([ids[0], ids[1], ids[0], ids[3], held, ids[1]].map(String));
     const rows = await h().rows(name);
     expect(rows.map((r) => [(payloadOf(r.payload) as { n: number }).n, r.job_key ?? null])).toEqual([
       [0, 'c'],
