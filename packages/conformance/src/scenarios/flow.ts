@@ -28,7 +28,7 @@ export function flowScenarios(h: () => Harness, form: Form): void {
     expect(order).toEqual(expected([...PRIORITIES, 0]));
   });
 
-  test(`R-FLOW-1 with workers(4) no lower-priority row starts before every higher one has started (${form})`, async () => {
+  test(`R-FLOW-1 with workers(4) rows start in priority order, but for the 4 claims in flight at once (${form})`, async () => {
     const { desc } = await h().create(form, { priority: true });
     const b = await h().broker({ poolSize: 6 });
     const ps = Array.from({ length: 40 }, (_, n) => (n * 7) % 4);
@@ -41,9 +41,13 @@ export function flowScenarios(h: () => Harness, form: Form): void {
     });
     await b.start();
     await until(() => started.length === ps.length, 'every row handled', 30_000);
-    // The priorities in start order never rise: every higher row started first.
-    for (let i = 1; i < started.length; i++) {
-      expect(started[i]!, `start ${i} of ${started.join(',')}`).toBeLessThanOrEqual(started[i - 1]!);
+    // The database hands out rows in priority order, but up to 4 claims run at once, and which of
+    // 4 rows claimed in the same instant reaches its handler first is the event loop's choice. So
+    // after a row starts, at most 3 rows of a higher priority may still start (those claimed
+    // alongside it); in claim (id) order, which ignores priority, dozens would.
+    for (let i = 0; i < started.length; i++) {
+      const later = started.slice(i + 1).filter((p) => p > started[i]!).length;
+      expect(later, `start ${i} of ${started.join(',')}`).toBeLessThanOrEqual(3);
     }
   });
 
