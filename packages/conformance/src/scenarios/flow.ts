@@ -1,4 +1,4 @@
-import { type AnyTable, ConfigError, type Form, queue } from '@sqlinbox/core';
+import { type AnyTable, ConfigError, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, payloadOf, sleep, until } from '../harness.js';
 
@@ -117,6 +117,27 @@ export function flowScenarios(h: () => Harness, form: Form): void {
       expect(String(await c.publish(desc, { n: 6 }, { key: 'order-7' }))).toBe(String(later));
     });
   }
+
+  test(`R-FLOW-2 R-DLQ-2 a dead letter moved to a table frees its key; one kept in a dead-letter group holds it (${form})`, async () => {
+    const moved = await h().create(form, { uniqueKey: true, processedAt: true, deadLetterTable: true });
+    const kept = await h().create(form, { uniqueKey: true, group: true });
+    const b = await h().broker();
+    const fail = async () => Outcome.retry();
+    b.subscribe(queue(moved.desc).maxAttempts(1).deadLetter({ table: moved.dlq! }), fail);
+    b.subscribe(queue(kept.desc).maxAttempts(1).deadLetter({ group: 'dead' }), fail);
+    const movedId = await b.publish(moved.desc, { n: 1 }, { key: 'k' });
+    const keptId = await b.publish(kept.desc, { n: 1 }, { key: 'k' });
+    await b.start();
+    await until(async () => (await h().rows(moved.dlq!)).length === 1, 'row in the dead-letter table');
+    await until(async () => (await h().rows(kept.name))[0]?.grp === 'dead', 'row in the dead group');
+    await b.shutdown();
+    const c = await h().broker();
+    const fresh = await c.publish(moved.desc, { n: 2 }, { key: 'k' });
+    expect((await h().rows(moved.name)).map((r) => String(r.id))).toEqual([String(fresh)]);
+    expect(String(await c.publish(kept.desc, { n: 2 }, { key: 'k' }))).toBe(String(keptId));
+    expect(await h().rows(kept.name)).toHaveLength(1);
+    expect(movedId).toBeDefined();
+  });
 
   test(`R-FLOW-2 publishMany with keys: a key repeated in one batch inserts once, the first wins (${form})`, async () => {
     const { desc, name } = await h().create(form, { uniqueKey: true });
