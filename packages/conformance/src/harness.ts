@@ -22,6 +22,10 @@ export interface TableExtras {
   readonly processedAt?: boolean;
   readonly group?: boolean;
   readonly partitionKey?: boolean;
+  /** A priority column, `priority`. */
+  readonly priority?: boolean;
+  /** A unique key column, `job_key`. */
+  readonly uniqueKey?: boolean;
   /** Advisory key template; default `<table>-{id}`. */
   readonly key?: string;
   /** Extra text columns. */
@@ -84,6 +88,8 @@ export class Harness {
     if (extras.processedAt) input.processedAt = 'processed_at';
     if (extras.group) input.group = 'grp';
     if (extras.partitionKey) input.partitionKey = 'pkey';
+    if (extras.priority) input.priority = 'priority';
+    if (extras.uniqueKey) input.uniqueKey = 'job_key';
     if (extras.columns) input.columns = extras.columns;
     if (extras.isolation) input.isolation = extras.isolation;
     if (extras.lock) {

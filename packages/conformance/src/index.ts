@@ -8,6 +8,7 @@ import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connec
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
+import { flowScenarios } from './scenarios/flow.js';
 import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
@@ -85,6 +86,7 @@ export async function runConformance(
         poolScenarios(h, form, caps);
         batchScenarios(h, form, caps);
         orderingScenarios(h, form);
+        flowScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);

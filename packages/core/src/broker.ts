@@ -72,6 +72,17 @@ export interface PublishOptions {
   readonly id?: unknown;
   /** Values of other columns (e.g. those an advisory key names). */
   readonly columns?: Readonly<Record<string, unknown>>;
+  /**
+   * The row's priority (needs a priority column): higher is claimed first. Default: the column's
+   * default (0 in the printed DDL).
+   */
+  readonly priority?: number;
+  /**
+   * The row's unique key (needs a unique key column): while an unsettled row holds it, the publish
+   * inserts nothing and answers that row's id. In `publishMany`, a function gives each message its
+   * key (the first message of a key wins). Default: none.
+   */
+  readonly key?: string | ((message: unknown, index: number) => string | undefined);
   /** Inserts through this transaction (`ctx.tx`), so the row commits with it (R-TX-2). */
   readonly tx?: Queryable;
   /** Validates the message before it is encoded. */
@@ -79,6 +90,14 @@ export interface PublishOptions {
   /** Encodes the message instead of the payload column's default. */
   readonly codec?: Codec<unknown>;
 }
+
+/**
+ * The publish options a table's type allows: `priority` and `key` only where the description has
+ * the column (a type error where its type shows none; a `ConfigError` at run time otherwise).
+ */
+export type PublishOptionsFor<D> = PublishOptions &
+  (D extends { readonly priority: undefined } ? { readonly priority?: never } : unknown) &
+  (D extends { readonly uniqueKey: undefined } ? { readonly key?: never } : unknown);
 
 /** What `shutdown()` resolves to (R-ADV-8). */
 export interface ClosedBroker {
@@ -407,7 +426,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   async publish<D extends TableDescription<F, I | undefined>>(
     table: D,
     message: unknown,
-    opts: PublishOptions = {},
+    opts: PublishOptionsFor<D> = {},
   ): Promise<unknown> {
     const [id] = await this.publishMany(table, [message], opts);
     return id;
@@ -420,13 +439,13 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   async publishMany<D extends TableDescription<F, I | undefined>>(
     table: D,
     messages: readonly unknown[],
-    opts: PublishOptions = {},
+    opts: PublishOptionsFor<D> = {},
   ): Promise<unknown[]> {
     if (this.state === 'closed') throw new ClosedError('publish', { table: table.table });
     if (messages.length === 0) return [];
     const codec = opts.codec ?? defaultCodec(table.payload?.type ?? 'json');
     const rows: Insert[] = [];
-    for (const m of messages) rows.push(await this.insertOf(table, m, codec, opts));
+    for (const [i, m] of messages.entries()) rows.push(await this.insertOf(table, m, i, codec, opts));
     const ops = this.ops(table);
     const wakeup = this.adapter.wakeup?.notifiesOnInsert ? undefined : this.adapter.wakeup;
     let ids: unknown[];
@@ -449,6 +468,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private async insertOf(
     table: AnyTable,
     message: unknown,
+    index: number,
     codec: Codec<unknown>,
     opts: PublishOptions,
   ): Promise<Insert> {
@@ -478,9 +498,35 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
         table: table.table,
       });
     }
+    if (opts.priority !== undefined) {
+      if (table.priority === undefined) {
+        throw new ConfigError('publish with a priority, but the table has no priority column', {
+          table: table.table,
+          fix: 'describe the priority column',
+        });
+      }
+      if (!Number.isSafeInteger(opts.priority)) {
+        throw new ConfigError(`priority ${String(opts.priority)} is not an integer`, {
+          table: table.table,
+          column: table.priority,
+        });
+      }
+    }
+    const key = typeof opts.key === 'function' ? opts.key(message, index) : opts.key;
+    if (opts.key !== undefined && table.uniqueKey === undefined) {
+      throw new ConfigError('publish with a key, but the table has no uniqueKey column', {
+        table: table.table,
+        fix: 'describe the uniqueKey column',
+      });
+    }
+    if (key !== undefined && typeof key !== 'string') {
+      throw new ConfigError('a unique key is text', { table: table.table, column: table.uniqueKey });
+    }
     return {
       payload:
         table.payload === undefined ? undefined : await encodeMessage(table, message, codec, opts.schema),
+      ...(opts.priority === undefined ? {} : { priority: opts.priority }),
+      ...(key === undefined ? {} : { key }),
       ...(opts.group === undefined ? {} : { group: opts.group }),
       ...(opts.partitionKey === undefined ? {} : { partitionKey: opts.partitionKey }),
       ...(opts.notBefore === undefined ? {} : { notBefore: opts.notBefore }),

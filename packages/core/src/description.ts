@@ -100,6 +100,10 @@ export interface TableDescription<
   readonly processedAt: string | undefined;
   readonly group: string | undefined;
   readonly partitionKey: string | undefined;
+  /** Priority column (an integer): a claim takes the highest priority first, then claim order. */
+  readonly priority: string | undefined;
+  /** Unique key column (text): one unsettled row per key; `publish(.., { key })` fills it. */
+  readonly uniqueKey: string | undefined;
   /** Other columns the description names (placeholders of the key may name them). */
   readonly columns: readonly string[];
   readonly isolation: I;
@@ -248,6 +252,16 @@ export interface InboxInput {
   readonly group?: string;
   /** Partition key column for `workersByKey(n)`. */
   readonly partitionKey?: string;
+  /**
+   * Priority column (an integer, `NOT NULL DEFAULT 0` in the printed DDL): a claim takes the
+   * highest priority first, then claim order. Default: none, claim order only.
+   */
+  readonly priority?: string;
+  /**
+   * Unique key column (text): while a row with a key is unsettled, a publish with the same key
+   * inserts nothing and answers the existing row's id. Default: none.
+   */
+  readonly uniqueKey?: string;
   /** Other columns of the table the description names (e.g. for key placeholders). */
   readonly columns?: readonly string[];
   /** Isolation level of row-lock claims and transactional-mode transactions. */
@@ -276,6 +290,8 @@ type DeclaredColumns<D extends InboxInput> =
   | ColName<Prop<D, 'processedAt'>>
   | ColName<Prop<D, 'group'>>
   | ColName<Prop<D, 'partitionKey'>>
+  | ColName<Prop<D, 'priority'>>
+  | ColName<Prop<D, 'uniqueKey'>>
   | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
 
 type FormOf<D> = D extends { lease: string }
@@ -315,11 +331,24 @@ type PlaceholderRule<D extends InboxInput> = D extends { advisory: infer K exten
     : `advisory key placeholder {${Exclude<Placeholders<K>, DeclaredColumns<D>> & string}} names no declared column`
   : never;
 
+/**
+ * What a description's type shows of its flow-control columns: `undefined` where it has none, so
+ * a `priority` or `key` publish option on such a table is a type error.
+ */
+export interface FlowColumns<P extends string | undefined, K extends string | undefined> {
+  readonly priority: P;
+  readonly uniqueKey: K;
+}
+
 /** A description value's type, from its declarative input. */
 export type DescriptionOf<D extends InboxInput> = TableDescription<
   FormOf<D>,
   D extends { isolation: infer I extends IsolationLevel } ? I : undefined
->;
+> &
+  FlowColumns<
+    Has<D, 'priority'> extends true ? string : undefined,
+    Has<D, 'uniqueKey'> extends true ? string : undefined
+  >;
 
 type Checked<D extends InboxInput> = [DescriptionProblem<D>] extends [never]
   ? D
@@ -368,6 +397,8 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     processedAt: name(d.processedAt, 'processedAt'),
     group: name(d.group, 'group'),
     partitionKey: name(d.partitionKey, 'partitionKey'),
+    priority: name(d.priority, 'priority'),
+    uniqueKey: name(d.uniqueKey, 'uniqueKey'),
     columns: (d.columns ?? []).map((c) => validateIdentifier(c, 'column', table)),
     isolation: d.isolation,
     mode: d.mode,
@@ -410,6 +441,8 @@ interface BuilderState {
   clock: Clock;
   iso: IsolationLevel | undefined;
   own: boolean;
+  prio: string | undefined;
+  ukey: string | undefined;
 }
 
 type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & {
@@ -426,12 +459,16 @@ interface BuilderBase<S extends BuilderState> {
   processedAt(column: string): TableBuilder<S>;
   group(column: string): TableBuilder<S>;
   partitionKey(column: string): TableBuilder<S>;
+  /** The priority column (integer): highest first, then claim order. */
+  priority(column: string): TableBuilder<Set<S, 'prio', string>>;
+  /** The unique key column (text): one unsettled row per key. */
+  uniqueKey(column: string): TableBuilder<Set<S, 'ukey', string>>;
   columns(...names: string[]): TableBuilder<S>;
   isolation<I extends IsolationLevel>(level: I): TableBuilder<Set<S, 'iso', I>>;
   mode(mode: SqliteMode): TableBuilder<S>;
   custom(statements: CustomStatements): TableBuilder<S>;
   /** The finished description. */
-  build(): TableDescription<S['form'], S['iso']>;
+  build(): TableDescription<S['form'], S['iso']> & FlowColumns<S['prio'], S['ukey']>;
 }
 
 /** `.lease(..)` while no form is chosen and the clock is the host's. */
@@ -487,6 +524,12 @@ class Builder {
   partitionKey(column: string) {
     return this.with({ partitionKey: this.col(column, 'partitionKey') });
   }
+  priority(column: string) {
+    return this.with({ priority: this.col(column, 'priority') });
+  }
+  uniqueKey(column: string) {
+    return this.with({ uniqueKey: this.col(column, 'uniqueKey') });
+  }
   columns(...names: string[]) {
     return this.with({ columns: [...this.d.columns, ...names.map((n) => this.col(n, 'column'))] });
   }
@@ -541,7 +584,14 @@ export function table(
   name: string,
   id: string,
   opts: { generated?: boolean } = {},
-): TableBuilder<{ form: 'rowlock'; clock: 'host'; iso: undefined; own: false }> {
+): TableBuilder<{
+  form: 'rowlock';
+  clock: 'host';
+  iso: undefined;
+  own: false;
+  prio: undefined;
+  ukey: undefined;
+}> {
   const t = validateIdentifier(name, 'table', undefined, true);
   return new Builder({
     kind: 'sqlinbox.table',
@@ -556,6 +606,8 @@ export function table(
     processedAt: undefined,
     group: undefined,
     partitionKey: undefined,
+    priority: undefined,
+    uniqueKey: undefined,
     columns: [],
     isolation: undefined,
     mode: undefined,
@@ -563,7 +615,14 @@ export function table(
     lock: undefined,
     unlock: undefined,
     custom: {},
-  }) as unknown as TableBuilder<{ form: 'rowlock'; clock: 'host'; iso: undefined; own: false }>;
+  }) as unknown as TableBuilder<{
+    form: 'rowlock';
+    clock: 'host';
+    iso: undefined;
+    own: false;
+    prio: undefined;
+    ukey: undefined;
+  }>;
 }
 
 /** Every column the description names, with the role it plays (for startup validation). */
@@ -578,6 +637,8 @@ export function namedColumns(t: AnyTable): { column: string; role: string }[] {
   add(t.processedAt, 'processedAt');
   add(t.group, 'group');
   add(t.partitionKey, 'partitionKey');
+  add(t.priority, 'priority');
+  add(t.uniqueKey, 'uniqueKey');
   for (const p of t.key ?? []) if ('column' in p) add(p.column, 'advisory key');
   for (const c of t.columns) add(c, 'column');
   return out;

@@ -111,6 +111,13 @@ export interface Insert {
   readonly group?: string;
   readonly partitionKey?: string;
   readonly notBefore?: Date;
+  /** The priority column's value (tables with a priority column). */
+  readonly priority?: number;
+  /**
+   * The unique key column's value (tables with a unique key column): while an unsettled row holds
+   * the key, the insert writes nothing and answers that row's id instead.
+   */
+  readonly key?: string;
   /** Extra column values (validated identifiers), e.g. the columns an advisory key names. */
   readonly columns?: Readonly<Record<string, unknown>>;
 }
@@ -227,7 +234,11 @@ export interface TableOps {
    * batches the acks of one moment through it; without it, each settles on its own.
    */
   settleMany?(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]>;
-  /** Inserts messages; answers their ids in order. */
+  /**
+   * Inserts messages; answers their ids in order. A message whose `key` an unsettled row holds
+   * (or an earlier message of the same call) inserts nothing and answers that row's id; a unique
+   * index decides, so racing publishers agree.
+   */
   insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
   /**
    * Counts rows by state. With `{ inWork: true }` also counts rows in work in every form the

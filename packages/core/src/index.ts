@@ -15,6 +15,7 @@ export {
   type ClosedBroker,
   type MountedSubscription,
   type PublishOptions,
+  type PublishOptionsFor,
   type StartOptions,
 } from './broker.js';
 export { Budget } from './budget.js';

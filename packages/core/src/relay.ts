@@ -35,7 +35,7 @@ export type OutboxInput = InboxInput & { readonly processedAt: string };
 export function outbox<const D extends OutboxInput>(
   input: [DescriptionProblem<D>] extends [never] ? D : D & { readonly 'type error': DescriptionProblem<D> },
 ): DescriptionOf<D> {
-  const d = inbox(input as never) as DescriptionOf<D>;
+  const d = inbox(input as never) as unknown as DescriptionOf<D>;
   relayTable(d);
   return d;
 }

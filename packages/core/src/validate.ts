@@ -109,13 +109,15 @@ export async function validateSubscription(
     // A payload of a type the dialect does not know may still read back as text; an instant or
     // the attempt counter of such a type never works (R-BAD-4): a `date` lease rounds every token
     // away, a `boolean` one refuses every claim.
-    const strict = role === 'attempt' || TIME_ROLES.has(role);
+    const strict = role === 'attempt' || role === 'priority' || role === 'uniqueKey' || TIME_ROLES.has(role);
     if (want !== undefined && !want.includes(info.kind) && (strict || info.kind !== 'other')) {
       const fix = TIME_ROLES.has(role)
         ? `give it a type that holds an instant (${dialect.name}'s ddl() prints one)`
-        : role === 'attempt'
+        : role === 'attempt' || role === 'priority'
           ? 'give it an integer type'
-          : undefined;
+          : role === 'uniqueKey'
+            ? 'give it a text type'
+            : undefined;
       const holds = TIME_ROLES.has(role) ? ', which cannot hold an instant' : '';
       const is = info.type === '' ? 'has no declared type' : `is ${info.type}`;
       fail(`the ${role} column ${is}${holds}, expected ${want.join(' or ')}`, {
@@ -167,7 +169,10 @@ function expectedKinds(
 ): readonly ColumnKind[] | undefined {
   switch (role) {
     case 'attempt':
+    case 'priority':
       return ['integer'];
+    case 'uniqueKey':
+      return ['text'];
     case 'lease':
     case 'retryAfter':
     case 'processedAt':

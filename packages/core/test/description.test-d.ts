@@ -1,10 +1,10 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import { inbox, KeyPart, type TableDescription, table } from '../src/index.js';
+import { type FlowColumns, inbox, KeyPart, type TableDescription, table } from '../src/index.js';
 
 describe('table description types', () => {
   test('R-DESC-2 a lease column selects the lease form, an advisory key the advisory form, none the row lock form', () => {
     expectTypeOf(inbox({ table: 'jobs', id: 'id', lease: 'locked_until' })).toEqualTypeOf<
-      TableDescription<'lease', undefined>
+      TableDescription<'lease', undefined> & FlowColumns<undefined, undefined>
     >();
     expectTypeOf(inbox({ table: 'jobs', id: 'id', advisory: 'jobs-{id}' }).form).toEqualTypeOf<'advisory'>();
     expectTypeOf(inbox({ table: 'jobs', id: 'id' }).form).toEqualTypeOf<'rowlock'>();

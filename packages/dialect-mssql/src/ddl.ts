@@ -17,7 +17,9 @@ import { ident, tableName } from './sql.js';
  * Indexes: with `processed_at`, a filtered index over unsettled rows in id order carrying the due
  * columns (`WHERE processed_at IS NULL`), so settled history never enters a claim's scan; a FIFO
  * table also gets (group, id), filtered the same way, for the head check. Without either the
- * clustered primary key is the claim's index. (A filtered index asks writers for the default SET
+ * clustered primary key is the claim's index. A priority column (`INT NOT NULL DEFAULT 0`) gets
+ * `(priority DESC, id)`, filtered likewise, the claim's order; a unique key column
+ * (`NVARCHAR(255)`) a unique index filtered on `key IS NOT NULL` (and `processed_at IS NULL`). (A filtered index asks writers for the default SET
  * options, `ANSI_NULLS` and `QUOTED_IDENTIFIER` ON, which tedious and the other drivers use.)
  *
  * With `deadLetterTable`, that table with the same columns in the same order and its id not
@@ -55,6 +57,8 @@ function columns(t: AnyTable, generatedId: boolean): [string, string][] {
   add(t.processedAt, 'DATETIME2(3) NULL');
   add(t.group, 'NVARCHAR(255) NULL');
   add(t.partitionKey, 'NVARCHAR(255) NULL');
+  add(t.priority, 'INT NOT NULL DEFAULT 0');
+  add(t.uniqueKey, 'NVARCHAR(255) NULL');
   for (const part of t.key ?? []) if ('column' in part) add(part.column, 'NVARCHAR(255) NULL');
   for (const column of t.columns) add(column, 'NVARCHAR(255) NULL');
   return out;
@@ -74,6 +78,15 @@ function indexes(t: AnyTable): string[] {
   }
   if (t.group !== undefined) {
     out.push(`CREATE INDEX [sqlinbox_fifo] ON ${T} (${ident(t.group)}, ${ID})${unsettled}`);
+  }
+  if (t.priority !== undefined) {
+    out.push(`CREATE INDEX [sqlinbox_priority] ON ${T} (${ident(t.priority)} DESC, ${ID})${unsettled}`);
+  }
+  if (t.uniqueKey !== undefined) {
+    // A unique index counts NULL as a value: the filter leaves keyless rows out.
+    const key = ident(t.uniqueKey);
+    const settled = t.processedAt === undefined ? '' : ` AND ${ident(t.processedAt)} IS NULL`;
+    out.push(`CREATE UNIQUE INDEX [sqlinbox_unique_key] ON ${T} (${key}) WHERE ${key} IS NOT NULL${settled}`);
   }
   return out;
 }

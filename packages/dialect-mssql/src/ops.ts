@@ -146,6 +146,17 @@ async function insertAll(
   messages: readonly Insert[],
 ): Promise<unknown[]> {
   if (messages.length === 0) return [];
+  if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
+    // One statement per message, so a later message meets an earlier one's key (R-FLOW-2).
+    const ids: unknown[] = [];
+    await atomically(conn, async () => {
+      for (const m of messages) {
+        const st = m.key === undefined ? s.insert([m])[0]! : s.insertKeyed(m);
+        ids.push((await run(conn, st)).rows[0]?.sqlinbox_id);
+      }
+    });
+    return ids;
+  }
   const statements = s.insert(messages);
   const ids: unknown[] = [];
   const runAll = async () => {

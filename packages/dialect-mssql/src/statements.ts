@@ -109,6 +109,12 @@ export class TableStatements {
     return `${alias}.${ident(column)}`;
   }
 
+  /** Claim order on alias `a` (R-FLOW-1): the highest priority first, then id; id alone without one. */
+  private order(a: string): string {
+    const id = `${a}.${this.ID}`;
+    return this.t.priority === undefined ? id : `${this.col(a, this.t.priority)} DESC, ${id}`;
+  }
+
   /**
    * The due condition on alias `a` (see the dialect contract): not processed, `retry_after`
    * reached, the lease absent or ended (lease form), out of the dead-letter group, not an excluded
@@ -170,7 +176,7 @@ export class TableStatements {
     const top = b.add(n);
     const select =
       `SELECT TOP (${top}) q.* FROM ${this.T} AS q ${CLAIM_HINTS}` +
-      ` WHERE ${this.due(b, 'q')}${this.head('q')} ORDER BY q.${this.ID}`;
+      ` WHERE ${this.due(b, 'q')}${this.head('q')} ORDER BY ${this.order('q')}`;
     const level = this.t.isolation;
     if (level === undefined || level === 'read_committed') return b.statement(select);
     return b.statement(
@@ -214,7 +220,7 @@ export class TableStatements {
     return b.statement(
       `${SET_READ_COMMITTED}\n` +
         `WITH sqlinbox_claim AS (SELECT TOP (${top}) q.* FROM ${this.T} AS q ${CLAIM_HINTS}` +
-        ` WHERE ${due}${this.head('q')} ORDER BY q.${this.ID})\n` +
+        ` WHERE ${due}${this.head('q')} ORDER BY ${this.order('q')})\n` +
         `UPDATE sqlinbox_claim SET ${sets.join(', ')} OUTPUT inserted.*`,
     );
   }
@@ -290,9 +296,12 @@ export class TableStatements {
     return b.statement(
       `${SET_READ_COMMITTED}\n` +
         `SELECT TOP (${top}) c.[sqlinbox_id] AS [id], c.[sqlinbox_key] AS [key] FROM (` +
-        `SELECT q.${this.ID} AS [sqlinbox_id], ${key} AS [sqlinbox_key] FROM ${this.T} AS q ${SKIP_HINTS}` +
+        `SELECT q.${this.ID} AS [sqlinbox_id], ${key} AS [sqlinbox_key]` +
+        `${this.t.priority === undefined ? '' : `, ${this.col('q', this.t.priority)} AS [sqlinbox_priority]`}` +
+        ` FROM ${this.T} AS q ${SKIP_HINTS}` +
         ` WHERE ${this.due(b, 'q')}${this.head('q')}) AS c` +
-        `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c.[sqlinbox_id]`,
+        `${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY ${this.t.priority === undefined ? '' : 'c.[sqlinbox_priority] DESC, '}c.[sqlinbox_id]`,
     );
   }
 
@@ -452,6 +461,28 @@ export class TableStatements {
     return out;
   }
 
+  /**
+   * A keyed insert of one message (R-FLOW-2): the row unless an unsettled row holds the key, read
+   * under `UPDLOCK, HOLDLOCK` so two publishers of one key queue on its key range instead of both
+   * finding it free (the filtered unique index on the key is what forbids a second row); where
+   * the key is held, the holder's id. Either way one row answers `sqlinbox_id`.
+   */
+  insertKeyed(m: Insert): Statement {
+    const t = this.t;
+    const key = ident(roleColumn(t, t.uniqueKey, 'uniqueKey'));
+    const columns = insertColumns(t, [m]);
+    const p = new Params();
+    const values = p.list(columns.map((c) => c.value(m)));
+    const k = p.add(m.key);
+    const unsettled = t.processedAt === undefined ? '' : ` AND ${ident(t.processedAt)} IS NULL`;
+    return p.statement(
+      `INSERT INTO ${this.T} (${columns.map((c) => ident(c.name)).join(', ')}) OUTPUT inserted.${this.ID} AS [sqlinbox_id]` +
+        ` SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM ${this.T} WITH (UPDLOCK, HOLDLOCK)` +
+        ` WHERE ${key} = ${k}${unsettled});\n` +
+        `IF @@ROWCOUNT = 0 SELECT ${this.ID} AS [sqlinbox_id] FROM ${this.T} WHERE ${key} = ${k}${unsettled}`,
+    );
+  }
+
   // -------------------------------------------------------------------------------------------
   // Stats (R-PLUS-3)
 
@@ -523,6 +554,8 @@ function insertColumns(t: AnyTable, messages: readonly Insert[]): InsertColumn[]
     add(roleColumn(t, t.partitionKey, 'partitionKey'), (m) => orNull(m.partitionKey));
   }
   if (any((m) => m.notBefore)) add(roleColumn(t, t.retryAfter, 'retryAfter'), (m) => orNull(m.notBefore));
+  if (any((m) => m.priority)) add(roleColumn(t, t.priority, 'priority'), (m) => m.priority ?? 0);
+  if (any((m) => m.key)) add(roleColumn(t, t.uniqueKey, 'uniqueKey'), (m) => orNull(m.key));
   for (const m of messages) {
     for (const name of Object.keys(m.columns ?? {})) {
       // A generated id or attempt is the database's to fill, whatever a message carries.

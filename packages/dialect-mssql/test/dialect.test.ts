@@ -200,6 +200,19 @@ describe('capabilities', () => {
 });
 
 describe('ddl', () => {
+  test('R-FLOW-1 R-FLOW-2 a priority column gets (priority DESC, id), a unique key a filtered unique index', () => {
+    const t = table({ priority: 'priority', uniqueKey: 'job_key', processedAt: 'processed_at' });
+    const out = mssqlDialect.ddl(t);
+    expect(out[0]).toContain('[priority] INT NOT NULL DEFAULT 0');
+    expect(out[0]).toContain('[job_key] NVARCHAR(255) NULL');
+    expect(out).toContain(
+      'CREATE INDEX [sqlinbox_priority] ON [jobs] ([priority] DESC, [id]) WHERE [processed_at] IS NULL',
+    );
+    expect(out).toContain(
+      'CREATE UNIQUE INDEX [sqlinbox_unique_key] ON [jobs] ([job_key]) WHERE [job_key] IS NOT NULL AND [processed_at] IS NULL',
+    );
+  });
+
   test('R-PLUS-2 a lease table: BIGINT IDENTITY id, NVARCHAR(MAX) payload, INT attempt DEFAULT 1, DATETIME2(3) times', () => {
     const t = leaseTable({ retryAfter: 'retry_after', processedAt: 'processed_at' });
     expect(mssqlDialect.ddl(t)).toEqual([

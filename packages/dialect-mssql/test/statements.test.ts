@@ -492,3 +492,42 @@ describe("every claim reads past locked rows (Effect SQL's SQL Server claim does
     }
   });
 });
+
+describe('flow control', () => {
+  const prio = { priority: 'priority', processedAt: 'processed_at' };
+
+  test('R-FLOW-1 every claim form takes the highest priority first, then id', () => {
+    expect(statements(table(prio)).claimLocked(2, NOW).sql).toContain('ORDER BY q.[priority] DESC, q.[id]');
+    const lease = statements(leaseTable(prio)).claimLease(2, NOW, EXPIRY);
+    expect(lease.sql).toContain('ORDER BY q.[priority] DESC, q.[id])\nUPDATE sqlinbox_claim');
+    const c = statements(advisoryTable(prio)).candidates(2, NOW, new Set(), true);
+    expect(c.sql).toContain(', q.[priority] AS [sqlinbox_priority] FROM [jobs] AS q');
+    expect(c.sql).toMatch(/ORDER BY c\.\[sqlinbox_priority\] DESC, c\.\[sqlinbox_id\]$/);
+    expect(bindsExactly(c)).toBe(true);
+  });
+
+  test('R-FLOW-1 R-FIFO-1 a FIFO table keeps its head check by id and orders heads by priority', () => {
+    const st = statements(table({ ...prio, group: 'grp' })).claimLocked(2, NOW);
+    expect(st.sql).toContain('h.[id] < q.[id]');
+    expect(st.sql).toMatch(/ORDER BY q\.\[priority\] DESC, q\.\[id\]$/);
+  });
+
+  test('R-FLOW-1 an insert writes the priority, 0 where a message of the batch gives none', () => {
+    const [st] = statements(table(prio)).insert([{ payload: '{}', priority: 5 }, { payload: '{}' }]);
+    expect(st!.sql).toContain('[priority]');
+    expect(st!.params).toEqual(['{}', 1, 5, '{}', 1, 0]);
+  });
+
+  test('R-FLOW-2 a keyed insert inserts unless an unsettled row holds the key, then answers the holder', () => {
+    const t = table({ uniqueKey: 'job_key', processedAt: 'processed_at' });
+    const st = statements(t).insertKeyed({ payload: '{"a":1}', key: 'order-7' });
+    expect(st.sql).toBe(
+      'INSERT INTO [jobs] ([payload], [attempt], [job_key]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
+        ' SELECT @p1, @p2, @p3 WHERE NOT EXISTS (SELECT 1 FROM [jobs] WITH (UPDLOCK, HOLDLOCK)' +
+        ' WHERE [job_key] = @p4 AND [processed_at] IS NULL);\n' +
+        'IF @@ROWCOUNT = 0 SELECT [id] AS [sqlinbox_id] FROM [jobs] WHERE [job_key] = @p4 AND [processed_at] IS NULL',
+    );
+    expect(st.params).toEqual(['{"a":1}', 1, 'order-7', 'order-7']);
+    expect(bindsExactly(st)).toBe(true);
+  });
+});

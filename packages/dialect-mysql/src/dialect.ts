@@ -348,9 +348,17 @@ async function rollbackQuietly(conn: Connection): Promise<void> {
  * so a table with `processed_at` gets `(processed_at, id)` (the claim reads `processed_at IS NULL`
  * in id order), and a FIFO table `(group, [processed_at,] id)`, which the head check and the FIFO
  * guard read (without it the guard's locking read scans and waits on other groups' rows). Without
- * either column the primary key serves the claim. With `deadLetterTable`, that table with the same
- * columns in the same order (its id not generated), for `INSERT .. SELECT *`.
+ * either column the primary key serves the claim. A priority column (`INT NOT NULL DEFAULT 0`)
+ * gets `([processed_at,] priority DESC, id)`, the claim's order (descending index parts need
+ * MySQL 8.0 or MariaDB 10.8; older MariaDB sorts). A unique key column (`VARCHAR(255)`) gets a
+ * unique index: on the column itself where settled rows are deleted, else on the generated column
+ * `sqlinbox_key_active` (the key while `processed_at IS NULL`, NULL after), since MySQL has no
+ * partial index. With `deadLetterTable`, that table with the same columns in the same order (its
+ * id not generated, `sqlinbox_key_active` a plain column), for `INSERT .. SELECT *`.
  */
+/** The generated column that carries a stamping table's unique key while the row is unsettled. */
+const KEY_ACTIVE = 'sqlinbox_key_active';
+
 export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
   const cols = (forDeadLetter: boolean): string[] => {
     const out: string[] = [];
@@ -375,6 +383,18 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
     add(table.processedAt, 'DATETIME(3) NULL');
     add(table.group, 'VARCHAR(255) NULL');
     add(table.partitionKey, 'VARCHAR(255) NULL');
+    add(table.priority, 'INT NOT NULL DEFAULT 0');
+    add(table.uniqueKey, 'VARCHAR(255) NULL');
+    if (table.uniqueKey !== undefined && table.processedAt !== undefined) {
+      // No partial index: the key while the row is unsettled, NULL after, carries the unique index.
+      // The dead-letter twin takes it as a plain column, for `INSERT .. SELECT *`.
+      add(
+        KEY_ACTIVE,
+        forDeadLetter
+          ? 'VARCHAR(255) NULL'
+          : `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(table.processedAt)} IS NULL, ${quoteIdent(table.uniqueKey)}, NULL)) STORED`,
+      );
+    }
     for (const p of table.key ?? []) if ('column' in p) add(p.column, 'VARCHAR(255) NULL');
     for (const c of table.columns) add(c, 'VARCHAR(255) NULL');
     out.push(`  PRIMARY KEY (${quoteIdent(table.id.column)})`);
@@ -391,6 +411,14 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
   if (table.group !== undefined) {
     const pa = table.processedAt !== undefined ? `${quoteIdent(table.processedAt)}, ` : '';
     out.push(`CREATE INDEX \`sqlinbox_fifo\` ON ${T} (${quoteIdent(table.group)}, ${pa}${ID})`);
+  }
+  if (table.priority !== undefined) {
+    const pa = table.processedAt !== undefined ? `${quoteIdent(table.processedAt)}, ` : '';
+    out.push(`CREATE INDEX \`sqlinbox_priority\` ON ${T} (${pa}${quoteIdent(table.priority)} DESC, ${ID})`);
+  }
+  if (table.uniqueKey !== undefined) {
+    const key = table.processedAt !== undefined ? KEY_ACTIVE : table.uniqueKey;
+    out.push(`CREATE UNIQUE INDEX \`sqlinbox_unique_key\` ON ${T} (${quoteIdent(key)})`);
   }
   if (opts.deadLetterTable !== undefined) {
     out.push(create(validateIdentifier(opts.deadLetterTable, 'dead-letter table', table.table, true), true));
@@ -647,6 +675,9 @@ class MysqlTableOps implements TableOps {
   async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
     if (messages.length === 0) return [];
     const t = this.t;
+    if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
+      return this.insertKeyed(conn, messages);
+    }
     if (!t.id.generated) {
       await run(conn, this.s.insert(messages));
       return messages.map((m) => m.columns?.[t.id.column]);
@@ -666,6 +697,31 @@ class MysqlTableOps implements TableOps {
     try {
       const ids: unknown[] = [];
       for (const m of messages) ids.push(await firstInsertId(conn, await run(conn, this.s.insert([m]))));
+      if (own) await conn.query('COMMIT');
+      return ids;
+    } catch (err) {
+      if (own) await rollbackQuietly(conn);
+      throw err;
+    }
+  }
+
+  /**
+   * Keyed messages (R-FLOW-2), one statement each so that a later message meets an earlier one's
+   * key, inside a transaction when the connection is known to have none open: a keyed message
+   * answers the insert id, which is the holder's id where the key was held.
+   */
+  private async insertKeyed(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
+    const t = this.t;
+    const own = knownInTransaction(conn) === false;
+    if (own) await conn.query('START TRANSACTION');
+    try {
+      const ids: unknown[] = [];
+      for (const m of messages) {
+        const res = await run(conn, m.key === undefined ? this.s.insert([m]) : this.s.insertKeyed(m));
+        const id = t.id.generated ? await firstInsertId(conn, res) : (res.insertId ?? 0);
+        // A given id: the insert id is 0 where the row went in, the holder's where the key was held.
+        ids.push(t.id.generated || (id !== 0 && id !== 0n && id !== '0') ? id : m.columns?.[t.id.column]);
+      }
       if (own) await conn.query('COMMIT');
       return ids;
     } catch (err) {

@@ -58,6 +58,9 @@ export class TableStatements {
   readonly PA: string | undefined;
   readonly GRP: string | undefined;
   readonly PK: string | undefined;
+  /** The priority column (R-FLOW-1) and the unique key column (R-FLOW-2), quoted. */
+  readonly PRIO: string | undefined;
+  readonly UKEY: string | undefined;
   /** The quoted dead-letter table, when the target is a table. */
   readonly DLQ: string | undefined;
   /** The dead-letter group, when the target is a group. */
@@ -80,6 +83,8 @@ export class TableStatements {
     this.PA = q(t.processedAt);
     this.GRP = q(t.group);
     this.PK = q(t.partitionKey);
+    this.PRIO = q(t.priority);
+    this.UKEY = q(t.uniqueKey);
     if (deadLetter !== undefined && 'table' in deadLetter) {
       // Validated where the queue (or the stats call) was built: here it is only quoted.
       this.DLQ = quoteTable(deadLetter.table);
@@ -132,6 +137,12 @@ export class TableStatements {
     return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params };
   }
 
+  /** Claim order on alias `a` (R-FLOW-1): the highest priority first, then id; id alone without one. */
+  private order(a: string): string {
+    const p = a === '' ? '' : `${a}.`;
+    return this.PRIO ? `${p}${this.PRIO} DESC, ${p}${this.ID}` : `${p}${this.ID}`;
+  }
+
   /** The row's own condition in a settlement: its id, and its lease token when given (R-LEASE-3). */
   private row(id: unknown, token: Date | undefined): Frag {
     if (token !== undefined && this.LEASE) {
@@ -144,13 +155,13 @@ export class TableStatements {
   // Claims
 
   /**
-   * Row lock form, inside the claim's transaction: up to `n` due rows in id order, `FOR UPDATE
+   * Row lock form, inside the claim's transaction: up to `n` due rows in claim order (priority, then id), `FOR UPDATE
    * SKIP LOCKED` (R-ROW-1); a FIFO table takes group heads only.
    */
   claimLocked(n: number, now: Date | null): Stmt {
     const d = this.due('r', now, { lease: false, head: this.GRP !== undefined });
     return {
-      sql: `SELECT r.* FROM ${this.T} AS r WHERE ${d.sql} ORDER BY r.${this.ID} LIMIT ? FOR UPDATE SKIP LOCKED`,
+      sql: `SELECT r.* FROM ${this.T} AS r WHERE ${d.sql} ORDER BY ${this.order('r')} LIMIT ? FOR UPDATE SKIP LOCKED`,
       params: [...d.params, n],
     };
   }
@@ -165,7 +176,7 @@ export class TableStatements {
     return {
       sql:
         `SELECT r.${this.ID} AS \`id\`${grp} FROM ${this.T} AS r WHERE ${d.sql}` +
-        ` ORDER BY r.${this.ID} LIMIT ? FOR UPDATE SKIP LOCKED`,
+        ` ORDER BY ${this.order('r')} LIMIT ? FOR UPDATE SKIP LOCKED`,
       params: [...d.params, n],
     };
   }
@@ -196,10 +207,10 @@ export class TableStatements {
     };
   }
 
-  /** The rows of these ids as they stand, in id order. */
+  /** The rows of these ids as they stand, in claim order. */
   claimLeaseRows(ids: readonly unknown[]): Stmt {
     return {
-      sql: `SELECT * FROM ${this.T} WHERE ${this.ID} IN (${placeholders(ids.length)}) ORDER BY ${this.ID}`,
+      sql: `SELECT * FROM ${this.T} WHERE ${this.ID} IN (${placeholders(ids.length)}) ORDER BY ${this.order('')}`,
       params: [...ids],
     };
   }
@@ -340,9 +351,16 @@ export class TableStatements {
   insert(messages: readonly Insert[]): Stmt {
     const t = this.t;
     const roles = new Set(
-      [t.id.column, t.payload?.column, t.attempt?.column, t.group, t.partitionKey, t.retryAfter].filter(
-        (c): c is string => c !== undefined,
-      ),
+      [
+        t.id.column,
+        t.payload?.column,
+        t.attempt?.column,
+        t.group,
+        t.partitionKey,
+        t.retryAfter,
+        t.priority,
+        t.uniqueKey,
+      ].filter((c): c is string => c !== undefined),
     );
     const extra: string[] = [];
     for (const m of messages) {
@@ -376,6 +394,12 @@ export class TableStatements {
       col(t.partitionKey, (m) => ({ value: m.partitionKey ?? m.columns?.[t.partitionKey!] ?? null }));
     if (t.retryAfter)
       col(t.retryAfter, (m) => ({ value: m.notBefore ?? m.columns?.[t.retryAfter!] ?? null }));
+    if (t.priority)
+      col(t.priority, (m) => {
+        const v = m.priority ?? m.columns?.[t.priority!];
+        return v === undefined ? 'DEFAULT' : { value: v };
+      });
+    if (t.uniqueKey) col(t.uniqueKey, (m) => ({ value: m.key ?? m.columns?.[t.uniqueKey!] ?? null }));
     for (const c of extra) col(c, (m) => (m.columns && c in m.columns ? { value: m.columns[c] } : 'DEFAULT'));
 
     const params: unknown[] = [];
@@ -391,6 +415,21 @@ export class TableStatements {
     if (cols.length === 0)
       return { sql: `INSERT INTO ${this.T} () VALUES ${rows.map(() => '()').join(', ')}`, params };
     return { sql: `INSERT INTO ${this.T} (${cols.join(', ')}) VALUES ${rows.join(', ')}`, params };
+  }
+
+  /**
+   * A keyed insert of one message (R-FLOW-2): the row, or, where an unsettled row holds the key
+   * (the unique index on the key, or on the generated `sqlinbox_key_active` column where the table
+   * stamps settled rows), no row and that row's id as the statement's insert id:
+   * `ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)` changes nothing and hands the id back. Unlike
+   * `INSERT IGNORE`, every other error still fails the statement.
+   */
+  insertKeyed(m: Insert): Stmt {
+    const s = this.insert([m]);
+    return {
+      sql: `${s.sql} ON DUPLICATE KEY UPDATE ${this.ID} = LAST_INSERT_ID(${this.ID})`,
+      params: s.params,
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -449,7 +488,7 @@ export class TableStatements {
   }
 
   /**
-   * Up to `n` due rows in id order with their keys (R-ADV-1), leaving out keys in `own` and, unless
+   * Up to `n` due rows in claim order with their keys (R-ADV-1), leaving out keys in `own` and, unless
    * the table brings its own lock, keys whose lock name another session holds
    * (`IS_USED_LOCK(name) IS NULL`). FIFO: group heads only.
    */
@@ -470,8 +509,9 @@ export class TableStatements {
     }
     return {
       sql:
-        `SELECT c.\`id\`, c.\`key\` FROM (SELECT r.${this.ID} AS \`id\`, ${k.sql} AS \`key\` FROM ${this.T} AS r` +
-        ` WHERE ${d.sql}) AS c${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c.\`id\` LIMIT ?`,
+        `SELECT c.\`id\`, c.\`key\` FROM (SELECT r.${this.ID} AS \`id\`, ${k.sql} AS \`key\`${this.PRIO ? `, r.${this.PRIO} AS \`prio\`` : ''} FROM ${this.T} AS r` +
+        ` WHERE ${d.sql}) AS c${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY ${this.PRIO ? 'c.`prio` DESC, ' : ''}c.\`id\` LIMIT ?`,
       params: [...k.params, ...d.params, ...params, n],
     };
   }

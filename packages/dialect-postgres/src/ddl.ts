@@ -39,6 +39,8 @@ function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
   add(t.processedAt, 'timestamptz');
   add(t.group, 'text');
   add(t.partitionKey, 'text');
+  add(t.priority, 'integer NOT NULL DEFAULT 0');
+  add(t.uniqueKey, 'text');
   for (const part of t.key ?? []) if ('column' in part) add(part.column, 'text');
   for (const column of t.columns) add(column, 'text');
   return [...defs.values()];
@@ -52,6 +54,10 @@ function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
  *   `timestamptz`, group, partition key, key and extra columns `text`;
  * - with `processed_at`: the partial index a claim walks, `(id) WHERE processed_at IS NULL`;
  * - with a group: `(group, id)` (partial likewise), which finds a group's head;
+ * - with a priority column (`integer NOT NULL DEFAULT 0`): `(priority DESC, id)` (partial
+ *   likewise), which serves the claim's order, highest priority first;
+ * - with a unique key column (`text`): a unique index on it (partial likewise, so a settled row
+ *   frees its key), which a keyed publish's `ON CONFLICT` reads;
  * - with `deadLetterTable`: that table with the same columns in the same order (the move is
  *   `INSERT .. SELECT *`) and a plain `bigint` id, since moved rows keep theirs.
  */
@@ -69,6 +75,17 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
     out.push(
       `CREATE INDEX ${quoteIdent(shortName(base, '_sqlinbox_group'))} ON ${table} ` +
         `(${quoteIdent(t.group)}, ${quoteIdent(t.id.column)})${unsettled}`,
+    );
+  }
+  if (t.priority !== undefined) {
+    out.push(
+      `CREATE INDEX ${quoteIdent(shortName(base, '_sqlinbox_priority'))} ON ${table} ` +
+        `(${quoteIdent(t.priority)} DESC, ${quoteIdent(t.id.column)})${unsettled}`,
+    );
+  }
+  if (t.uniqueKey !== undefined) {
+    out.push(
+      `CREATE UNIQUE INDEX ${quoteIdent(shortName(base, '_sqlinbox_key'))} ON ${table} (${quoteIdent(t.uniqueKey)})${unsettled}`,
     );
   }
   if (opts.deadLetterTable !== undefined) {

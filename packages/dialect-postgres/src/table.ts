@@ -105,6 +105,16 @@ export class PostgresTable implements TableOps {
     return `${alias}.${quoteIdent(column)}`;
   }
 
+  /**
+   * Claim order on alias `a` (R-FLOW-1): the highest priority first, then id; without a priority
+   * column, id alone. With no alias, the bare columns (a CTE's output).
+   */
+  private order(a: string | undefined): string {
+    const c = (column: string) => (a === undefined ? quoteIdent(column) : this.col(a, column));
+    const id = c(this.t.id.column);
+    return this.t.priority === undefined ? id : `${c(this.t.priority)} DESC, ${id}`;
+  }
+
   private statement(now: Date | null): Statement {
     return new Statement(now, this.deadGroup);
   }
@@ -155,7 +165,7 @@ export class PostgresTable implements TableOps {
   }
 
   /**
-   * The FIFO guard (R-FIFO-2): up to `n` due group heads in id order whose guard this transaction
+   * The FIFO guard (R-FIFO-2): up to `n` due group heads in claim order whose guard this transaction
    * takes, as a CTE body selecting `sqlinbox_id`.
    *
    * The guard is `pg_try_advisory_xact_lock(hashtextextended(<table> || group, 0))`, held until the
@@ -168,7 +178,7 @@ export class PostgresTable implements TableOps {
    *
    * The heads are sorted in a derived table that the planner keeps apart (`OFFSET 0`; a volatile
    * condition is never pushed into it), and the guard is tried on its output under `LIMIT n`, so
-   * the guard is tried on heads only, in id order, and no more often than the claim needs.
+   * the guard is tried on heads only, in claim order, and no more often than the claim needs.
    */
   private fifoGuard(s: Statement, n: number): string {
     const t = this.t;
@@ -177,7 +187,7 @@ export class PostgresTable implements TableOps {
     return (
       `SELECT h.${ID} FROM (SELECT ${this.col('q', t.id.column)} AS ${ID}, ${this.col('q', group)} AS ${GROUP}` +
       ` FROM ${this.table} q WHERE ${this.due(s, 'q')} AND ${this.head('q')}` +
-      ` ORDER BY ${this.col('q', t.id.column)} OFFSET 0) h` +
+      ` ORDER BY ${this.order('q')} OFFSET 0) h` +
       ` WHERE pg_try_advisory_xact_lock(hashtextextended(${prefix}::text || CASE WHEN h.${GROUP} IS NULL` +
       ` THEN 'row:' || h.${ID}::text ELSE 'group:' || h.${GROUP}::text END, 0))` +
       ` LIMIT ${s.add(n)}`
@@ -204,13 +214,14 @@ export class PostgresTable implements TableOps {
   // Claims
 
   /**
-   * Row lock form (R-ROW-1), inside the engine's transaction: up to `n` due rows in id order,
+   * Row lock form (R-ROW-1), inside the engine's transaction: up to `n` due rows in claim order (priority, then id),
    * `FOR UPDATE SKIP LOCKED`, so a concurrent claim passes over them instead of waiting. A FIFO
    * table takes group heads under the guard (see {@link fifoGuard}). Counts nothing.
    */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     const s = this.statement(now);
-    const order = this.col('t', this.t.id.column);
+    const id = this.col('t', this.t.id.column);
+    const order = this.order('t');
     if (!this.fifo) {
       return rows(
         conn,
@@ -221,7 +232,7 @@ export class PostgresTable implements TableOps {
     return rows(
       conn,
       `WITH sqlinbox_heads AS (${this.fifoGuard(s, n)}) ` +
-        `SELECT t.* FROM ${this.table} t WHERE ${order} IN (SELECT ${ID} FROM sqlinbox_heads) AND ${this.due(s, 't')}` +
+        `SELECT t.* FROM ${this.table} t WHERE ${id} IN (SELECT ${ID} FROM sqlinbox_heads) AND ${this.due(s, 't')}` +
         ` ORDER BY ${order} FOR UPDATE OF t SKIP LOCKED`,
       s,
     );
@@ -230,7 +241,7 @@ export class PostgresTable implements TableOps {
   /**
    * Lease form, one statement (R-LEASE-1, R-LEASE-2): a locking select of up to `n` due rows
    * (`FOR UPDATE SKIP LOCKED`, lease absent or ended at `now`), an update of the rows it found
-   * (`locked_until = expiry`, `attempt = attempt + 1`), and the rows after the update, in id order.
+   * (`locked_until = expiry`, `attempt = attempt + 1`), and the rows after the update, in claim order.
    * `now` is read once, as one bound value. Runs in autocommit: the statement's commit is the claim.
    */
   async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
@@ -244,15 +255,15 @@ export class PostgresTable implements TableOps {
     const qid = this.col('q', t.id.column);
     const pick = this.fifo
       ? `SELECT ${qid} AS ${ID} FROM ${this.table} q WHERE ${qid} IN (SELECT ${ID} FROM sqlinbox_heads)` +
-        ` AND ${this.due(s, 'q')} ORDER BY ${qid} FOR UPDATE OF q SKIP LOCKED`
+        ` AND ${this.due(s, 'q')} ORDER BY ${this.order('q')} FOR UPDATE OF q SKIP LOCKED`
       : `SELECT ${qid} AS ${ID} FROM ${this.table} q WHERE ${this.due(s, 'q')}` +
-        ` ORDER BY ${qid} LIMIT ${s.add(n)} FOR UPDATE OF q SKIP LOCKED`;
+        ` ORDER BY ${this.order('q')} LIMIT ${s.add(n)} FOR UPDATE OF q SKIP LOCKED`;
     const heads = this.fifo ? `sqlinbox_heads AS (${this.fifoGuard(s, n)}), ` : '';
     return rows(
       conn,
       `WITH ${heads}sqlinbox_claimed AS (UPDATE ${this.table} AS t SET ${set.join(', ')}` +
         ` FROM (${pick}) c WHERE ${this.col('t', t.id.column)} = c.${ID} RETURNING t.*)` +
-        ` SELECT * FROM sqlinbox_claimed ORDER BY ${this.id}`,
+        ` SELECT * FROM sqlinbox_claimed ORDER BY ${this.order(undefined)}`,
       s,
     );
   }
@@ -311,7 +322,7 @@ export class PostgresTable implements TableOps {
   // Advisory form (R-ADV-1, R-DB-2)
 
   /**
-   * Up to `n` due rows in id order (FIFO: heads only) with their keys rendered in SQL as core's
+   * Up to `n` due rows in claim order (FIFO: heads only) with their keys rendered in SQL as core's
    * `keyOf()` renders them. Leaves out the keys in `own` and the keys another session holds: a
    * 64-bit advisory lock shows in `pg_locks` as `locktype = 'advisory'`, `objsubid = 1`, the high
    * half of the key in `classid` and the low half in `objid`, so a claim spends no slot on a row
@@ -332,7 +343,7 @@ export class PostgresTable implements TableOps {
         ` WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.pid <> pg_backend_pid()` +
         ` AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database()))` +
         ` SELECT c.id AS id, c.key AS key FROM (SELECT ${qid} AS id, ${this.keyExpr(s, 'q')} AS key` +
-        ` FROM ${this.table} q WHERE ${this.due(s, 'q')} AND ${this.head('q')} ORDER BY ${qid} OFFSET 0) c` +
+        ` FROM ${this.table} q WHERE ${this.due(s, 'q')} AND ${this.head('q')} ORDER BY ${this.order('q')} OFFSET 0) c` +
         ` WHERE c.key <> ALL (${s.add([...own])}::text[])` +
         ` AND NOT EXISTS (SELECT 1 FROM sqlinbox_held h WHERE h.hi = ((${hash} >> 32) & 4294967295)` +
         ` AND h.lo = (${hash} & 4294967295))` +
@@ -447,6 +458,33 @@ export class PostgresTable implements TableOps {
    */
   async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
     const t = this.t;
+    if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
+      return this.insertKeyed(conn, messages, t.uniqueKey);
+    }
+    const ids: unknown[] = [];
+    const statements = this.insertStatements(messages);
+    for (const [i, { sql, p }] of statements.entries()) {
+      const full = `${sql} RETURNING ${this.id} AS ${ID}`;
+      // The last statement of a publish also wakes the table's listeners (R-PLUS-1): one
+      // notification per publish, sent at its commit, with no round trip of its own.
+      const statement =
+        i === statements.length - 1
+          ? `WITH sqlinbox_ins AS (${full}), sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, '')) SELECT ${ID} FROM sqlinbox_ins, sqlinbox_wake`
+          : full;
+      let inserted: Row[];
+      try {
+        inserted = await rows(conn, statement, p);
+      } catch (err) {
+        throw unstorable(t.table, err) ?? err;
+      }
+      for (const r of inserted) ids.push(r[ID]);
+    }
+    return ids;
+  }
+
+  /** The `INSERT .. VALUES` of each chunk of 1000 messages, without RETURNING (see {@link insert}). */
+  private insertStatements(messages: readonly Insert[]): { sql: string; p: Params }[] {
+    const t = this.t;
     const records = messages.map((m) => {
       const r = new Map<string, unknown>();
       for (const [column, value] of Object.entries(m.columns ?? {})) {
@@ -459,6 +497,8 @@ export class PostgresTable implements TableOps {
       put(t.group, m.group);
       put(t.partitionKey, m.partitionKey);
       put(t.retryAfter, m.notBefore);
+      put(t.priority, m.priority);
+      put(t.uniqueKey, m.key);
       if (t.attempt !== undefined && !t.attempt.generated) r.set(t.attempt.column, 1);
       return r;
     });
@@ -466,7 +506,7 @@ export class PostgresTable implements TableOps {
     // serializes by the parameter's type (postgres.js) would otherwise encode the string again.
     // json converts to a jsonb column and, verbatim, to a text one.
     const jsonPayload = t.payload?.type === 'json' ? t.payload.column : undefined;
-    const ids: unknown[] = [];
+    const out: { sql: string; p: Params }[] = [];
     for (let i = 0; i < records.length; i += 1000) {
       const chunk = records.slice(i, i + 1000);
       const columns = [...new Set(chunk.flatMap((r) => [...r.keys()]))];
@@ -486,23 +526,76 @@ export class PostgresTable implements TableOps {
       );
       const sql =
         columns.length === 0
-          ? `INSERT INTO ${this.table} SELECT FROM generate_series(1, ${p.add(chunk.length)}) RETURNING ${this.id} AS ${ID}`
-          : `INSERT INTO ${this.table} (${columns.map(quoteIdent).join(', ')}) VALUES ${values.join(', ')} RETURNING ${this.id} AS ${ID}`;
-      // The last statement of a publish also wakes the table's listeners (R-PLUS-1): one
-      // notification per publish, sent at its commit, with no round trip of its own.
-      const last = i + 1000 >= records.length;
-      const statement = last
-        ? `WITH sqlinbox_ins AS (${sql}), sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, '')) SELECT ${ID} FROM sqlinbox_ins, sqlinbox_wake`
-        : sql;
-      let inserted: Row[];
-      try {
-        inserted = await rows(conn, statement, p);
-      } catch (err) {
-        throw unstorable(t.table, err) ?? err;
-      }
-      for (const r of inserted) ids.push(r[ID]);
+          ? `INSERT INTO ${this.table} SELECT FROM generate_series(1, ${p.add(chunk.length)})`
+          : `INSERT INTO ${this.table} (${columns.map(quoteIdent).join(', ')}) VALUES ${values.join(', ')}`;
+      out.push({ sql, p });
     }
-    return ids;
+    return out;
+  }
+
+  /**
+   * Inserts messages some of which carry a unique key (R-FLOW-2): one statement per chunk,
+   * `INSERT .. ON CONFLICT (key) WHERE processed_at IS NULL DO NOTHING RETURNING id, key`, which
+   * the unique index decides (the partial one where the table stamps settled rows), so racing
+   * publishers insert one row. A keyed message that inserted nothing (its key held by an unsettled
+   * row, or by an earlier message of this call) answers the holder's id, read by one more select
+   * of the keys that conflicted. Where that holder was settled between the two statements, the
+   * messages go round again.
+   */
+  private async insertKeyed(
+    conn: Connection,
+    messages: readonly Insert[],
+    keyColumn: string,
+  ): Promise<unknown[]> {
+    const t = this.t;
+    const ids: unknown[] = new Array(messages.length).fill(undefined);
+    const KEY = 'sqlinbox_key';
+    const active = t.processedAt === undefined ? '' : ` WHERE ${quoteIdent(t.processedAt)} IS NULL`;
+    for (let round = 0; round < 5; round++) {
+      const todo = messages.map((m, i) => ({ m, i })).filter(({ i }) => ids[i] === undefined);
+      if (todo.length === 0) return ids;
+      const base = this.insertStatements(todo.map(({ m }) => m));
+      const conflicts = new Set<string>();
+      let k = 0;
+      for (const { sql, p } of base) {
+        const statement =
+          `WITH sqlinbox_ins AS (${sql} ON CONFLICT (${quoteIdent(keyColumn)})${active} DO NOTHING` +
+          ` RETURNING ${this.id} AS ${ID}, ${quoteIdent(keyColumn)} AS ${KEY}),` +
+          ` sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, ''))` +
+          ` SELECT ${ID}, ${KEY} FROM sqlinbox_ins, sqlinbox_wake`;
+        let found: Row[];
+        try {
+          found = await rows(conn, statement, p);
+        } catch (err) {
+          throw unstorable(t.table, err) ?? err;
+        }
+        // RETURNING follows the VALUES list, leaving out the rows that inserted nothing.
+        let r = 0;
+        const chunk = todo.slice(k, k + 1000);
+        for (const { m, i } of chunk) {
+          const got = found[r];
+          if (m.key === undefined || (got !== undefined && got[KEY] === m.key)) {
+            ids[i] = got?.[ID];
+            r++;
+          } else conflicts.add(m.key);
+        }
+        k += chunk.length;
+      }
+      if (conflicts.size === 0) return ids;
+      const p = new Params();
+      const held = await rows(
+        conn,
+        `SELECT ${this.id} AS ${ID}, ${quoteIdent(keyColumn)} AS ${KEY} FROM ${this.table}` +
+          ` WHERE ${quoteIdent(keyColumn)} = ANY(${p.add([...conflicts])}::text[])` +
+          (t.processedAt === undefined ? '' : ` AND ${quoteIdent(t.processedAt)} IS NULL`),
+        p,
+      );
+      const byKey = new Map(held.map((h) => [String(h[KEY]), h[ID]]));
+      for (const [i, m] of messages.entries()) {
+        if (ids[i] === undefined && m.key !== undefined && byKey.has(m.key)) ids[i] = byKey.get(m.key);
+      }
+    }
+    throw new Error(`table ${t.table}: a unique key kept changing hands while it was published`);
   }
 
   /**

@@ -38,6 +38,8 @@ function columns(t: AnyTable, generatedId: boolean): [string, string][] {
   add(t.processedAt, 'INTEGER');
   add(t.group, 'TEXT');
   add(t.partitionKey, 'TEXT');
+  add(t.priority, 'INTEGER NOT NULL DEFAULT 0');
+  add(t.uniqueKey, 'TEXT');
   for (const part of t.key ?? []) if ('column' in part) add(part.column, 'TEXT');
   for (const column of t.columns) add(column, 'TEXT');
   return out;
@@ -47,7 +49,8 @@ function columns(t: AnyTable, generatedId: boolean): [string, string][] {
  * The claim reads due rows in id order; the index lists id first and carries the columns of the due
  * condition so the claim filters without reading rows. With `processed_at` it is partial over
  * unsettled rows, so settled history never enters a claim's scan. A FIFO table also gets
- * (group, id) for the head check.
+ * (group, id) for the head check. A priority column gets `(priority DESC, id)` (partial likewise),
+ * the claim's order; a unique key column a unique index (partial likewise).
  */
 function indexes(t: AnyTable): string[] {
   // SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`.
@@ -62,5 +65,17 @@ function indexes(t: AnyTable): string[] {
   // Without a filter or extra columns the primary key already is that index.
   if (where !== '' || due.length > 1) out.push(create('due', due, where));
   if (t.group !== undefined) out.push(create('group_head', [t.group, t.id.column], where));
+  // The claim's order with a priority column: highest first, then id (R-FLOW-1).
+  if (t.priority !== undefined)
+    out.push(
+      `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_priority`)} ON ${ident(bare)}` +
+        ` (${ident(t.priority)} DESC, ${ident(t.id.column)})${where}`,
+    );
+  // One unsettled row per unique key (R-FLOW-2): partial where settled rows are stamped.
+  if (t.uniqueKey !== undefined)
+    out.push(
+      `CREATE UNIQUE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_unique_key`)} ON ${ident(bare)}` +
+        ` (${ident(t.uniqueKey)})${where}`,
+    );
   return out;
 }

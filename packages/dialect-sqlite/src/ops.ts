@@ -38,8 +38,11 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
     async claimLease(conn, n, now, expiry) {
       if (n <= 0) return [];
       const { rows } = await run(conn, sql.claimLease(t, scope, n, now, expiry));
-      // RETURNING gives no order; the engine hands rows out in claim order.
-      return rows.sort((a, b) => compareIds(a[id], b[id]));
+      // RETURNING gives no order; the engine hands rows out in claim order (priority, then id).
+      const prio = t.priority;
+      return rows.sort(
+        (a, b) => (prio === undefined ? 0 : Number(b[prio]) - Number(a[prio])) || compareIds(a[id], b[id]),
+      );
     },
 
     async extendLeases(conn, leases, expiry) {
@@ -143,6 +146,22 @@ async function moveToDeadLetter(
  */
 async function insertAll(conn: Connection, t: AnyTable, messages: readonly Insert[]): Promise<unknown[]> {
   if (messages.length === 0) return [];
+  if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
+    // One statement per message, so a later message sees an earlier one's key (R-FLOW-2).
+    const ids: unknown[] = [];
+    await inSavepoint(conn, async () => {
+      for (const m of messages) {
+        if (m.key === undefined) {
+          ids.push(...idsOf(t, (await run(conn, sql.insert(t, [m])[0]!)).rows));
+          continue;
+        }
+        const inserted = (await run(conn, sql.insertKeyed(t, m))).rows[0];
+        const row = inserted ?? (await run(conn, sql.keyHolder(t, m.key))).rows[0];
+        ids.push(row?.[t.id.column]);
+      }
+    });
+    return ids;
+  }
   const statements = sql.insert(t, messages);
   const returned: unknown[] = [];
   const runAll = async () => {

@@ -61,12 +61,18 @@ function head(t: AnyTable): string {
   );
 }
 
-/** The ids of up to `n` claimable rows in id order (the subquery of a claim). */
+/** Claim order over `alias`: the highest priority first, then id (R-FLOW-1); id alone without one. */
+export function claimOrder(t: AnyTable, alias: string): string {
+  const id = col(alias, t.id.column);
+  return t.priority === undefined ? id : `${col(alias, t.priority)} DESC, ${id}`;
+}
+
+/** The ids of up to `n` claimable rows in claim order (the subquery of a claim). */
 function claimable(t: AnyTable, scope: Scope, p: Params, now: Date | null, n: number, extra = ''): string {
   const id = ident(t.id.column);
   return (
     `SELECT q.${id} FROM ${tableName(t.table)} AS q WHERE ${due(t, scope, p, now, 'q.')}${head(t)}${extra}` +
-    ` ORDER BY q.${id} LIMIT ${p.bind(n)}`
+    ` ORDER BY ${claimOrder(t, 'q.')} LIMIT ${p.bind(n)}`
   );
 }
 
@@ -171,7 +177,7 @@ export function candidates(
   const notOwn = own.size === 0 ? '' : ` AND ${keyExpr(t, p, 'q.')} NOT IN (${p.list(own)})`;
   const sql =
     `SELECT q.${id} AS "id", ${key} AS "key" FROM ${tableName(t.table)} AS q` +
-    ` WHERE ${where}${notOwn} ORDER BY q.${id} LIMIT ${p.bind(n)}`;
+    ` WHERE ${where}${notOwn} ORDER BY ${claimOrder(t, 'q.')} LIMIT ${p.bind(n)}`;
   return p.statement(sql);
 }
 
@@ -297,10 +303,38 @@ function insertColumns(t: AnyTable, messages: readonly Insert[]): InsertColumn[]
   if (any((m) => m.group)) add(groupOf(t), (m) => m.group);
   if (any((m) => m.partitionKey)) add(roleColumn(t, t.partitionKey, 'partitionKey'), (m) => m.partitionKey);
   if (any((m) => m.notBefore)) add(roleColumn(t, t.retryAfter, 'retryAfter'), (m) => m.notBefore);
+  if (any((m) => m.priority)) add(roleColumn(t, t.priority, 'priority'), (m) => m.priority);
+  if (any((m) => m.key)) add(roleColumn(t, t.uniqueKey, 'uniqueKey'), (m) => m.key);
   for (const m of messages) {
     for (const name of Object.keys(m.columns ?? {})) add(name, (x) => x.columns?.[name]);
   }
   return out;
+}
+
+/**
+ * A keyed insert of one message (R-FLOW-2): `INSERT .. ON CONFLICT (key) WHERE processed_at IS
+ * NULL DO NOTHING RETURNING id`, which the table's partial unique index decides; no row back means
+ * an unsettled row holds the key, and {@link keyHolder} reads its id.
+ */
+export function insertKeyed(t: AnyTable, m: Insert): Statement {
+  const [st] = insert(t, [m]);
+  const where = t.processedAt === undefined ? '' : ` WHERE ${ident(t.processedAt)} IS NULL`;
+  const returning = ` RETURNING ${ident(t.id.column)}`;
+  const sql = st!.sql.slice(0, st!.sql.length - returning.length);
+  return {
+    sql: `${sql} ON CONFLICT (${ident(roleColumn(t, t.uniqueKey, 'uniqueKey'))})${where} DO NOTHING${returning}`,
+    params: st!.params,
+  };
+}
+
+/** The id of the unsettled row that holds a unique key. */
+export function keyHolder(t: AnyTable, key: string): Statement {
+  const p = new Params();
+  const unsettled = t.processedAt === undefined ? '' : ` AND ${ident(t.processedAt)} IS NULL`;
+  return p.statement(
+    `SELECT ${ident(t.id.column)} FROM ${tableName(t.table)}` +
+      ` WHERE ${ident(roleColumn(t, t.uniqueKey, 'uniqueKey'))} = ${p.bind(key)}${unsettled}`,
+  );
 }
 
 /**
