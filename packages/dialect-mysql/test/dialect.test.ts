@@ -837,7 +837,7 @@ describe.each(drivers)('$name', (driver) => {
       const ops = dialect.prepare(t);
       const [a, b] = [await conn(), await conn()];
       expect(await ops.advisory.lock(a, 'jobs-7')).toBe(true);
-      const [held] = await admin.q('SELECT IS_USED_LOCK(?) AS h', ['test.jobs-7']);
+      const [held] = await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.jobs-7`]);
       expect(String(held!.h)).toBe(a.id);
       expect(await within(1000, ops.advisory.lock(b, 'jobs-7'), 'lock without waiting')).toBe(false);
       expect(await ops.advisory.unlock(b, 'jobs-7')).toBe(false);
@@ -848,7 +848,7 @@ describe.each(drivers)('$name', (driver) => {
       // A qualified table names its own database, in lower case.
       const q = dialect.prepare({ ...t, table: `${DB.database}.${t.table}` });
       expect(await q.advisory.lock(a, 'jobs-8')).toBe(true);
-      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', ['test.jobs-8']))[0]!.h)).toBe(a.id);
+      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.jobs-8`]))[0]!.h)).toBe(a.id);
       expect(await q.advisory.unlock(a, 'jobs-8')).toBe(true);
     });
 
@@ -858,20 +858,20 @@ describe.each(drivers)('$name', (driver) => {
       const c = await conn();
       const key = `jobs-${'x'.repeat(70)}`;
       expect(await ops.advisory.lock(c, key)).toBe(true);
-      const name = lockNameOf('test', key);
+      const name = lockNameOf(DB.database, key);
       expect(name).toMatch(/^[0-9a-f]{64}$/);
       const [r] = await admin.q('SELECT IS_USED_LOCK(?) AS h, SHA2(CONCAT(?, ?), 256) AS s', [
         name,
-        'test.',
+        `${DB.database}.`,
         key,
       ]);
       expect(String(r!.h)).toBe(c.id);
       expect(r!.s).toBe(name);
       expect(await ops.advisory.unlock(c, key)).toBe(true);
       // 64 characters exactly is locked by its own name.
-      const k64 = 'k'.repeat(64 - 'test.'.length);
+      const k64 = 'k'.repeat(64 - `${DB.database}.`.length);
       expect(await ops.advisory.lock(c, k64)).toBe(true);
-      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`test.${k64}`]))[0]!.h)).toBe(c.id);
+      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.${k64}`]))[0]!.h)).toBe(c.id);
       expect(await ops.advisory.unlock(c, k64)).toBe(true);
     });
 
@@ -1049,14 +1049,14 @@ describe.each(drivers)('$name', (driver) => {
       warnings.length = 0;
       pool.release(c);
       expect(await gone(c.id)).toBe(true);
-      expect(await unlocked('test.held-1')).toBe(true);
+      expect(await unlocked(`${DB.database}.held-1`)).toBe(true);
       expect(warnings.some((w) => String(w.message).includes('held-1'))).toBe(true);
 
       const d = await pool.acquire();
       expect(await ops.advisory.lock(d, 'held-2')).toBe(true);
       await pool.destroy(d);
       expect(await gone(d.id)).toBe(true);
-      expect(await unlocked('test.held-2')).toBe(true);
+      expect(await unlocked(`${DB.database}.held-2`)).toBe(true);
     });
 
     it('a connection given back to the pool runs no more statements through the old checkout', async () => {
