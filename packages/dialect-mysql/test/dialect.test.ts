@@ -848,7 +848,9 @@ describe.each(drivers)('$name', (driver) => {
       // A qualified table names its own database, in lower case.
       const q = dialect.prepare({ ...t, table: `${DB.database}.${t.table}` });
       expect(await q.advisory.lock(a, 'jobs-8')).toBe(true);
-      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.jobs-8`]))[0]!.h)).toBe(a.id);
+      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.jobs-8`]))[0]!.h)).toBe(
+        a.id,
+      );
       expect(await q.advisory.unlock(a, 'jobs-8')).toBe(true);
     });
 
@@ -871,7 +873,9 @@ describe.each(drivers)('$name', (driver) => {
       // 64 characters exactly is locked by its own name.
       const k64 = 'k'.repeat(64 - `${DB.database}.`.length);
       expect(await ops.advisory.lock(c, k64)).toBe(true);
-      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.${k64}`]))[0]!.h)).toBe(c.id);
+      expect(String((await admin.q('SELECT IS_USED_LOCK(?) AS h', [`${DB.database}.${k64}`]))[0]!.h)).toBe(
+        c.id,
+      );
       expect(await ops.advisory.unlock(c, k64)).toBe(true);
     });
 
