@@ -1,29 +1,81 @@
-// Sums every package's vitest JSON report into the one plain line CI reads: "N passed, N failed".
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// Sums vitest's JSON reports into the one plain line CI reads: "N passed, N failed".
+//
+//   node scripts/test-count.mjs                      the reports in the tree, every package with a test script
+//   node scripts/test-count.mjs --save DIR [PKG..]   copies the tree's reports of PKG.. (default: every
+//                                                    package with a test script) into DIR, for a later sum;
+//                                                    a package without a report is recorded as missing
+//   node scripts/test-count.mjs DIR..                the sum over saved runs (one line per run, then the total)
+//
+// A package expected to report and without a report counts as one failure, as does a report of a
+// suite that failed to load.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-const missing = [];
-for (const dir of ['packages', 'examples', 'bench']) {
-  if (!existsSync(dir)) continue;
-  for (const name of readdirSync(dir)) {
-    const pkg = join(dir, name);
-    const pj = join(pkg, 'package.json');
-    if (!existsSync(pj) || !JSON.parse(readFileSync(pj, 'utf8')).scripts?.test) continue;
-    const report = join(pkg, '.vitest', 'report.json');
-    if (!existsSync(report)) {
-      missing.push(pkg);
-      continue;
+/** Every package directory (packages/x, examples/x, bench) whose package.json has a test script. */
+function testedPackages() {
+  const found = [];
+  for (const dir of ['packages', 'examples', 'bench']) {
+    if (!existsSync(dir)) continue;
+    const pkgs = existsSync(join(dir, 'package.json')) ? [dir] : readdirSync(dir).map((n) => join(dir, n));
+    for (const pkg of pkgs) {
+      const pj = join(pkg, 'package.json');
+      if (existsSync(pj) && JSON.parse(readFileSync(pj, 'utf8')).scripts?.test) found.push(pkg);
     }
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    passed += r.numPassedTests ?? 0;
-    failed += r.numFailedTests ?? 0;
-    skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-    if (r.success === false && (r.numFailedTests ?? 0) === 0) failed += 1; // a suite that failed to load
   }
+  return found;
 }
-for (const m of missing) console.log(`no test report from ${m}`);
-failed += missing.length;
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+
+/** Adds one vitest JSON report to the totals. */
+function add(totals, report) {
+  totals.passed += report.numPassedTests ?? 0;
+  totals.failed += report.numFailedTests ?? 0;
+  totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  if (report.success === false && (report.numFailedTests ?? 0) === 0) totals.failed += 1; // a suite that failed to load
+}
+
+const line = (t) => `${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ''}`;
+const fresh = () => ({ passed: 0, failed: 0, skipped: 0 });
+const fileOf = (pkg) => `${pkg.replaceAll('/', '__')}.json`;
+
+const args = process.argv.slice(2);
+if (args[0] === '--save') {
+  const [, dir, ...only] = args;
+  if (!dir) throw new Error('usage: test-count.mjs --save DIR [PKG..]');
+  mkdirSync(dir, { recursive: true });
+  const missing = [];
+  for (const pkg of only.length > 0 ? only : testedPackages()) {
+    const report = join(pkg, '.vitest', 'report.json');
+    if (existsSync(report)) copyFileSync(report, join(dir, fileOf(pkg)));
+    else missing.push(pkg);
+  }
+  writeFileSync(join(dir, 'missing.json'), JSON.stringify(missing));
+} else if (args.length > 0) {
+  const total = fresh();
+  for (const dir of args) {
+    const run = fresh();
+    const missing = existsSync(join(dir, 'missing.json'))
+      ? JSON.parse(readFileSync(join(dir, 'missing.json'), 'utf8'))
+      : [];
+    for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+      if (name === 'missing.json' || !name.endsWith('.json')) continue;
+      add(run, JSON.parse(readFileSync(join(dir, name), 'utf8')));
+    }
+    if (!existsSync(dir)) missing.push(dir);
+    for (const m of missing) console.log(`${dir}: no test report from ${m}`);
+    run.failed += missing.length;
+    console.log(`${dir}: ${line(run)}`);
+    for (const k of Object.keys(total)) total[k] += run[k];
+  }
+  console.log(line(total));
+} else {
+  const totals = fresh();
+  const missing = [];
+  for (const pkg of testedPackages()) {
+    const report = join(pkg, '.vitest', 'report.json');
+    if (existsSync(report)) add(totals, JSON.parse(readFileSync(report, 'utf8')));
+    else missing.push(pkg);
+  }
+  for (const m of missing) console.log(`no test report from ${m}`);
+  totals.failed += missing.length;
+  console.log(line(totals));
+}

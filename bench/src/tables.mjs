@@ -48,6 +48,8 @@ export async function openAdapter(db, connections, file) {
     return { adapter: mysql2(pool), close: () => pool.end() };
   }
   const { sqlite } = await import('@sqlinbox/dialect-sqlite');
-  const adapter = sqlite({ filename: sqliteFile(file), connections });
+  // better-sqlite3, as the setup and the raw loop: one copy of SQLite per file in the process.
+  const { default: Database } = await import('better-sqlite3');
+  const adapter = sqlite({ filename: sqliteFile(file), connections, driver: Database });
   return { adapter, close: () => adapter.close() };
 }

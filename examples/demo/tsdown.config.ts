@@ -4,7 +4,7 @@ export default defineConfig({
   entry: ['src/demo.ts'],
   format: ['esm'],
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   dts: false,
   clean: true,
 });

@@ -5,6 +5,6 @@ export default defineConfig({
   format: ['esm'],
   dts: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   clean: true,
 });

@@ -1,5 +1,6 @@
 /**
- * A small real service on an embedded SQLite file, no server to install (R-PLUS-5).
+ * A small real service on an embedded SQLite file, no server to install and nothing to compile:
+ * Node's built-in node:sqlite is the driver (R-PLUS-5, R-RUN-2).
  *
  * It publishes a few thousand jobs, processes them with several workers (some fail once and are
  * retried, a few always fail and are dead-lettered at the attempt limit), shows a live progress
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
 
   const conn = await adapter.pool.acquire();
   const count = async (sql: string) => Number((await conn.query<{ n: number }>(sql)).rows[0]!.n);
+  const sqliteVersion = String((await conn.query<{ v: string }>('SELECT sqlite_version() AS v')).rows[0]!.v);
   const left = await count('SELECT COUNT(*) AS n FROM thumbnails');
   const dead = await count('SELECT COUNT(*) AS n FROM thumbnails_dead');
   const done = await count('SELECT COUNT(*) AS n FROM done');
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
   const lost = JOBS - done - dead - left;
   process.stdout.write('\n');
   const rows: [string, string][] = [
+    ['driver', `node:sqlite (SQLite ${sqliteVersion}, Node ${process.version})`],
     ['published', `${JOBS} (in ${publishMs} ms)`],
     ['processed', String(done)],
     ['retried', String(retried)],

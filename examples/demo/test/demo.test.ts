@@ -2,14 +2,33 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 
-test('R-PLUS-5 the demo runs a real service on an embedded SQLite file and loses nothing', () => {
+// Loaded before the demo: any import of better-sqlite3 (a compiled addon) fails the run.
+const NO_BETTER_SQLITE3 = `data:text/javascript,${encodeURIComponent(`
+import { registerHooks } from 'node:module';
+registerHooks({
+  resolve(specifier, context, next) {
+    if (specifier === 'better-sqlite3') throw new Error('the demo loaded better-sqlite3');
+    return next(specifier, context);
+  },
+});`)}`;
+
+test('R-PLUS-5 R-RUN-2 the demo runs a real service on an embedded SQLite file through node:sqlite, with nothing compiled, and loses nothing', () => {
   const out = execFileSync(
     'node',
-    [resolve(import.meta.dirname, '../dist/demo.mjs'), '--jobs', '600', '--workers', '4'],
+    [
+      '--import',
+      NO_BETTER_SQLITE3,
+      resolve(import.meta.dirname, '../dist/demo.mjs'),
+      '--jobs',
+      '600',
+      '--workers',
+      '4',
+    ],
     {
       encoding: 'utf8',
     },
   );
+  expect(out).toMatch(/^driver\s+node:sqlite /m);
   const summary = Object.fromEntries(
     out
       .split('\n')

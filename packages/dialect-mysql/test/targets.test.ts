@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AnyTable } from '@sqlinbox/core';
 import { inbox } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
-import { uniqueName } from './helpers.js';
+import { DB, uniqueName } from './helpers.js';
 import { mariadbTarget, mysql2Target } from './targets.js';
 
 describe.each([
@@ -74,7 +74,7 @@ describe.each([
       const c2 = await a.pool.acquire();
       expect(await ops.advisory.lock(c1, 'k-1')).toBe(true);
       expect(await ops.advisory.lock(c2, `k-${'long'.repeat(20)}`)).toBe(true);
-      await target.exec('SELECT GET_LOCK(?, 0)', ['test.admin-own']);
+      await target.exec('SELECT GET_LOCK(?, 0)', [`${DB.database}.admin-own`]);
       expect(await target.advisoryLocksHeld!()).toBe(2);
       // A child process, opened through childModule, records and holds its lock too.
       const child = fork(fileURLToPath(new URL('./lock-child.mjs', import.meta.url)), [], {
@@ -101,7 +101,7 @@ describe.each([
       for (let i = 0; i < 100 && (await target.advisoryLocksHeld!()) !== 0; i++)
         await new Promise((r) => setTimeout(r, 50));
       expect(await target.advisoryLocksHeld!()).toBe(0);
-      await target.exec('SELECT RELEASE_LOCK(?)', ['test.admin-own']);
+      await target.exec('SELECT RELEASE_LOCK(?)', [`${DB.database}.admin-own`]);
       a.pool.release(c1);
       a.pool.release(c2);
     } finally {

@@ -1,13 +1,66 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Connection, Pool, QueryResult, Row } from '@sqlinbox/core';
-import Database from 'better-sqlite3';
 import { attachFile, detachFile, type FileState } from './file.js';
+
+/**
+ * A prepared statement of a synchronous SQLite driver: what node:sqlite's `StatementSync`,
+ * better-sqlite3's `Statement` and libsql's better-sqlite3-compatible one share.
+ */
+export interface SqliteStatementLike {
+  /** Runs the statement and answers its rows. */
+  all(...params: unknown[]): unknown[];
+  /** Runs the statement and answers how many rows it changed. */
+  run(...params: unknown[]): { readonly changes: number | bigint };
+  /** better-sqlite3, libsql: whether the statement answers rows. */
+  readonly reader?: boolean;
+  /** better-sqlite3, libsql: whether the statement writes nothing. */
+  readonly readonly?: boolean;
+  /** node:sqlite: the columns the statement answers (none when it answers no rows). */
+  columns?(): readonly unknown[];
+}
+
+/**
+ * One open handle of a synchronous SQLite driver: node:sqlite's `DatabaseSync`, a better-sqlite3
+ * `Database`, or an object with the same methods (libsql's better-sqlite3-compatible API).
+ * Typed by shape: the package imports no driver.
+ */
+export interface SqliteDatabaseLike {
+  prepare(sql: string): SqliteStatementLike;
+  exec(sql: string): unknown;
+  close(): unknown;
+  /** better-sqlite3, libsql: whether a transaction is open. */
+  readonly inTransaction?: boolean;
+  /** node:sqlite (22.16 and later): whether a transaction is open. */
+  readonly isTransaction?: boolean;
+  /** better-sqlite3, libsql: the file name the handle was opened with. */
+  readonly name?: string;
+  /** better-sqlite3, libsql: whether the database is in memory. */
+  readonly memory?: boolean;
+  /** node:sqlite: the file's absolute path, or null in memory. */
+  location?(): string | null;
+}
+
+/**
+ * What opens one handle on a file: a driver's class, called with `new` and the file name
+ * (node:sqlite's `DatabaseSync`, better-sqlite3's `Database`, libsql's `Database`), or a function
+ * of the file name that answers an open handle.
+ */
+export type SqliteDriver =
+  | (new (
+      filename: string,
+    ) => SqliteDatabaseLike)
+  | ((filename: string) => SqliteDatabaseLike);
 
 /** How `sqlite(..)` opens its database file. */
 export interface SqliteOptions {
   /** Path of the database file, created when missing. `:memory:` (or '') opens a private database of one connection. */
   readonly filename: string;
+  /**
+   * What opens each handle: a driver's class (better-sqlite3's `Database`, libsql's) or a function
+   * of the file name. Default: Node's built-in `node:sqlite` (`DatabaseSync`), nothing to install.
+   */
+  readonly driver?: SqliteDriver;
   /** Most handles the pool opens on the file, lazily. Default 4 (1 for an in-memory database). */
   readonly connections?: number;
   /**
@@ -29,6 +82,14 @@ const DEFAULT_WRITE_WAIT_MS = 30_000;
 const STATEMENT_CACHE_SIZE = 200;
 /** BEGIN and SAVEPOINT count as read-only to SQLite, yet they open the transaction that will write. */
 const STARTS_TRANSACTION = /^\s*(?:BEGIN|SAVEPOINT)\b/i;
+/**
+ * For a driver that does not tell whether a statement writes (node:sqlite): statements that cannot
+ * write, as SQLite's `sqlite3_stmt_readonly` would say. Anything else counts as a write, which
+ * only makes it wait for the process's write lock.
+ */
+const READS_ONLY = /^\s*(?:SELECT|VALUES|EXPLAIN|COMMIT|END|ROLLBACK|RELEASE)\b/i;
+const WITH = /^\s*WITH\b/i;
+const WRITES = /\b(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 let nextConnection = 0;
 let nextMemory = 0;
@@ -37,10 +98,17 @@ let nextMemory = 0;
 const closeHandle = Symbol('closeHandle');
 const fileStates = new WeakMap<SqliteConnection, FileState>();
 
-type Statement = Database.Statement<unknown[], Row>;
+/** A statement prepared once per handle, with what the driver tells about it. */
+interface Statement {
+  readonly stmt: SqliteStatementLike;
+  /** Answers rows (SELECT, RETURNING). */
+  readonly reader: boolean;
+  /** Writes nothing. */
+  readonly readonly: boolean;
+}
 
 /**
- * One better-sqlite3 handle as a core `Connection`. Statements on one connection run one after
+ * One SQLite driver handle as a core `Connection`. Statements on one connection run one after
  * another, as on a network driver's connection.
  */
 export class SqliteConnection implements Connection {
@@ -51,23 +119,27 @@ export class SqliteConnection implements Connection {
   private holdsWriteLock = false;
   private closed = false;
 
-  /** Opened by {@link SqlitePool}; not constructed by hand. */
+  /**
+   * Opened by {@link SqlitePool}; not constructed by hand. `owned` is false for the handle the user
+   * passed to `sqlite(..)`: the connection rolls it back but never closes it.
+   */
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabaseLike,
     private readonly file: FileState,
     private readonly writeWaitMs: number,
+    private readonly owned = true,
   ) {
     fileStates.set(this, file);
   }
 
   /** Whether the handle is open (false once destroyed or its pool closed). */
   get open(): boolean {
-    return !this.closed && this.db.open;
+    return !this.closed;
   }
 
   /** Whether a transaction is open on this handle. */
   get inTransaction(): boolean {
-    return this.db.open && this.db.inTransaction;
+    return !this.closed && inTransaction(this.db);
   }
 
   /** Runs one statement; readers (SELECT, RETURNING) answer their rows, others the rows changed. */
@@ -80,13 +152,19 @@ export class SqliteConnection implements Connection {
   /** Rolls back what is open, closes the handle and drops its write lock and keys. */
   [closeHandle](): void {
     if (this.closed) return;
-    this.closed = true;
     try {
-      if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (inTransaction(this.db)) this.db.exec('ROLLBACK');
     } catch {
       // Closing rolls back anyway; the explicit rollback only makes it happen before the release below.
     }
-    if (this.db.open) this.db.close();
+    this.closed = true;
+    if (this.owned) {
+      try {
+        this.db.close();
+      } catch {
+        // Already closed by its driver: nothing left to release there.
+      }
+    }
     this.settleWriteLock();
     this.file.keys.releaseAll(this.id);
     detachFile(this.file);
@@ -96,6 +174,7 @@ export class SqliteConnection implements Connection {
     // better-sqlite3 answers at once, so a loop of statements would run on resolved promises alone
     // and starve timers and I/O; a network driver yields on every statement, and so does this one.
     await yieldToEventLoop();
+    if (this.closed) throw new TypeError(`sqlinbox: the database connection is not open (${this.id})`);
     const stmt = this.prepare(sql);
     const values = params.map(toSqliteValue);
     // In WAL mode a read never waits on the writer, so only writes queue for the file's lock.
@@ -124,7 +203,7 @@ export class SqliteConnection implements Connection {
       this.statements.set(sql, cached);
       return cached;
     }
-    const stmt = this.db.prepare<unknown[], Row>(sql);
+    const stmt = describeStatement(this.db.prepare(sql), sql);
     this.statements.set(sql, stmt);
     if (this.statements.size > STATEMENT_CACHE_SIZE) {
       const oldest = this.statements.keys().next().value;
@@ -138,12 +217,49 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function step(stmt: Statement, values: unknown[]): QueryResult<Row> {
-  if (stmt.reader) {
-    const rows = stmt.all(...values);
+/** Whether a transaction is open, by whichever property the driver has. */
+function inTransaction(db: SqliteDatabaseLike): boolean {
+  return (db.inTransaction ?? db.isTransaction) === true;
+}
+
+/** What the driver tells about a statement, or what its text says where the driver tells nothing. */
+function describeStatement(stmt: SqliteStatementLike, sql: string): Statement {
+  let reader: boolean;
+  if (typeof stmt.reader === 'boolean') reader = stmt.reader;
+  else if (typeof stmt.columns === 'function') reader = stmt.columns().length > 0;
+  else
+    throw new TypeError(
+      'sqlinbox: the SQLite driver tells neither statement.reader (better-sqlite3) nor statement.columns() (node:sqlite)',
+    );
+  const readonly =
+    typeof stmt.readonly === 'boolean'
+      ? stmt.readonly
+      : READS_ONLY.test(sql) || (WITH.test(sql) && !WRITES.test(sql));
+  return { stmt, reader, readonly };
+}
+
+function step({ stmt, reader }: Statement, values: unknown[]): QueryResult<Row> {
+  if (reader) {
+    const rows = stmt.all(...values).map(toRow);
     return { rows, rowCount: rows.length };
   }
-  return { rows: [], rowCount: stmt.run(...values).changes };
+  return { rows: [], rowCount: Number(stmt.run(...values).changes) };
+}
+
+/**
+ * A row as better-sqlite3 answers it, whatever the driver: a plain object (node:sqlite's have no
+ * prototype) with BLOBs as `Buffer` (node:sqlite's are `Uint8Array`).
+ */
+function toRow(raw: unknown): Row {
+  const row = raw as Record<string, unknown>;
+  if (Object.getPrototypeOf(row) !== null) return row;
+  const plain: Record<string, unknown> = {};
+  for (const key in row) {
+    const v = row[key];
+    plain[key] =
+      v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
+  }
+  return plain;
 }
 
 /**
@@ -172,8 +288,9 @@ interface Waiting {
 }
 
 /**
- * A core `Pool` of better-sqlite3 handles on one file. Handles open lazily, up to
- * `connections`, each in WAL mode with `synchronous = NORMAL` and a small `busy_timeout`.
+ * A core `Pool` of SQLite handles on one file, opened through node:sqlite (default), better-sqlite3
+ * or a compatible driver. Handles open lazily, up to `connections`, each in WAL mode with
+ * `synchronous = NORMAL` and a small `busy_timeout`.
  */
 export class SqlitePool implements Pool {
   /** The most handles the pool opens. */
@@ -186,17 +303,32 @@ export class SqlitePool implements Pool {
   private readonly idle: SqliteConnection[] = [];
   private readonly live = new Set<SqliteConnection>();
   private readonly waiting: Waiting[] = [];
+  /** Opens a further handle; null when only the handle the user passed may be used. */
+  private readonly driver: SqliteDriver | null;
+  /** The handle the user passed, until the pool first opens a connection on it. */
+  private given: SqliteDatabaseLike | undefined;
   private path: string | undefined;
   private ended = false;
 
   /**
-   * Opens nothing yet: handles open on first use. `filenameOrOptions` is a path or
-   * {@link SqliteOptions} (default 4 connections, busy_timeout 100 ms, writers wait up to 30 s).
+   * Opens nothing yet: handles open on first use. `source` is a path, {@link SqliteOptions}
+   * (default node:sqlite, 4 connections, busy_timeout 100 ms, writers wait up to 30 s), or an open
+   * handle (node:sqlite `DatabaseSync`, better-sqlite3 `Database`, libsql): the pool uses that handle
+   * first and opens more with the handle's class on the same file (4 in all); a handle on an
+   * in-memory database is the pool's only one. The pool never closes a handle it was given.
    */
-  constructor(filenameOrOptions: string | SqliteOptions) {
-    const opts = typeof filenameOrOptions === 'string' ? { filename: filenameOrOptions } : filenameOrOptions;
+  constructor(source: string | SqliteOptions | SqliteDatabaseLike) {
+    let opts: SqliteOptions;
+    if (typeof source === 'string') opts = { filename: source };
+    else if (isHandle(source)) {
+      this.given = source;
+      const filename = fileOfHandle(source);
+      opts = { filename: filename ?? ':memory:' };
+    } else opts = source;
     this.filename = opts.filename;
     this.memory = opts.filename === '' || opts.filename === ':memory:';
+    this.driver =
+      this.given === undefined ? (opts.driver ?? nodeSqlite) : this.memory ? null : classOf(this.given);
     // Each handle on ':memory:' would be a database of its own.
     this.size = this.memory ? 1 : positiveInt(opts.connections ?? DEFAULT_CONNECTIONS, 'connections');
     this.busyTimeoutMs = nonNegativeInt(opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, 'busyTimeoutMs');
@@ -285,17 +417,25 @@ export class SqlitePool implements Pool {
   }
 
   private open(): SqliteConnection {
-    const db = new Database(this.filename, { timeout: this.busyTimeoutMs });
+    const given = this.given;
+    this.given = undefined;
+    const db = given ?? openHandle(this.driver, this.filename);
     try {
+      if (db.inTransaction === undefined && db.isTransaction === undefined)
+        throw new TypeError(
+          'sqlinbox: the SQLite handle tells no transaction state (inTransaction or isTransaction); ' +
+            'node:sqlite has isTransaction from Node 22.16',
+        );
+      db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
       // WAL lets reads run beside the one writer; NORMAL is durable across process crashes in WAL.
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
       this.path ??= this.memory ? `:memory:#${++nextMemory}` : realpathSync(resolve(this.filename));
     } catch (err) {
-      db.close();
+      if (given === undefined) db.close();
       throw err;
     }
-    const conn = new SqliteConnection(db, attachFile(this.path), this.writeWaitMs);
+    const conn = new SqliteConnection(db, attachFile(this.path), this.writeWaitMs, given === undefined);
     this.live.add(conn);
     return conn;
   }
@@ -309,6 +449,50 @@ export class SqlitePool implements Pool {
   private assertOpen(): void {
     if (this.ended) throw new Error(`sqlinbox: the SQLite pool on ${this.filename} is closed`);
   }
+}
+
+/** Whether `x` is an open driver handle rather than {@link SqliteOptions}. */
+function isHandle(x: SqliteOptions | SqliteDatabaseLike): x is SqliteDatabaseLike {
+  return typeof (x as { prepare?: unknown }).prepare === 'function';
+}
+
+/** The file a handle has open, or undefined in memory. */
+function fileOfHandle(db: SqliteDatabaseLike): string | undefined {
+  if (typeof db.location === 'function') return db.location() ?? undefined; // node:sqlite
+  if (db.memory === true || db.name === undefined || db.name === '' || db.name === ':memory:')
+    return undefined;
+  return db.name;
+}
+
+/** The class a handle was made by, which opens further handles on its file. */
+function classOf(db: SqliteDatabaseLike): SqliteDriver | null {
+  const ctor = (Object.getPrototypeOf(db) as { constructor?: unknown } | null)?.constructor;
+  return typeof ctor === 'function' && ctor !== Object ? (ctor as SqliteDriver) : null;
+}
+
+/** node:sqlite's class, loaded on first use so better-sqlite3 users never load it. */
+function nodeSqlite(filename: string): SqliteDatabaseLike {
+  const mod = process.getBuiltinModule?.('node:sqlite') as
+    | { DatabaseSync?: new (filename: string) => SqliteDatabaseLike }
+    | undefined;
+  if (mod?.DatabaseSync === undefined)
+    throw new Error(
+      `sqlinbox: Node ${process.version} has no node:sqlite; use Node 22.16 or later, ` +
+        "or pass a driver: sqlite({ filename, driver: Database }) with better-sqlite3's Database",
+    );
+  return new mod.DatabaseSync(filename);
+}
+
+/** Opens a handle through a driver's class or function. */
+function openHandle(driver: SqliteDriver | null, filename: string): SqliteDatabaseLike {
+  if (driver === null)
+    throw new Error(
+      `sqlinbox: the in-memory SQLite handle given to sqlite(..) was closed; a new one would be another database`,
+    );
+  const isClass = typeof driver.prototype === 'object' && typeof driver.prototype?.prepare === 'function';
+  return isClass
+    ? new (driver as new (filename: string) => SqliteDatabaseLike)(filename)
+    : (driver as (filename: string) => SqliteDatabaseLike)(filename);
 }
 
 function positiveInt(n: number, what: string): number {

@@ -1,5 +1,3 @@
-import Database from 'better-sqlite3';
-
 /**
  * What the handles of one process share about one database file: the write lock that keeps the
  * event loop free of SQLite's busy waits, and the advisory key registry (SQLite has no lock a
@@ -17,7 +15,7 @@ interface Waiter {
 /**
  * An async mutex over one database file's write lock, owned by a connection id.
  *
- * better-sqlite3 is synchronous: a statement that meets SQLite's busy lock blocks the thread in
+ * The SQLite drivers are synchronous: a statement that meets SQLite's busy lock blocks the thread in
  * the busy handler, while the connection holding the lock lives on that same thread and can never
  * reach its COMMIT. Writers of this process therefore queue here, without blocking, and reach
  * SQLite only when no other connection of the process has a write open.
@@ -67,13 +65,19 @@ export class WriteLock {
     if (at < 0) return;
     this.waiters.splice(at, 1);
     waiter.reject(
-      new Database.SqliteError(
+      new SqliteBusyError(
         `database is locked: connection ${this.holder ?? '?'} holds a write transaction on ${this.file} ` +
           `(waited ${timeoutMs} ms)`,
-        'SQLITE_BUSY',
       ),
     );
   }
+}
+
+/** SQLite's own busy error, as the drivers report it, for a writer that waited past its time. */
+export class SqliteBusyError extends Error {
+  /** SQLite's result code. */
+  readonly code = 'SQLITE_BUSY';
+  override readonly name = 'SqliteError';
 }
 
 /** The advisory keys held in this process on one database file, each by a connection id. */

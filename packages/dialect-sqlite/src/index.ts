@@ -1,6 +1,6 @@
 import type { Adapter } from '@sqlinbox/core';
 import { createSqliteDialect } from './dialect.js';
-import { type SqliteOptions, SqlitePool } from './driver.js';
+import { type SqliteDatabaseLike, type SqliteOptions, SqlitePool } from './driver.js';
 
 export { classifyError } from './classify.js';
 export {
@@ -11,7 +11,15 @@ export {
   sqliteCapabilities,
   sqliteDialect,
 } from './dialect.js';
-export { SqliteConnection, type SqliteOptions, SqlitePool } from './driver.js';
+export {
+  SqliteConnection,
+  type SqliteDatabaseLike,
+  type SqliteDriver,
+  type SqliteOptions,
+  SqlitePool,
+  type SqliteStatementLike,
+} from './driver.js';
+export { SqliteBusyError } from './file.js';
 
 /** What {@link sqlite} returns: the adapter, which closes the handles it opened. */
 export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {
@@ -23,20 +31,25 @@ export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {
 };
 
 /**
- * Opens a SQLite database file for sqlinbox, through better-sqlite3:
+ * Opens a SQLite database for sqlinbox:
  * ```ts
- * const broker = new Broker(sqlite('./app.db'));
+ * const broker = new Broker(sqlite('./app.db'));                       // Node's built-in node:sqlite
+ * const broker = new Broker(sqlite(new Database('./app.db')));         // a better-sqlite3 handle you have
+ * const broker = new Broker(sqlite({ filename: './app.db', driver: Database })); // better-sqlite3 throughout
  * ```
- * `filenameOrOptions` is the file's path or {@link SqliteOptions} (default 4 connections, a
- * `busy_timeout` of 100 ms, writers of this process waiting up to 30 s for each other). Handles
- * open lazily in WAL mode. One process per file: the advisory keys and the write lock live in this
- * process (R-DB-3). `opts.serverVersion` makes `checkServer` report that version (default: ask SQLite).
+ * `source` is the file's path (opened through node:sqlite), {@link SqliteOptions} (default
+ * node:sqlite, 4 connections, a `busy_timeout` of 100 ms, writers of this process waiting up to
+ * 30 s for each other), or an open handle (node:sqlite `DatabaseSync`, better-sqlite3 `Database`,
+ * libsql): the adapter uses it and opens up to 3 more with its class on the same file, and never
+ * closes it. Handles open lazily in WAL mode. One process per file: the advisory keys and the write
+ * lock live in this process, by database file (R-DB-3). `opts.serverVersion` makes `checkServer`
+ * report that version (default: ask SQLite).
  */
 export function sqlite(
-  filenameOrOptions: string | SqliteOptions,
+  source: string | SqliteOptions | SqliteDatabaseLike,
   opts: { serverVersion?: string } = {},
 ): SqliteAdapter {
-  const pool = new SqlitePool(filenameOrOptions);
+  const pool = new SqlitePool(source);
   return {
     dialect: createSqliteDialect({ serverVersion: opts.serverVersion }),
     pool,

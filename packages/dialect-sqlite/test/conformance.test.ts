@@ -2,6 +2,6 @@ import { runConformance } from '@sqlinbox/conformance';
 import { afterAll } from 'vitest';
 import { sqliteTarget } from './target.js';
 
-const target = sqliteTarget();
+const target = sqliteTarget('better-sqlite3');
 afterAll(() => target.close?.());
 await runConformance(target);

@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, inbox, ServerTooOldError, SqlInboxError, table } from '@sqlinbox/core';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -60,22 +61,44 @@ describe('classifyError', () => {
     expect(classifyError('a string')).toBe('other');
     expect(classifyError(undefined)).toBe('other');
   });
-  test('a real duplicate key from SQLite is constraint', async () => {
-    await db.exec('CREATE TABLE u (id INTEGER PRIMARY KEY)');
-    await db.exec('INSERT INTO u VALUES (1)');
-    const err = await db.exec('INSERT INTO u VALUES (1)').catch((e: unknown) => e);
-    expect(classifyError(err)).toBe('constraint');
+  test('a statement on a closed node:sqlite handle is connection', async () => {
+    const conn = await db.pool.acquire();
+    await db.pool.destroy(conn);
+    const err = await conn.query('SELECT 1').catch((e: unknown) => e);
+    expect(classifyError(err)).toBe('connection');
   });
-  test("a real SQLITE_BUSY from another process's lock is lock_timeout", async () => {
-    await db.exec('CREATE TABLE u (id INTEGER PRIMARY KEY)');
-    // A handle outside the pool stands for another process: the in-process lock cannot see it.
-    const outsider = new Database(db.file);
-    outsider.exec('BEGIN IMMEDIATE');
-    const err = await db.exec('INSERT INTO u VALUES (2)').catch((e: unknown) => e);
-    outsider.exec('ROLLBACK');
-    outsider.close();
-    expect(err).toMatchObject({ code: 'SQLITE_BUSY' });
-    expect(classifyError(err)).toBe('lock_timeout');
+  // Each driver reports SQLite's code its own way: better-sqlite3 as `code` (SQLITE_BUSY),
+  // node:sqlite as the number `errcode` (5) under `code` ERR_SQLITE_ERROR.
+  describe.each([
+    ['node:sqlite', undefined],
+    ['better-sqlite3', Database],
+  ] as const)('on %s', (_name, driver) => {
+    let own: TestDb;
+    beforeEach(() => {
+      own = tempDb(driver === undefined ? {} : { driver });
+    });
+    afterEach(async () => {
+      await own.cleanup();
+    });
+    test('a real duplicate key from SQLite is constraint', async () => {
+      await own.exec('CREATE TABLE u (id INTEGER PRIMARY KEY)');
+      await own.exec('INSERT INTO u VALUES (1)');
+      const err = await own.exec('INSERT INTO u VALUES (1)').catch((e: unknown) => e);
+      expect(String(err)).toMatch(/UNIQUE constraint failed/);
+      expect(classifyError(err)).toBe('constraint');
+    });
+    test("a real SQLITE_BUSY from another process's lock is lock_timeout", async () => {
+      await own.exec('CREATE TABLE u (id INTEGER PRIMARY KEY)');
+      // A handle outside the pool stands for another process: the in-process lock cannot see it.
+      // It is of the same driver: two copies of SQLite in one process do not see each other's locks.
+      const outsider = new (driver ?? DatabaseSync)(own.file);
+      outsider.exec('BEGIN IMMEDIATE');
+      const err = await own.exec('INSERT INTO u VALUES (2)').catch((e: unknown) => e);
+      outsider.exec('ROLLBACK');
+      outsider.close();
+      expect(String(err)).toMatch(/database is locked/);
+      expect(classifyError(err)).toBe('lock_timeout');
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { type AnyTable, inbox, type PrepareOptions, type TableOps } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { classifyError } from '../src/classify.js';
 import { sqliteDialect } from '../src/dialect.js';
 import type { SqliteConnection } from '../src/driver.js';
 import { at, type TestDb, tempDb } from './helpers.js';
@@ -403,9 +404,9 @@ describe('insert', () => {
     expect(ids[5_999]).toBe(6_000);
     // A failing chunk rolls back the chunks before it.
     const bad = [...many.slice(0, 4_000), { payload: null }];
-    await expect(db.withConn((c) => ops.insert(c, bad))).rejects.toMatchObject({
-      code: 'SQLITE_CONSTRAINT_NOTNULL',
-    });
+    const err = await db.withConn((c) => ops.insert(c, bad)).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/NOT NULL constraint failed: jobs\.payload/);
+    expect(classifyError(err)).toBe('constraint');
     expect(await db.exec('SELECT COUNT(*) AS n FROM jobs')).toEqual([{ n: 6_000 }]);
   });
 
