@@ -53,7 +53,7 @@ export function sqlite(
   return {
     dialect: createSqliteDialect({ serverVersion: opts.serverVersion }),
     pool,
-    server: `sqlite:${typeof filenameOrOptions === 'string' ? filenameOrOptions : filenameOrOptions.filename}`,
+    server: `sqlite:${pool.filename}`,
     close: () => pool.close(),
   };
 }
