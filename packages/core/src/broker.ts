@@ -542,7 +542,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     let locksReleased = 0;
     let connectionsClosed = 0;
     for (const s of this.subscriptions) {
-      s.stopExtending();
+      await s.stopExtending();
       for (const d of s.inFlight()) {
         const r = await s.form.closeHeld(d.held);
         if (r !== 'kept') {

@@ -214,8 +214,8 @@ export class Subscription {
   }
 
   /** Stops extending the leases of the deliveries still in work (the broker shut down, R-LEASE-9). */
-  stopExtending(): void {
-    if (this.form instanceof LeaseForm) this.form.stop();
+  async stopExtending(): Promise<void> {
+    if (this.form instanceof LeaseForm) await this.form.stop();
   }
 
   /** Deliveries still in work, for shutdown. */
