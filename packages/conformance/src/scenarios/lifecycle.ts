@@ -59,6 +59,39 @@ export function lifecycleScenarios(
     },
   );
 
+  test.runIf(form !== 'lease')(
+    `R-OPS-2 R-OPS-1 shutdown closes the adapter once it has let go of a delivery whose handler outlives the timeout: nothing waits for that handler (${form})`,
+    async () => {
+      const { desc } = await h().create(form);
+      const adapter = await h().open();
+      let closed = 0;
+      // The harness closes the real adapter at cleanup; this one counts the broker's close().
+      const b = new Broker(
+        {
+          ...adapter,
+          close: async () => {
+            closed++;
+          },
+        },
+        { logger: h().logger, pollInterval: 50 },
+      );
+      h().brokers.push(b);
+      const inHandler = gate();
+      const finish = gate();
+      b.subscribe(queue(desc), async () => {
+        inHandler.open();
+        await finish.promise; // ignores its signal
+      });
+      await b.start();
+      await b.publish(desc, { outlives: 1 });
+      await inHandler.promise;
+      await b.shutdown({ timeout: 0 });
+      const atShutdown = closed;
+      finish.open();
+      expect(atShutdown).toBe(1);
+    },
+  );
+
   test(`R-OPS-4 no claim and no handler start after shutdown() resolves, when shutdown races start() (${form})`, async () => {
     for (const when of ['0 ms', '1 ms', '5 ms', 'after validation'] as const) {
       const { desc, name } = await h().create(form);
