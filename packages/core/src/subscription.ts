@@ -311,7 +311,8 @@ export class Subscription {
             continue;
           }
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
-          if (!this.running) void this.release(h, 'stopped');
+          // Stopped meanwhile: stop() gives the row back, and waits for that (R-OPS-4).
+          if (!this.running) this.waiting.push(h);
           else if (this.settings.batch === undefined) this.dispatch(h);
           else batch.push(h);
         }
