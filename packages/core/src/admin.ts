@@ -350,10 +350,12 @@ export class Admin {
       } catch (err) {
         // Back to the pool only once a ROLLBACK has confirmed the session holds no transaction; a
         // failed COMMIT or ROLLBACK leaves it unknown: closed (with its keys), never returned.
-        const clean = !committing && (await dialect.rollback(conn).then(
-          () => true,
-          () => false,
-        ));
+        const clean =
+          !committing &&
+          (await dialect.rollback(conn).then(
+            () => true,
+            () => false,
+          ));
         if (!clean) {
           destroyed = true;
           await pool.destroy(conn).catch(() => undefined);

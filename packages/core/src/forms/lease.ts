@@ -9,7 +9,6 @@ import {
   type FormContext,
   giveBack,
   type Held,
-  releaseOrRetire,
   rollbackAndRelease,
   runSettlement,
   settlementError,
