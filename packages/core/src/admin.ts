@@ -204,12 +204,17 @@ export class Admin {
     const { dialect, pool } = this.adapter;
     const ops = dialect.prepare(table, { deadLetter: opts.deadLetter });
     const conn = await pool.acquire();
+    let result: T;
     try {
       await this.check(conn, table, opts);
-      return await body(conn, ops);
-    } finally {
-      pool.release(conn);
+      result = await body(conn, ops);
+    } catch (err) {
+      // The session may be dead, or inside the transaction of a failed read: closed, not returned.
+      await pool.destroy(conn).catch(() => undefined);
+      throw err;
     }
+    pool.release(conn);
+    return result;
   }
 
   /** The table and its dead-letter table exist and have every column the description names. */
@@ -322,6 +327,7 @@ export class Admin {
     const ops = dialect.prepare(table, { deadLetter: opts.deadLetter });
     const conn = await pool.acquire();
     let destroyed = false;
+    let committing = false;
     const held: string[] = [];
     let changed: unknown[] = [];
     try {
@@ -339,9 +345,21 @@ export class Admin {
           targets.push(r[table.id.column]);
         }
         changed = targets.length === 0 ? [] : await apply(conn, ops, targets);
+        committing = true;
         await dialect.commit(conn);
       } catch (err) {
-        await dialect.rollback(conn).catch(() => undefined);
+        // Back to the pool only once a ROLLBACK has confirmed the session holds no transaction; a
+        // failed COMMIT or ROLLBACK leaves it unknown: closed (with its keys), never returned.
+        const clean =
+          !committing &&
+          (await dialect.rollback(conn).then(
+            () => true,
+            () => false,
+          ));
+        if (!clean) {
+          destroyed = true;
+          await pool.destroy(conn).catch(() => undefined);
+        }
         throw err;
       } finally {
         for (const key of held) {

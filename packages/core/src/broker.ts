@@ -588,7 +588,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     let locksReleased = 0;
     let connectionsClosed = 0;
     for (const s of this.subscriptions) {
-      s.stopExtending();
+      await s.stopExtending();
       for (const d of s.inFlight()) {
         const r = await s.form.closeHeld(d.held);
         if (r !== 'kept') {
@@ -609,7 +609,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       for (const t of this.threadPools.values()) threadConnectionsClosed += await t.pool.close();
     }
     // Lease deliveries still in work keep the pool until they settle (R-LEASE-9); then it closes.
-    if (this.subscriptions.every((s) => s.deliveries.size === 0)) await this.closeAdapter();
+    // The other forms' deliveries were let go above: their handlers need the pool no more.
+    if (!this.leasesInWork()) await this.closeAdapter();
     else void this.closeAdapterWhenIdle();
     return threadConnectionsClosed === undefined
       ? { locksReleased, connectionsClosed }
@@ -626,8 +627,13 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   private async closeAdapterWhenIdle(): Promise<void> {
-    while (this.subscriptions.some((s) => s.deliveries.size > 0)) await new Promise((r) => setTimeout(r, 50));
+    while (this.leasesInWork()) await new Promise((r) => setTimeout(r, 50));
     await this.closeAdapter();
+  }
+
+  /** Whether a lease delivery, which keeps its lease and may still settle after shutdown, is in work. */
+  private leasesInWork(): boolean {
+    return this.subscriptions.some((s) => s.form.form === 'lease' && s.deliveries.size > 0);
   }
 
   private async waitForHandlers(timeout: number): Promise<void> {

@@ -214,8 +214,8 @@ export class Subscription {
   }
 
   /** Stops extending the leases of the deliveries still in work (the broker shut down, R-LEASE-9). */
-  stopExtending(): void {
-    if (this.form instanceof LeaseForm) this.form.stop();
+  async stopExtending(): Promise<void> {
+    if (this.form instanceof LeaseForm) await this.form.stop();
   }
 
   /** Deliveries still in work, for shutdown. */
@@ -311,7 +311,8 @@ export class Subscription {
             continue;
           }
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
-          if (!this.running) void this.release(h, 'stopped');
+          // Stopped meanwhile: stop() gives the row back, and waits for that (R-OPS-4).
+          if (!this.running) this.waiting.push(h);
           else if (this.settings.batch === undefined) this.dispatch(h);
           else batch.push(h);
         }

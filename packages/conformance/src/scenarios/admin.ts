@@ -1,11 +1,56 @@
-import { Admin, type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { Admin, type Capabilities, type Connection, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, ms, sleep, until } from '../harness.js';
+import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
 
 const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) - Number(b));
 
 /** The admin API (R-ADM-1, R-ADM-2, R-ADM-3), per form, on every adapter. */
 export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities): void {
+  test(`R-TX-9 R-OPS-8 an admin change whose session is killed mid-transaction closes its connection, never returns it to the pool (${form})`, async (ctx) => {
+    const target = h().target;
+    if (target.killSession === undefined) ctx.skip();
+    const { desc, name } = await h().create(form, { retryAfter: true });
+    const b = await h().broker();
+    const [id] = await b.publishMany(desc, [{ n: 1 }]);
+    const adapter = await h().open();
+    let killed: string | undefined;
+    // The dialect as it is, but the change's session is killed just before the change runs.
+    const dialect = Object.create(adapter.dialect, {
+      prepare: {
+        value: (...args: Parameters<typeof adapter.dialect.prepare>) => {
+          const ops = adapter.dialect.prepare(...args);
+          return Object.create(ops, {
+            reschedule: {
+              value: async (conn: Connection, ...rest: unknown[]) => {
+                killed = conn.id;
+                await target.killSession!(conn.id);
+                return (ops.reschedule as (...a: unknown[]) => Promise<unknown[]>)(conn, ...rest);
+              },
+            },
+          });
+        },
+      },
+    });
+    const released: string[] = [];
+    const destroyed: string[] = [];
+    const pool = wrapPool(adapter.pool, {
+      release: (c) => {
+        released.push(c.id);
+        adapter.pool.release(c);
+      },
+      destroy: (c) => {
+        destroyed.push(c.id);
+        return adapter.pool.destroy(c);
+      },
+    });
+    const admin = new Admin({ ...adapter, dialect, pool });
+    await expect(admin.reschedule(desc, { ids: [id] }, new Date(Date.now() + 60_000))).rejects.toThrow();
+    expect(killed).toBeDefined();
+    expect(released).not.toContain(killed);
+    expect(destroyed).toContain(killed);
+    expect(await h().rows(name)).toHaveLength(1);
+  });
+
   test(`R-ADM-1 admin.stats counts ready, delayed, in work and dead, with the age of the oldest ready row (${form})`, async () => {
     const { desc } = await h().create(form, { retryAfter: true, group: true });
     const b = await h().broker();

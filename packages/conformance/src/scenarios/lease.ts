@@ -100,6 +100,44 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     await until(async () => (await h().rows(name)).length === 0, 'B acks');
   });
 
+  test('R-LEASE-9 R-OPS-1 an extension in flight when shutdown stops extending moves no lease after shutdown resolves', async () => {
+    const { desc, name } = await h().create('lease');
+    const adapter = await h().open();
+    let stall = false;
+    let stalled = 0;
+    const go = gate();
+    // Fault injection: a slow database for this broker's next checkouts (the lease extension's).
+    const pool = wrapPool(adapter.pool, {
+      acquire: async () => {
+        if (stall) {
+          stalled++;
+          await go.promise;
+        }
+        return adapter.pool.acquire();
+      },
+    });
+    const a = new Broker({ ...adapter, pool }, { logger: h().logger, pollInterval: 50, lease: '1s' });
+    h().brokers.push(a);
+    const inHandler = gate();
+    const finish = gate();
+    a.subscribe(queue(desc), async () => {
+      inHandler.open();
+      await finish.promise;
+    });
+    await a.start();
+    await a.publish(desc, { held: 1 });
+    await inHandler.promise;
+    stall = true;
+    await until(() => stalled > 0, 'an extension waits for its connection');
+    const opened = sleep(300).then(() => go.open());
+    await a.shutdown({ timeout: 0 }); // the delivery keeps its lease, no longer extended
+    const atShutdown = ms((await h().rows(name))[0]!.locked_until);
+    await opened;
+    await sleep(400);
+    expect(ms((await h().rows(name))[0]!.locked_until)).toBe(atShutdown);
+    finish.open();
+  });
+
   test('R-LEASE-6 when extensions fail the lease runs out, another claim takes the row, and the late settlement fails with LeaseLostError', async () => {
     const { desc, name } = await h().create('lease');
     const adapter = await h().open();

@@ -59,6 +59,86 @@ export function lifecycleScenarios(
     },
   );
 
+  test.runIf(form !== 'lease')(
+    `R-OPS-2 R-OPS-1 shutdown closes the adapter once it has let go of a delivery whose handler outlives the timeout: nothing waits for that handler (${form})`,
+    async () => {
+      const { desc } = await h().create(form);
+      const adapter = await h().open();
+      let closed = 0;
+      // The harness closes the real adapter at cleanup; this one counts the broker's close().
+      const b = new Broker(
+        {
+          ...adapter,
+          close: async () => {
+            closed++;
+          },
+        },
+        { logger: h().logger, pollInterval: 50 },
+      );
+      h().brokers.push(b);
+      const inHandler = gate();
+      const finish = gate();
+      b.subscribe(queue(desc), async () => {
+        inHandler.open();
+        await finish.promise; // ignores its signal
+      });
+      await b.start();
+      await b.publish(desc, { outlives: 1 });
+      await inHandler.promise;
+      await b.shutdown({ timeout: 0 });
+      const atShutdown = closed;
+      finish.open();
+      expect(atShutdown).toBe(1);
+    },
+  );
+
+  test(`R-OPS-4 R-POOL-6 a claim in flight when shutdown begins gives its rows back before shutdown resolves (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const adapter = await h().open();
+    let stall = false;
+    let stalled = 0;
+    const go = gate();
+    // Fault injection: a slow checkout, so the claim is still in flight when shutdown begins, and
+    // slow checkouts after it, so giving its rows back takes a while.
+    const pool = wrapPool(adapter.pool, {
+      acquire: async () => {
+        if (stall) {
+          stalled++;
+          await go.promise;
+          await sleep(stalled > 1 ? 300 : 0);
+        }
+        return adapter.pool.acquire();
+      },
+      tryAcquire: async () => {
+        if (stall) {
+          stalled++;
+          await go.promise;
+        }
+        return adapter.pool.tryAcquire();
+      },
+    });
+    const b = new Broker({ ...adapter, pool }, { logger: h().logger, pollInterval: 50 });
+    h().brokers.push(b);
+    let handled = 0;
+    const released: string[] = [];
+    b.on('released', (e) => released.push(String(e.reason)));
+    b.subscribe(queue(desc), async () => {
+      handled++;
+    });
+    await b.start();
+    stall = true;
+    await until(() => stalled > 0, 'a claim waits for its connection');
+    await h().insertPlain(name, '{"r":1}');
+    const shut = b.shutdown({ timeout: 1_000 });
+    await sleep(50);
+    go.open();
+    await shut;
+    const atShutdown = [...released];
+    expect(handled).toBe(0);
+    expect(atShutdown).toEqual(['stopped']);
+    expect(mark((await h().rows(name))[0])).not.toBe('gone');
+  });
+
   test(`R-OPS-4 no claim and no handler start after shutdown() resolves, when shutdown races start() (${form})`, async () => {
     for (const when of ['0 ms', '1 ms', '5 ms', 'after validation'] as const) {
       const { desc, name } = await h().create(form);

@@ -151,12 +151,6 @@ export function lostSession(ctx: FormContext, err: unknown): boolean {
   return kind === 'connection' || kind === 'shutdown';
 }
 
-/** Gives a connection back to the pool, or closes it where `err` lost its session (R-OPS-5). */
-export async function releaseOrRetire(ctx: FormContext, conn: Connection, err: unknown): Promise<void> {
-  if (err !== undefined && lostSession(ctx, err)) await destroyQuietly(ctx, conn);
-  else ctx.pool.release(conn);
-}
-
 /** Rolls back and returns a connection to the pool; destroys it where the rollback fails. */
 export async function rollbackAndRelease(ctx: FormContext, conn: Connection): Promise<'released' | 'closed'> {
   try {

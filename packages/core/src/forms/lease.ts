@@ -9,7 +9,6 @@ import {
   type FormContext,
   giveBack,
   type Held,
-  releaseOrRetire,
   rollbackAndRelease,
   runSettlement,
   settlementError,
@@ -32,6 +31,8 @@ export class LeaseForm implements ClaimForm {
   private readonly book = new Map<string, Held>();
   private timer: NodeJS.Timeout | undefined;
   private extending: Promise<void> | undefined;
+  /** Set by {@link stop}: no extension statement is sent after it. */
+  private stopped = false;
   /** Acks waiting for the next batched settlement statement. */
   private pending: PendingFinish[] = [];
 
@@ -298,11 +299,16 @@ export class LeaseForm implements ClaimForm {
     return 'kept';
   }
 
-  /** Stops extending leases (the broker shut down). */
-  stop(): void {
+  /**
+   * Stops extending leases (the broker shut down). Resolves once an extension in flight has ended:
+   * one that has not sent its statement yet sends none, so no lease moves after shutdown resolves.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.book.clear();
+    await this.extending;
   }
 
   private schedule(): void {
@@ -325,14 +331,16 @@ export class LeaseForm implements ClaimForm {
     const maxToken = Math.max(...entries.map((h) => h.token!.getTime()));
     // Each extension moves the token forward, strictly.
     const expiry = new Date(Math.max(Date.now() + ctx.leaseMs, maxToken + 1));
-    let moved: unknown[];
+    let moved: unknown[] | undefined;
     try {
-      moved = await withConnection(ctx, (conn) =>
-        ctx.ops.extendLeases(
-          conn,
-          entries.map((h) => ({ id: h.id, token: h.token! })),
-          expiry,
-        ),
+      moved = await withConnection(ctx, async (conn) =>
+        this.stopped
+          ? undefined
+          : ctx.ops.extendLeases(
+              conn,
+              entries.map((h) => ({ id: h.id, token: h.token! })),
+              expiry,
+            ),
       );
     } catch (err) {
       // The database may be out of reach: the leases run on, and run out if this keeps failing.
@@ -343,6 +351,7 @@ export class LeaseForm implements ClaimForm {
       });
       return;
     }
+    if (moved === undefined) return; // stopped before the statement: nothing moved, nothing lost
     const movedKeys = new Set(moved.map(bookKey));
     for (const h of entries) {
       if (movedKeys.has(bookKey(h.id))) {
