@@ -180,11 +180,28 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
       t.skip('the dialect has no batched settlement');
     // The statement after the switch is thrown at once, before it reaches the server, as the
     // server would refuse a statement that lost a deadlock.
+    // Armed for the batch's own statement: a claim may run between the handlers' return and the
+    // batch (a worker is free once its handler returns), and must not take the failure.
     let failNext = false;
+    let armed = false;
     let failed = 0;
     const pool = adapter.pool;
+    const dialect = Object.create(adapter.dialect) as typeof adapter.dialect;
+    dialect.prepare = (t, opts) => {
+      const ops = adapter.dialect.prepare(t, opts);
+      const wrapped = Object.create(ops) as typeof ops;
+      wrapped.settleMany = (conn, list) => {
+        if (armed) {
+          armed = false;
+          failNext = true;
+        }
+        return ops.settleMany!(conn, list);
+      };
+      return wrapped;
+    };
     const faulty = {
       ...adapter,
+      dialect,
       pool: wrapPool(pool, {
         acquire: async () => {
           const conn = await pool.acquire();
@@ -222,7 +239,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     );
     await b.start();
     await allIn.promise;
-    failNext = true;
+    armed = true;
     release.open(); // every handler returns in the same turn: their acks form one batch
     // Far sooner than the 30 s lease: the rows did not wait for their leases to run out.
     await until(async () => (await h().rows(name)).length === 0, 'every row settled', 10_000);
