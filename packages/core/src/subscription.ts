@@ -282,10 +282,12 @@ export class Subscription {
     let most = claimBatch ?? workers;
     if (this.claimAhead) {
       // Up to workers + ahead rows held, the rows beyond the free workers waiting in the lease book
-      // (R-POOL-6); a claim tops up in one statement once fewer than max(workers, ahead) are held.
-      // prefetch(n) fixes ahead at n; by default it follows the drain rate (see `ahead`).
-      const ahead = this.settings.prefetch ?? this.ahead;
-      if (queued >= Math.max(workers, ahead)) return 0;
+      // (R-POOL-6). prefetch(n) fixes ahead at n and claims once fewer than max(workers, n) are
+      // held; by default ahead follows the drain rate (see `ahead`) and a claim waits until fewer
+      // than max(workers, ahead / 2) are held, so each claim tops up at least half of it.
+      const fixed = this.settings.prefetch;
+      const ahead = fixed ?? this.ahead;
+      if (queued >= Math.max(workers, fixed ?? Math.ceil(ahead / 2))) return 0;
       size = workers + ahead - queued;
       most = claimBatch ?? workers + ahead;
     } else {
