@@ -98,6 +98,8 @@ export class Subscription {
   private ahead = 0;
   /** Claims in a row that took rows, since the start or the last empty claim. */
   private takingClaims = 0;
+  /** Rows whose handler returned and whose settlement has not ended (their worker is free). */
+  private settling = 0;
   /** Claimed rows waiting for a free worker (or their lane). */
   private waiting: Held[] = [];
   private laneBusy: boolean[] = [];
@@ -288,6 +290,8 @@ export class Subscription {
       const fixed = this.settings.prefetch;
       const ahead = fixed ?? this.ahead;
       if (queued >= Math.max(workers, fixed ?? Math.ceil(ahead / 2))) return 0;
+      // Settlements slower than claims: no more rows until the acks catch up.
+      if (this.settling >= 2 * (workers + ahead)) return 0;
       size = workers + ahead - queued;
       most = claimBatch ?? workers + ahead;
     } else {
@@ -319,7 +323,7 @@ export class Subscription {
         } else {
           this.idle = false;
           this.takingClaims++;
-          if (toppingUp) this.adjustAhead();
+          if (toppingUp) this.adjustAhead(held.length >= size);
         }
         const batch: Held[] = [];
         for (const h of held) {
@@ -365,13 +369,14 @@ export class Subscription {
   /**
    * Sizes the default claim ahead from what the claim found on its return: workers idle with no
    * row waiting means the rows ahead ran out before the claim came back, so the next claims take
-   * twice as many ahead; most of them still waiting means the handlers drain slower than the claims
-   * come back, so fewer are held.
+   * twice as many ahead (only after a claim that took all it asked for: a table running dry is no
+   * reason to hold more); most of them still waiting means the handlers drain slower than the
+   * claims come back, so fewer are held.
    */
-  private adjustAhead(): void {
+  private adjustAhead(full: boolean): void {
     if (!this.claimAhead || this.settings.prefetch !== undefined) return;
     const { workers } = this.settings;
-    if (this.waiting.length === 0 && this.inWork < workers) {
+    if (full && this.waiting.length === 0 && this.inWork < workers) {
       this.ahead = Math.min(Math.max(MAX_AHEAD, workers), this.ahead * 2);
     } else if (this.waiting.length * 2 > this.ahead) {
       this.ahead = Math.max(workers, Math.floor((this.ahead * 3) / 4));
@@ -422,10 +427,20 @@ export class Subscription {
       this.pump();
       this.notify();
     };
-    if (this.freeOnReturn) d.onReturned = free;
+    let early = false;
+    if (this.freeOnReturn)
+      d.onReturned = () => {
+        early = true;
+        this.settling++;
+        free();
+      };
     this.deliveries.add(d);
     void d.process().finally(() => {
       this.deliveries.delete(d);
+      if (early) {
+        this.settling--;
+        this.notify();
+      }
       free();
     });
   }
