@@ -63,10 +63,10 @@ function systemOf(e) {
 function drainTable(entries, db) {
   const head =
     db === 'pg'
-      ? '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | server CPU ms | Node peak RSS MB | WAL B/job | dead tuples after | table MB after |'
+      ? '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | Node CPU µs/job | alloc KB/job | server CPU ms | Node peak RSS MB | WAL B/job | dead tuples after | table MB after |'
       : db === 'mysql'
-        ? '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | server CPU ms | Node peak RSS MB | redo B/job | table MB after |'
-        : '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | Node peak RSS MB | file + WAL MB after |';
+        ? '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | Node CPU µs/job | alloc KB/job | server CPU ms | Node peak RSS MB | redo B/job | table MB after |'
+        : '| system | workers | jobs | jobs/s | start-up ms | drain ms | rows/claim | rows/settle | Node CPU ms | Node CPU µs/job | alloc KB/job | Node peak RSS MB | file + WAL MB after |';
   const cols = head.split('|').length - 2;
   const lines = [head, `|${' --- |'.repeat(cols)}`];
   for (const e of entries) {
@@ -80,6 +80,8 @@ function drainTable(entries, db) {
       e.rowsPerClaim ? n1(e.rowsPerClaim) : '–',
       n1(e.rowsPerSettle ?? (e.kind === 'raw' ? (e.batchDelete ? e.rowsPerClaim : 1) : undefined)),
       n0(e.nodeCpuMs),
+      e.nodeCpuMs == null || !e.jobs ? '–' : n0((e.nodeCpuMs * 1000) / e.jobs),
+      e.allocBytes == null || !e.jobs ? '–' : n1(e.allocBytes / 1024 / e.jobs),
     ];
     const mb = (b) => (b === undefined ? '–' : n1(b / 2 ** 20));
     let rest;
@@ -412,7 +414,7 @@ export function writeReport(out, root) {
     'Drain time runs from the first claim (first handler start for the peers and raw loops) to the last settlement; ' +
       'start-up (broker start, schema check, first claim) is apart. The peers do not say when a settlement commits, so ' +
       'their drain ends when every handler has run and the database shows no unsettled job (polled every 2 ms). ' +
-      '"rows/claim" is the rows per claim statement actually taken. Node CPU covers start-up and drain for sqlinbox, the drain for the others; server CPU is the summed run time of the server\'s processes (threads, for MariaDB) over the drain. pg-boss **keeps** completed rows (an `UPDATE` to ' +
+      '"rows/claim" is the rows per claim statement actually taken. Node CPU covers start-up and drain for sqlinbox, the drain for the others; "µs/job" divides it by the jobs, so a regression in the engine shows even where the database bounds the throughput; "alloc KB/job" is the JS heap allocated over the same span per job, estimated by the V8 sampling heap profiler (a sample per 64 KiB, collected objects counted), which runs in every case; server CPU is the summed run time of the server\'s processes (threads, for MariaDB) over the drain. pg-boss **keeps** completed rows (an `UPDATE` to ' +
       '`completed`) while graphile-worker and sqlinbox **delete** them, which shows in WAL bytes, dead tuples and size.',
   );
   for (const [db, title] of [

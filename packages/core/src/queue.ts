@@ -101,8 +101,8 @@ export interface QueueSettings {
   /** Batch subscription: rows a claim takes at most and the handler gets at once (R-POOL-8). */
   readonly batch?: number | undefined;
   /**
-   * Lease form on a dialect that claims ahead: rows held claimed beyond the workers (default: the
-   * workers, R-POOL-6). See {@link Queue.prefetch}.
+   * Lease form on a dialect that claims ahead: rows held claimed beyond the workers (default:
+   * sized from the drain rate, from the workers up to 200, R-POOL-6). See {@link Queue.prefetch}.
    */
   readonly prefetch?: number | undefined;
   readonly name: string;
@@ -267,9 +267,10 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
    * Lease form: holds up to `workers + n` rows claimed, the rows beyond the busy workers waiting
    * leased in the subscription (extended while they wait, returned at once on stop), and claims
    * again, topping up to `workers + n` in one statement, as soon as it holds fewer than
-   * `max(workers, n)`. Without it a claim takes a row per worker seen (R-POOL-6). A deeper prefetch keeps a
-   * claim in flight while the workers drain what they hold (a backlog drains faster), at the price
-   * of rows no other replica can take meanwhile. Needs a dialect that claims ahead (PostgreSQL,
+   * `max(workers, n)`. Default (no prefetch): the rows held ahead start at the workers and follow the
+   * drain rate, doubling while claims come back to idle workers, up to 200 (R-POOL-6). A fixed
+   * prefetch keeps a claim in flight while the workers drain what they hold, at the price of rows no
+   * other replica can take meanwhile. Needs a dialect that claims ahead (PostgreSQL,
    * MySQL/MariaDB, SQLite); not on a transactional or batch queue. See docs/forms/lease.md.
    */
   prefetch(n: number): Queue<D, T, F> {

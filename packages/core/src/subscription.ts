@@ -81,12 +81,25 @@ export class Subscription {
   private readonly pollMs: number;
   private readonly oneClaimAtATime: boolean;
   private readonly claimAhead: boolean;
+  private readonly freeOnReturn: boolean;
 
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private inWork = 0;
   private claims = 0;
   private claimSlots = 0;
+  /**
+   * Default claim ahead (lease, no `prefetch`): rows held beyond the workers. Starts at the workers
+   * (R-POOL-6) and doubles, up to {@link MAX_AHEAD}, each time a claim that was topping up rows
+   * already held arrives after the workers ran dry: the rows ahead did not last the claim's round
+   * trip at the rate the handlers drain them. It shrinks again while claims arrive with most of
+   * the rows ahead still waiting (slower handlers).
+   */
+  private ahead = 0;
+  /** Claims in a row that took rows, since the start or the last empty claim. */
+  private takingClaims = 0;
+  /** Rows whose handler returned and whose settlement has not ended (their worker is free). */
+  private settling = 0;
   /** Claimed rows waiting for a free worker (or their lane). */
   private waiting: Held[] = [];
   private laneBusy: boolean[] = [];
@@ -125,6 +138,10 @@ export class Subscription {
       (t.form === 'lease' && caps.oneLeaseClaimAtATime);
     this.claimAhead =
       t.form === 'lease' && caps.claimAhead && !settings.transactional && settings.batch === undefined;
+    this.ahead = settings.workers;
+    // A lease row whose handler returned no longer needs its worker while its ack settles (batched
+    // with others): the worker takes the next row at once. Lanes keep theirs until the row settles.
+    this.freeOnReturn = this.claimAhead && settings.lanes === undefined;
     this.laneBusy = Array.from({ length: settings.lanes ?? 0 }, () => false);
     const ctx: FormContext = {
       table: t,
@@ -266,17 +283,17 @@ export class Subscription {
     let size: number;
     let most = claimBatch ?? workers;
     if (this.claimAhead) {
-      const ahead = this.settings.prefetch;
-      if (ahead === undefined) {
-        // One row per worker seen; rows beyond the free workers wait in the lease book (R-POOL-6).
-        if (queued >= workers) return 0;
-        size = 2 * workers - queued;
-      } else {
-        // prefetch(n): up to workers + n rows held; a claim once fewer than max(workers, n) are.
-        if (queued >= Math.max(workers, ahead)) return 0;
-        size = workers + ahead - queued;
-        most = claimBatch ?? workers + ahead;
-      }
+      // Up to workers + ahead rows held, the rows beyond the free workers waiting in the lease book
+      // (R-POOL-6). prefetch(n) fixes ahead at n and claims once fewer than max(workers, n) are
+      // held; by default ahead follows the drain rate (see `ahead`) and a claim waits until fewer
+      // than max(workers, ahead / 2) are held, so each claim tops up at least half of it.
+      const fixed = this.settings.prefetch;
+      const ahead = fixed ?? this.ahead;
+      if (queued >= Math.max(workers, fixed ?? Math.ceil(ahead / 2))) return 0;
+      // Settlements slower than claims: no more rows until the acks catch up.
+      if (this.settling >= 2 * (workers + ahead)) return 0;
+      size = workers + ahead - queued;
+      most = claimBatch ?? workers + ahead;
     } else {
       size = workers - queued;
     }
@@ -288,6 +305,8 @@ export class Subscription {
   private startClaim(size: number): void {
     this.claims++;
     this.claimSlots += size;
+    // A claim topping up rows already held (not the first after the start or an empty claim).
+    const toppingUp = this.takingClaims > 0;
     const done = () => {
       this.claims--;
       this.claimSlots -= size;
@@ -300,8 +319,11 @@ export class Subscription {
         if (held.length === 0) {
           this.idle = true;
           this.lastEmpty = Date.now();
+          this.takingClaims = 0;
         } else {
           this.idle = false;
+          this.takingClaims++;
+          if (toppingUp) this.adjustAhead(held.length >= size);
         }
         const batch: Held[] = [];
         for (const h of held) {
@@ -345,6 +367,23 @@ export class Subscription {
     );
   }
 
+  /**
+   * Sizes the default claim ahead from what the claim found on its return: workers idle with no
+   * row waiting means the rows ahead ran out before the claim came back, so the next claims take
+   * twice as many ahead (only after a claim that took all it asked for: a table running dry is no
+   * reason to hold more); most of them still waiting means the handlers drain slower than the
+   * claims come back, so fewer are held.
+   */
+  private adjustAhead(full: boolean): void {
+    if (!this.claimAhead || this.settings.prefetch !== undefined) return;
+    const { workers } = this.settings;
+    if (full && this.waiting.length === 0 && this.inWork < workers) {
+      this.ahead = Math.min(Math.max(MAX_AHEAD, workers), this.ahead * 2);
+    } else if (this.waiting.length * 2 > this.ahead) {
+      this.ahead = Math.max(workers, Math.floor((this.ahead * 3) / 4));
+    }
+  }
+
   private dispatch(h: Held): void {
     this.waiting.push(h);
     this.pump();
@@ -380,13 +419,30 @@ export class Subscription {
     this.inWork++;
     if (lane >= 0) this.laneBusy[lane] = true;
     const d = new Delivery(this, h);
-    this.deliveries.add(d);
-    void d.process().finally(() => {
-      this.deliveries.delete(d);
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
       this.inWork--;
       if (lane >= 0) this.laneBusy[lane] = false;
       this.pump();
       this.notify();
+    };
+    let early = false;
+    if (this.freeOnReturn)
+      d.onReturned = () => {
+        early = true;
+        this.settling++;
+        free();
+      };
+    this.deliveries.add(d);
+    void d.process().finally(() => {
+      this.deliveries.delete(d);
+      if (early) {
+        this.settling--;
+        this.notify();
+      }
+      free();
     });
   }
 
@@ -471,6 +527,9 @@ export class Subscription {
   }
 }
 
+/** The default claim ahead grows to this many rows beyond the workers at most. */
+const MAX_AHEAD = 200;
+
 function laneOf(key: unknown, lanes: number): number {
   // FNV-1a over the key's text: stable across processes, so replicas agree on lanes.
   const s = String(key ?? '');
@@ -493,6 +552,8 @@ export class Delivery {
   private failure: unknown;
   /** Set when the broker released this delivery at shutdown. */
   closed = false;
+  /** Called once the handler returned an outcome, before it settles: frees the worker (lease form). */
+  onReturned: (() => void) | undefined;
 
   constructor(
     private readonly sub: Subscription,
@@ -573,6 +634,7 @@ export class Delivery {
     } finally {
       clearTimeout(timer);
     }
+    this.onReturned?.();
     await this.finish(outcome);
   }
 

@@ -218,11 +218,28 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
       t.skip('the dialect has no batched settlement');
     // The statement after the switch is thrown at once, before it reaches the server, as the
     // server would refuse a statement that lost a deadlock.
+    // Armed for the batch's own statement: a claim may run between the handlers' return and the
+    // batch (a worker is free once its handler returns), and must not take the failure.
     let failNext = false;
+    let armed = false;
     let failed = 0;
     const pool = adapter.pool;
+    const dialect = Object.create(adapter.dialect) as typeof adapter.dialect;
+    dialect.prepare = (t, opts) => {
+      const ops = adapter.dialect.prepare(t, opts);
+      const wrapped = Object.create(ops) as typeof ops;
+      wrapped.settleMany = (conn, list) => {
+        if (armed) {
+          armed = false;
+          failNext = true;
+        }
+        return ops.settleMany!(conn, list);
+      };
+      return wrapped;
+    };
     const faulty = {
       ...adapter,
+      dialect,
       pool: wrapPool(pool, {
         acquire: async () => {
           const conn = await pool.acquire();
@@ -260,7 +277,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     );
     await b.start();
     await allIn.promise;
-    failNext = true;
+    armed = true;
     release.open(); // every handler returns in the same turn: their acks form one batch
     // Far sooner than the 30 s lease: the rows did not wait for their leases to run out.
     await until(async () => (await h().rows(name)).length === 0, 'every row settled', 10_000);
@@ -310,6 +327,46 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
       const rows = await h().rows(name);
       expect(rows.filter((r) => r.locked_until !== null)).toHaveLength(2); // the waiting row returned at once
       release.open();
+    });
+
+    test('R-POOL-6 R-POOL-1 by default the rows claimed ahead grow while the workers drain faster than a claim comes back', async () => {
+      const { desc, name } = await h().create('lease');
+      const adapter = await h().open();
+      // Counts the rows each claim statement took.
+      const taken: number[] = [];
+      const dialect = Object.create(adapter.dialect) as typeof adapter.dialect;
+      dialect.prepare = (t, opts) => {
+        const ops = adapter.dialect.prepare(t, opts);
+        const wrapped = Object.create(ops) as typeof ops;
+        wrapped.claimLease = async (conn, n, now, expiry) => {
+          const rows = await ops.claimLease(conn, n, now, expiry);
+          taken.push(rows.length);
+          return rows;
+        };
+        return wrapped;
+      };
+      const b = new Broker({ ...adapter, dialect }, { logger: h().logger, pollInterval: 50, lease: '30s' });
+      h().brokers.push(b);
+      const total = 400;
+      const seen = new Set<number>();
+      let twice = 0;
+      // Handlers that return at once drain the rows ahead long before a claim's round trip ends.
+      b.subscribe(queue(desc).workers(2), async (m) => {
+        const i = (m as { i: number }).i;
+        if (seen.has(i)) twice++;
+        seen.add(i);
+      });
+      await b.publishMany(
+        desc,
+        Array.from({ length: total }, (_, i) => ({ i })),
+      );
+      await b.start();
+      await until(async () => (await h().rows(name)).length === 0, 'every row settled', 30_000);
+      expect(seen.size).toBe(total);
+      expect(twice).toBe(0);
+      // The first claim takes 2 x workers; later ones more, as the workers ran dry before they came back.
+      expect(taken[0]).toBe(4);
+      expect(Math.max(...taken)).toBeGreaterThan(4);
     });
 
     test('R-POOL-6 prefetch(n) holds up to workers + n rows claimed, the waiting ones extended and returned at once on stop', async () => {
