@@ -8,8 +8,9 @@
  * writes `{ row_id, who: 'child' }` into the ledger table (through `ctx.tx` in transactional mode,
  * else through the pool), tells the parent `in-handler`, and with `hold: true` waits for the
  * parent's `{ type: 'release', id }` before it returns (an ack). It reports the broker's events
- * (`claimed`, `settled` with the connections its deliveries still hold, `leaseLost`, `settlementError` with the error's name and code) and
- * shuts down on `{ type: 'stop' }`.
+ * (`claimed`, `settled`, `leaseLost`, `settlementError` with the error's name and code) and
+ * answers `{ type: 'held?' }` with
+ * the connections the broker holds, and shuts down on `{ type: 'stop' }`.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
@@ -37,10 +38,7 @@ async function main(): Promise<void> {
   const logger = { ...silentLogger, warn: log('warn'), error: log('error') };
   const broker = new Broker(adapter, { logger, pollInterval: 50, lease: input.lease as never });
   broker.on('claimed', (e) => send({ type: 'claimed', id: String(e.id) }));
-  // `held`: connections the broker's deliveries hold after this settlement.
-  broker.on('settled', (e) =>
-    send({ type: 'settled', id: String(e.id), outcome: e.outcome, held: broker.poolUse.held }),
-  );
+  broker.on('settled', (e) => send({ type: 'settled', id: String(e.id), outcome: e.outcome }));
   broker.on('leaseLost', (e) => send({ type: 'leaseLost', id: String(e.id) }));
   broker.on('settlementError', (e) => {
     const err = e.error as { name?: string; code?: string; message?: string };
@@ -54,6 +52,8 @@ async function main(): Promise<void> {
       released.add(m.id);
       waiting.get(m.id)?.();
     }
+    // The connections the broker holds now (its claims and deliveries).
+    if (m?.type === 'held?') send({ type: 'held', held: broker.poolUse.held });
     if (m?.type === 'stop') {
       await broker.shutdown({ timeout: 10_000 }); // closes the adapter too
       send({ type: 'stopped' });
