@@ -190,8 +190,15 @@ export async function openNetLink(serverPort: number): Promise<NetLink> {
       restore: () => ip('link', 'set', hostIf, 'up'),
       async slow(opts) {
         for (const [dev, inNs] of ends) {
-          await tc(inNs, ['qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', opts.rate]
-            .concat(['burst', '3000', 'limit', String(opts.queueBytes)]));
+          await tc(
+            inNs,
+            ['qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', opts.rate].concat([
+              'burst',
+              '3000',
+              'limit',
+              String(opts.queueBytes),
+            ]),
+          );
         }
         slowed = opts;
       },

@@ -42,7 +42,13 @@ async function main(): Promise<void> {
   broker.on('leaseLost', (e) => send({ type: 'leaseLost', id: String(e.id) }));
   broker.on('settlementError', (e) => {
     const err = e.error as { name?: string; code?: string; message?: string };
-    send({ type: 'settlementError', id: String(e.id), name: err?.name, code: err?.code, message: err?.message });
+    send({
+      type: 'settlementError',
+      id: String(e.id),
+      name: err?.name,
+      code: err?.code,
+      message: err?.message,
+    });
   });
 
   const waiting = new Map<string, () => void>();
@@ -65,10 +71,14 @@ async function main(): Promise<void> {
   if (input.transactional) q = q.transactional();
   broker.subscribe(q, async (_m: unknown, ctx: { id: unknown; attempt: number; tx?: unknown }) => {
     const id = String(ctx.id);
-    await broker.publish(ledger, {}, {
-      columns: { row_id: id, who: 'child' },
-      ...(input.transactional ? { tx: ctx.tx as never } : {}),
-    });
+    await broker.publish(
+      ledger,
+      {},
+      {
+        columns: { row_id: id, who: 'child' },
+        ...(input.transactional ? { tx: ctx.tx as never } : {}),
+      },
+    );
     send({ type: 'in-handler', id, attempt: ctx.attempt });
     if (input.hold && !released.has(id)) await new Promise<void>((r) => waiting.set(id, r));
   });

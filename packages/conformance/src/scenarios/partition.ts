@@ -1,7 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { type Capabilities, Outcome, queue } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { gate, type Harness, Harness as HarnessClass, ms, partitionChildScript, sleep, until } from '../harness.js';
+import {
+  gate,
+  type Harness,
+  Harness as HarnessClass,
+  ms,
+  partitionChildScript,
+  sleep,
+  until,
+} from '../harness.js';
 import { type NetLink, openNetLink } from '../netns.js';
 import type { ConformanceTarget } from '../target.js';
 
@@ -91,106 +99,110 @@ export async function runPartition(target: ConformanceTarget, options: Partition
       const title = transactional
         ? "R-RUN-5 R-LEASE-6 R-TX-4 transactional: a broker cut off for longer than a lease: its rows are delivered once elsewhere, its late acks fail with LeaseLostError and its handler's writes never commit, and it resumes without a restart"
         : 'R-RUN-5 R-LEASE-6 a broker cut off for longer than a lease: its rows are delivered once elsewhere, its late settlements fail with LeaseLostError and change nothing, and it resumes without a restart';
-      test.runIf(caps.forms.includes('lease'))(title, async () => {
-        const { desc, name } = await h().create('lease');
-        const ledger = await h().create('lease', { columns: ['row_id', 'who'] }, h().name('ledger'));
-        const pub = await h().broker();
-        await pub.publish(desc, { n: 1 });
-        await pub.publish(desc, { n: 2 });
-        const [a, b] = (await h().rows(name)).map((r) => String(r.id)) as [string, string];
+      test.runIf(caps.forms.includes('lease'))(
+        title,
+        async () => {
+          const { desc, name } = await h().create('lease');
+          const ledger = await h().create('lease', { columns: ['row_id', 'who'] }, h().name('ledger'));
+          const pub = await h().broker();
+          await pub.publish(desc, { n: 1 });
+          await pub.publish(desc, { n: 2 });
+          const [a, b] = (await h().rows(name)).map((r) => String(r.id)) as [string, string];
 
-        const c = await startChild({
-          table: desc,
-          ledger: ledger.desc,
-          lease: `${LEASE_MS / 1000}s`,
-          workers: 2,
-          transactional,
-          hold: true,
-        });
-        await c.waitFor('in-handler', a, 'the child holds row a');
-        await c.waitFor('in-handler', b, 'the child holds row b');
+          const c = await startChild({
+            table: desc,
+            ledger: ledger.desc,
+            lease: `${LEASE_MS / 1000}s`,
+            workers: 2,
+            transactional,
+            hold: true,
+          });
+          await c.waitFor('in-handler', a, 'the child holds row a');
+          await c.waitFor('in-handler', b, 'the child holds row b');
 
-        await c.link.cut();
-        const cutAt = Date.now();
+          await c.link.cut();
+          const cutAt = Date.now();
 
-        // The other broker, in the host's namespace: it takes the rows once their leases run out,
-        // writes its ledger row, and holds each delivery until the child's late settlement failed.
-        const other = await h().broker({ lease: '30s' });
-        const held = new Map<string, ReturnType<typeof gate>>([
-          [a, gate()],
-          [b, gate()],
-        ]);
-        const took: string[] = [];
-        const settledHere: string[] = [];
-        other.on('settled', (e) => settledHere.push(String(e.id)));
-        let q = queue(desc).workers(2) as any;
-        if (transactional) q = q.transactional();
-        other.subscribe(q, async (_m: unknown, ctx: { id: unknown; tx?: any }) => {
-          const id = String(ctx.id);
-          await other.publish(
-            ledger.desc,
-            {},
-            { columns: { row_id: id, who: 'other' }, ...(transactional ? { tx: ctx.tx } : {}) },
+          // The other broker, in the host's namespace: it takes the rows once their leases run out,
+          // writes its ledger row, and holds each delivery until the child's late settlement failed.
+          const other = await h().broker({ lease: '30s' });
+          const held = new Map<string, ReturnType<typeof gate<void>>>([
+            [a, gate()],
+            [b, gate()],
+          ]);
+          const took: string[] = [];
+          const settledHere: string[] = [];
+          other.on('settled', (e) => settledHere.push(String(e.id)));
+          let q = queue(desc).workers(2) as any;
+          if (transactional) q = q.transactional();
+          other.subscribe(q, async (_m: unknown, ctx: { id: unknown; tx?: any }) => {
+            const id = String(ctx.id);
+            await other.publish(
+              ledger.desc,
+              {},
+              { columns: { row_id: id, who: 'other' }, ...(transactional ? { tx: ctx.tx } : {}) },
+            );
+            took.push(id);
+            await held.get(id)?.promise;
+            return Outcome.ack();
+          });
+          await other.start();
+          await until(() => took.includes(a) && took.includes(b), 'the other broker took both rows', 20_000);
+          expect(took.sort()).toEqual([a, b].sort());
+
+          // Row b's handler returns while the link is down: its ack waits on the cut link.
+          c.child.send({ type: 'release', id: b });
+          // The cut lasts three leases.
+          await sleep(Math.max(0, cutAt + 3 * LEASE_MS - Date.now()));
+          await c.link.restore();
+          // Row a's handler returns after the link is back.
+          c.child.send({ type: 'release', id: a });
+
+          for (const id of [a, b]) {
+            await c.waitFor('settlementError', id, `the child's late settlement of row ${id} failed`, 45_000);
+            const [err] = c.has('settlementError', id);
+            expect(err).toMatchObject({ name: 'LeaseLostError', code: 'LEASE_LOST' });
+          }
+          // Both rows are still there, under the other broker's lease: the late acks changed nothing.
+          const rows = await h().rows(name);
+          expect(rows.map((r) => String(r.id)).sort()).toEqual([a, b].sort());
+          for (const r of rows) expect(ms(r.locked_until)!).toBeGreaterThan(Date.now() + 10_000);
+          expect(c.has('settled')).toEqual([]);
+
+          for (const g of held.values()) g.open();
+          await until(() => settledHere.length === 2, 'the other broker acked both rows', 15_000);
+          await until(async () => (await h().rows(name)).length === 0, 'the rows are gone');
+          await other.shutdown();
+
+          // The child claims again without a restart.
+          await pub.publish(desc, { n: 3 });
+          const [third] = (await h().rows(name)).map((r) => String(r.id)) as [string];
+          await c.waitFor('in-handler', third, 'the child took a new row after the link returned', 45_000);
+          c.child.send({ type: 'release', id: third });
+          await c.waitFor('settled', third, 'the child acked the new row', 20_000);
+          await until(async () => (await h().rows(name)).length === 0, 'the new row is gone');
+
+          expect(settledHere.sort()).toEqual([a, b].sort());
+          expect(c.has('settled').map((e) => e.id)).toEqual([third]);
+          // No connection (nor a transaction on it) is left behind by the cut deliveries.
+          await until(
+            () => {
+              c.child.send({ type: 'held?' });
+              return c.has('held').at(-1)?.held === 0;
+            },
+            'the child holds no connection',
+            5_000,
           );
-          took.push(id);
-          await held.get(id)?.promise;
-          return Outcome.ack();
-        });
-        await other.start();
-        await until(() => took.includes(a) && took.includes(b), 'the other broker took both rows', 20_000);
-        expect(took.sort()).toEqual([a, b].sort());
-
-        // Row b's handler returns while the link is down: its ack waits on the cut link.
-        c.child.send({ type: 'release', id: b });
-        // The cut lasts three leases.
-        await sleep(Math.max(0, cutAt + 3 * LEASE_MS - Date.now()));
-        await c.link.restore();
-        // Row a's handler returns after the link is back.
-        c.child.send({ type: 'release', id: a });
-
-        for (const id of [a, b]) {
-          await c.waitFor('settlementError', id, `the child's late settlement of row ${id} failed`, 45_000);
-          const [err] = c.has('settlementError', id);
-          expect(err).toMatchObject({ name: 'LeaseLostError', code: 'LEASE_LOST' });
-        }
-        // Both rows are still there, under the other broker's lease: the late acks changed nothing.
-        const rows = await h().rows(name);
-        expect(rows.map((r) => String(r.id)).sort()).toEqual([a, b].sort());
-        for (const r of rows) expect(ms(r.locked_until)!).toBeGreaterThan(Date.now() + 10_000);
-        expect(c.has('settled')).toEqual([]);
-
-        for (const g of held.values()) g.open();
-        await until(() => settledHere.length === 2, 'the other broker acked both rows', 15_000);
-        await until(async () => (await h().rows(name)).length === 0, 'the rows are gone');
-        await other.shutdown();
-
-        // The child claims again without a restart.
-        await pub.publish(desc, { n: 3 });
-        const [third] = (await h().rows(name)).map((r) => String(r.id)) as [string];
-        await c.waitFor('in-handler', third, 'the child took a new row after the link returned', 45_000);
-        c.child.send({ type: 'release', id: third });
-        await c.waitFor('settled', third, 'the child acked the new row', 20_000);
-        await until(async () => (await h().rows(name)).length === 0, 'the new row is gone');
-
-        expect(settledHere.sort()).toEqual([a, b].sort());
-        expect(c.has('settled').map((e) => e.id)).toEqual([third]);
-        // No connection (nor a transaction on it) is left behind by the cut deliveries.
-        await until(
-          () => {
-            c.child.send({ type: 'held?' });
-            return c.has('held').at(-1)?.held === 0;
-          },
-          'the child holds no connection',
-          5_000,
-        );
-        const written = (await h().rows(ledger.name)).map((r) => `${String(r.row_id)}:${String(r.who)}`);
-        const expected = transactional
-          ? // The child's writes of the cut deliveries rolled back with their transactions.
-            [`${a}:other`, `${b}:other`, `${third}:child`]
-          : [`${a}:child`, `${a}:other`, `${b}:child`, `${b}:other`, `${third}:child`];
-        expect(written.sort()).toEqual(expected.sort());
-        await c.stop();
-      }, 90_000);
+          const written = (await h().rows(ledger.name)).map((r) => `${String(r.row_id)}:${String(r.who)}`);
+          const expected = transactional
+            ? // The child's writes of the cut deliveries rolled back with their transactions.
+              [`${a}:other`, `${b}:other`, `${third}:child`]
+            : [`${a}:child`, `${a}:other`, `${b}:child`, `${b}:other`, `${third}:child`];
+          expect(written.sort()).toEqual(expected.sort());
+          await c.stop();
+        },
+        90_000,
+      );
     }
 
     test.runIf(caps.forms.includes('lease'))(
