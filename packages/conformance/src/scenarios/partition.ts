@@ -31,6 +31,18 @@ interface ChildEvent {
 
 const LEASE_MS = 2_000;
 
+/** The description input of a lease table `Harness.create` made; the child describes it from this. */
+function leaseInput(table: string, columns?: readonly string[]): Record<string, unknown> {
+  return {
+    table,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: { column: 'attempt', generated: true },
+    lease: 'locked_until',
+    ...(columns === undefined ? {} : { columns }),
+  };
+}
+
 /**
  * A broker in a network namespace of its own, its link to the database cut for longer than a lease
  * and restored, or slowed with delay and loss (R-RUN-5, R-LEASE-6, R-TX-4). The child process runs
@@ -110,8 +122,8 @@ export async function runPartition(target: ConformanceTarget, options: Partition
           const [a, b] = (await h().rows(name)).map((r) => String(r.id)) as [string, string];
 
           const c = await startChild({
-            table: desc,
-            ledger: ledger.desc,
+            table: leaseInput(name),
+            ledger: leaseInput(ledger.name, ['row_id', 'who']),
             lease: `${LEASE_MS / 1000}s`,
             workers: 2,
             transactional,
@@ -212,8 +224,8 @@ export async function runPartition(target: ConformanceTarget, options: Partition
         const ledger = await h().create('lease', { columns: ['row_id', 'who'] }, h().name('ledger'));
         const pub = await h().broker();
         const c = await startChild({
-          table: desc,
-          ledger: ledger.desc,
+          table: leaseInput(name),
+          ledger: leaseInput(ledger.name, ['row_id', 'who']),
           lease: `${LEASE_MS / 1000}s`,
           workers: 4,
         });
