@@ -1,11 +1,14 @@
 import type { Capabilities, Form } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, test } from 'vitest';
 import { Harness } from './harness.js';
+import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
+import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
 import { failureScenarios } from './scenarios/failures.js';
+import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { observabilityScenarios } from './scenarios/observability.js';
@@ -21,6 +24,7 @@ import type { ConformanceTarget } from './target.js';
 
 export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
 export { type NetLink, openNetLink } from './netns.js';
+export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
 export { type PartitionOptions, runPartition } from './scenarios/partition.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
@@ -72,10 +76,13 @@ export async function runConformance(
       if (caps.forms.length === 0) throw new Error('an adapter must take at least one claim form');
     });
 
+    connectionScenarios(h);
+
     for (const form of forms) {
       describe(`${form} form`, () => {
         settleScenarios(h, form, caps);
         deadLetterScenarios(h, form, caps);
+        hostileScenarios(h, form, caps);
         crashScenarios(h, form);
         poolScenarios(h, form, caps);
         batchScenarios(h, form, caps);
@@ -85,15 +92,44 @@ export async function runConformance(
         threadScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
         if (form === 'lease') leaseScenarios(h, caps);
+        if (form === 'lease') batchedAckKillScenarios(h, target);
         if (form === 'advisory') advisoryScenarios(h, caps);
         if (form === 'rowlock') rowLockScenarios(h, caps);
         operationScenarios(h, target, form, caps);
         lifecycleScenarios(h, target, form, caps);
+        adminScenarios(h, form, caps);
         failureScenarios(h, target, form, caps, {
           rows: options.rows ?? 1_000,
           advisoryDeliveries: options.advisoryDeliveries ?? 1_000,
         });
       });
     }
+  });
+}
+
+/**
+ * Registers only the hostile-corpus scenarios (every value a bound parameter, byte for byte) for
+ * one adapter, in every form it takes: for a target opened in a server mode of its own (e.g.
+ * MySQL's `NO_BACKSLASH_ESCAPES`, PostgreSQL's `standard_conforming_strings=off`), where the
+ * rest of the suite already runs in the default mode. `runConformance` includes them.
+ */
+export async function runHostileCorpus(target: ConformanceTarget): Promise<void> {
+  const probe = await target.open({ poolSize: 2 });
+  const caps: Capabilities = probe.dialect.capabilities;
+  await probe.close();
+  describe(`sqlinbox hostile corpus: ${target.name}`, () => {
+    let harness: Harness | undefined;
+    const h = () => {
+      if (harness === undefined) throw new Error('no harness: scenarios run inside the suite');
+      return harness;
+    };
+    beforeEach(() => {
+      harness = new Harness(target, caps);
+    });
+    afterEach(async () => {
+      await harness?.cleanup();
+      harness = undefined;
+    });
+    for (const form of caps.forms) describe(`${form} form`, () => hostileScenarios(h, form, caps));
   });
 }

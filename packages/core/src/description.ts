@@ -117,17 +117,70 @@ export type AnyTable = TableDescription<Form, IsolationLevel | undefined>;
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** Validates an identifier (a table may be `schema.table`); throws a {@link ConfigError} naming it. */
-export function validateIdentifier(name: string, what: string, table?: string, qualified = false): string {
+/** Why `name` is not an identifier (a table may be `schema.table`), or undefined when it is one. */
+function identifierProblem(name: unknown, qualified: boolean): string | undefined {
+  if (typeof name !== 'string') return `it is a ${name === null ? 'null' : typeof name}, not a string`;
+  if (name.length === 0) return 'it is empty';
+  if (name.includes('\u0000')) return 'it contains a NUL character';
   const parts = qualified ? name.split('.') : [name];
-  if (typeof name !== 'string' || parts.length > 2 || !parts.every((p) => IDENT.test(p))) {
-    throw new ConfigError(`invalid ${what} identifier ${JSON.stringify(name)}`, {
+  if (parts.length > 2) return 'it has more than one dot: at most schema.table';
+  if (!qualified && name.includes('.')) return 'it contains a dot: only a table may be schema.table';
+  for (const p of parts) {
+    if (p.length === 0) return qualified ? 'the schema or the table part is empty' : 'it is empty';
+    if (p.length > 63) return `"${p.slice(0, 20)}..." is longer than 63 characters`;
+    if (!IDENT.test(p)) {
+      const bad = [...p].find((c, i) => !/[A-Za-z0-9_]/.test(c) || (i === 0 && /[0-9]/.test(c)));
+      return bad === undefined
+        ? `${JSON.stringify(p)} is not an identifier`
+        : `${JSON.stringify(p)} has ${JSON.stringify(bad)}${/[0-9]/.test(bad) ? ' first' : ''}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Validates an identifier: letters, digits and underscores, starting with a letter or underscore,
+ * at most 63 characters; with `qualified` (a table), `schema.table` too. The one rule for every
+ * identifier sqlinbox puts in SQL (tables, columns, dead-letter and outbox tables), applied where
+ * a description or queue is built, so dialects only quote. Throws a {@link ConfigError} naming
+ * the identifier and why.
+ */
+export function validateIdentifier(name: string, what: string, table?: string, qualified = false): string {
+  const problem = identifierProblem(name, qualified);
+  if (problem !== undefined) {
+    throw new ConfigError(`invalid ${what} identifier ${JSON.stringify(name)}: ${problem}`, {
       ...(table === undefined ? {} : { table }),
-      ...(what === 'table' ? {} : { column: String(name) }),
-      fix: 'use letters, digits and underscores, starting with a letter or underscore, at most 63 characters',
+      ...(qualified ? {} : { column: String(name) }),
+      fix: `use letters, digits and underscores, starting with a letter or underscore, at most 63 characters${qualified ? ', optionally schema.table' : ''}`,
     });
   }
   return name;
+}
+
+/**
+ * Validates a dead-letter target where a queue or a stats call is built: a `table` is an
+ * identifier like the queue's own (`schema.table` allowed), a `group` a non-empty string (a value,
+ * bound as a parameter). Throws a {@link ConfigError} naming the queue table.
+ */
+export function validateDeadLetter<T extends { readonly group: string } | { readonly table: string }>(
+  target: T,
+  table: string,
+): T {
+  const t = target as { group?: unknown; table?: unknown } | null | undefined;
+  if (t !== null && typeof t === 'object' && 'table' in t && !('group' in t)) {
+    validateIdentifier(t.table as string, 'dead-letter table', table, true);
+    return target;
+  }
+  if (t !== null && typeof t === 'object' && 'group' in t && !('table' in t)) {
+    if (typeof t.group === 'string' && t.group.length > 0) return target;
+    throw new ConfigError(
+      `invalid dead-letter group ${JSON.stringify(t.group)}: it must be a non-empty string`,
+      {
+        table,
+      },
+    );
+  }
+  throw new ConfigError('a dead-letter target is { group } or { table }, one of the two', { table });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -125,6 +125,52 @@ export interface QueueStats {
   readonly inWork: number;
   /** Rows in the dead-letter group or table. */
   readonly dead: number;
+  /**
+   * Optional (filled when asked with `{ inWork: true }`): what `inWork` counted. `lease` counts
+   * live leases; `locks` counts rows another transaction holds (row lock form, found with a
+   * `SKIP LOCKED` read); `keys` counts due rows whose advisory key another session holds, as the
+   * database shows it; `none` where the dialect cannot see rows in work in this form (then
+   * `inWork` is 0 and `ready` includes them).
+   */
+  readonly inWorkSeen?: 'lease' | 'locks' | 'keys' | 'none';
+  /**
+   * Optional (filled when asked with `{ inWork: true }`): milliseconds since the oldest ready row
+   * became due, read from its `retry_after`; null when no ready row carries a time (no ready row,
+   * no `retry_after` column, or rows published without a delay).
+   */
+  readonly oldestReadyAgeMs?: number | null;
+}
+
+/** A row's state as the admin API reads it. `done`: stamped `processed_at`. */
+export type RowState = 'ready' | 'delayed' | 'inWork' | 'dead' | 'done';
+
+/**
+ * Rows for the admin API's list (see {@link TableOps.list}), in id order after `after` (keyset
+ * paging). `state` is the state SQL can see: rows in work in the row lock and advisory forms read
+ * as `ready` here, and the admin API probes them.
+ */
+export interface ListQuery {
+  /** `dead` lists the dead-letter table's rows where there is one. */
+  readonly state: RowState | 'all';
+  /** Only ids greater than this one. Default: from the first row. */
+  readonly after?: unknown;
+  /** Most rows. */
+  readonly limit: number;
+  /** Only these ids. Default: every id. */
+  readonly ids?: readonly unknown[] | undefined;
+  readonly now: Date;
+}
+
+/**
+ * Rows the admin API is about to change (see {@link TableOps.pick}): `dead` rows (of the
+ * dead-letter group or table) or live ones (unsettled, not dead), optionally only `ids` or only
+ * rows whose group column is `group`.
+ */
+export interface PickQuery {
+  readonly dead: boolean;
+  readonly ids?: readonly unknown[] | undefined;
+  readonly group?: string | undefined;
+  readonly now: Date;
 }
 
 /**
@@ -183,8 +229,35 @@ export interface TableOps {
   settleMany?(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]>;
   /** Inserts messages; answers their ids in order. */
   insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
-  /** Counts rows by state. */
-  stats(conn: Connection, now: Date): Promise<QueueStats>;
+  /**
+   * Counts rows by state. With `{ inWork: true }` also counts rows in work in every form the
+   * database can see (row locks with a `SKIP LOCKED` read, advisory keys where the database shows
+   * them) and fills {@link QueueStats.inWorkSeen} and {@link QueueStats.oldestReadyAgeMs}; default:
+   * only leases.
+   */
+  stats(conn: Connection, now: Date, opts?: { inWork?: boolean }): Promise<QueueStats>;
+  /**
+   * Optional (admin API): rows by the state SQL sees, in id order, each with a column
+   * `sqlinbox_state` naming its {@link RowState}. Time columns as the driver returns them.
+   */
+  list?(conn: Connection, q: ListQuery): Promise<Row[]>;
+  /**
+   * Optional (admin API), inside a transaction the caller opened: the rows a change may touch,
+   * locked `FOR UPDATE SKIP LOCKED` where the database has row locks, leaving out rows whose lease
+   * runs at `now`. A row another transaction holds is not returned.
+   */
+  pick?(conn: Connection, q: PickQuery): Promise<Row[]>;
+  /**
+   * Optional (admin API), inside the caller's transaction: puts dead rows back in the queue with
+   * the attempt reset to 1, `retry_after` and the lease cleared. A dead-letter group's rows get
+   * the group `toGroup` (null: none); a dead-letter table's rows move back into the queue table.
+   * Answers the ids it moved.
+   */
+  requeue?(conn: Connection, ids: readonly unknown[], opts: { toGroup: string | null }): Promise<unknown[]>;
+  /** Optional (admin API), inside the caller's transaction: deletes rows (dead ones from the dead-letter table). */
+  remove?(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]>;
+  /** Optional (admin API), inside the caller's transaction: sets `retry_after` of live rows. */
+  reschedule?(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]>;
 }
 
 /**

@@ -1,3 +1,13 @@
+export {
+  Admin,
+  type AdminOptions,
+  type AdminPage,
+  type AdminRow,
+  type AdminTableOptions,
+  type ChangeReport,
+  type Selection,
+  type SkipReason,
+} from './admin.js';
 export type { BatchHandler, BatchItem } from './batch.js';
 export {
   Broker,

@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Codec } from './codec.js';
-import type { AnyTable } from './description.js';
+import { type AnyTable, validateDeadLetter } from './description.js';
 import type { DeadLetterTarget } from './dialect.js';
 import { ConfigError } from './errors.js';
 import { type ThreadOptions, ThreadQueue, threadSettings } from './threads.js';
@@ -171,9 +171,13 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     });
   }
 
-  /** Where rows at the attempt limit, and payloads that cannot be decoded, go: a group or a table. */
+  /**
+   * Where rows at the attempt limit, and payloads that cannot be decoded, go: a group or a table.
+   * A table name is validated here (an identifier, `schema.table` allowed): a `ConfigError`
+   * otherwise. Default: none (a retry at the limit retries again).
+   */
   deadLetter(target: DeadLetterTarget): Queue<D, T, F> {
-    return this.with({ deadLetter: target });
+    return this.with({ deadLetter: validateDeadLetter(target, this.settings.table.table) });
   }
 
   /**

@@ -71,13 +71,18 @@ const running = new Map<number, AbortController>();
 const calls = new Map<number, { resolve(): void; reject(e: unknown): void }>();
 let nextCall = 1;
 
+/** Released when `fn` resolves; closed when it throws (the session may be dead or inside a transaction). */
 async function withConnection<X>(fn: (conn: Connection) => Promise<X>): Promise<X> {
   const conn = await pool.acquire();
+  let result: X;
   try {
-    return await fn(conn);
-  } finally {
-    pool.release(conn);
+    result = await fn(conn);
+  } catch (err) {
+    await pool.destroy(conn).catch(() => {});
+    throw err;
   }
+  pool.release(conn);
+  return result;
 }
 
 function settleOnMain(d: number, outcome: Outcome): Promise<void> {

@@ -6,8 +6,8 @@ import type { Pool } from './driver.js';
  * Runs `fn` in a transaction of the service's own, on a connection of the service's pool: the
  * dialect's BEGIN (at `opts`' level or mode), then COMMIT when `fn` resolves, ROLLBACK when it
  * throws. Whatever `fn` writes through `tx` - its own rows and messages published with
- * `{ tx }` - commits or rolls back together (R-OUT-1). A connection whose COMMIT or ROLLBACK fails
- * is closed, never returned to the pool inside a transaction (R-TX-9).
+ * `{ tx }` - commits or rolls back together (R-OUT-1). A connection whose BEGIN, COMMIT or ROLLBACK
+ * fails is closed, never returned to the pool inside a transaction (R-TX-9).
  */
 export async function runTransaction<R>(
   dialect: Dialect,
@@ -24,27 +24,36 @@ export async function runTransaction<R>(
       return conn.query(sql, params) as never;
     },
   };
+  let result: R;
   try {
     await dialect.begin(conn, opts);
     open = true;
-    const result = await fn(tx);
-    ended = true;
-    await dialect.commit(conn);
-    open = false;
-    pool.release(conn);
-    return result;
+    result = await fn(tx);
   } catch (err) {
     ended = true;
+    // Back to the pool only once a ROLLBACK has confirmed the session holds no transaction; a
+    // failed BEGIN or ROLLBACK leaves it unknown, and the connection is closed instead.
+    let clean = false;
     if (open) {
       try {
         await dialect.rollback(conn);
-        open = false;
+        clean = true;
       } catch {
         // closed below: the server rolls the transaction back
       }
     }
-    if (open) await pool.destroy(conn).catch(() => {});
-    else pool.release(conn);
+    if (clean) pool.release(conn);
+    else await pool.destroy(conn).catch(() => {});
     throw err;
   }
+  ended = true;
+  try {
+    await dialect.commit(conn);
+  } catch (err) {
+    // A failed COMMIT leaves the session's state unknown: closed, never returned to the pool.
+    await pool.destroy(conn).catch(() => {});
+    throw err;
+  }
+  pool.release(conn);
+  return result;
 }

@@ -9,6 +9,7 @@ import {
   LeaseLostError,
   leaseMs,
   Outcome,
+  outbox,
   type Pool,
   parseKeyTemplate,
   planOf,
@@ -89,6 +90,60 @@ describe('identifiers and keys', () => {
     expect(err?.table).toBe('jobs');
     expect(err?.column).toBe('attempt"--');
     expect(() => table('jobs', 'id').payload('pay load')).toThrow(ConfigError);
+  });
+
+  test('R-BAD-2 one identifier rule: tables (schema.table), columns, dead-letter and outbox tables, refused with the reason', () => {
+    const refusal = (f: () => unknown): ConfigError | undefined => {
+      try {
+        f();
+      } catch (e) {
+        return e as ConfigError;
+      }
+      return undefined;
+    };
+    for (const ok of ['jobs', '_j1', 'app.jobs', `${'a'.repeat(63)}.${'b'.repeat(63)}`])
+      expect(validateIdentifier(ok, 'table', undefined, true)).toBe(ok);
+    const bad: [string, RegExp][] = [
+      ['', /empty/],
+      ['a.', /part is empty/],
+      ['.', /part is empty/],
+      ['.a', /part is empty/],
+      ['a.b.c', /more than one dot/],
+      ['a\u0000b', /NUL/],
+      ['1jobs', /"1" first/],
+      ['jo bs', /" "/],
+      ['jobs"--', /"\\""/],
+      ['a`b', /"`"/],
+      ['é', /"é"/],
+      ['a'.repeat(64), /longer than 63/],
+    ];
+    for (const [name, why] of bad) {
+      const err = refusal(() => validateIdentifier(name, 'dead-letter table', 'jobs', true));
+      expect(err, name).toBeInstanceOf(ConfigError);
+      expect(err?.message, name).toContain(`invalid dead-letter table identifier ${JSON.stringify(name)}: `);
+      expect(err?.message, name).toMatch(why);
+      expect(err?.table).toBe('jobs');
+    }
+    // A column is never qualified.
+    expect(refusal(() => validateIdentifier('a.b', 'column', 'jobs'))?.message).toMatch(/contains a dot/);
+    expect(refusal(() => validateIdentifier(7 as never, 'column', 'jobs'))?.message).toMatch(
+      /a number, not a string/,
+    );
+    // Where a queue and a stats call are built.
+    const d = inbox({ table: 'jobs', id: 'id', payload: 'payload' });
+    for (const name of ['a.', '.', 'a.b.c', 'a\u0000b', 'x; DROP TABLE y'])
+      expect(refusal(() => queue(d).deadLetter({ table: name }))?.message).toMatch(
+        /invalid dead-letter table identifier/,
+      );
+    expect(queue(d).deadLetter({ table: 'app.jobs_dlq' }).settings.deadLetter).toEqual({
+      table: 'app.jobs_dlq',
+    });
+    expect(refusal(() => queue(d).deadLetter({ group: '' }))?.message).toMatch(/dead-letter group/);
+    expect(refusal(() => queue(d).deadLetter({} as never))?.message).toMatch(/one of the two/);
+    // Outbox tables are descriptions: the same rule.
+    expect(
+      refusal(() => outbox({ table: 'a.b.c', id: 'id', payload: 'p', processedAt: 'done' } as never)),
+    ).toBeInstanceOf(ConfigError);
   });
 
   test('R-DESC-3 a key template parses into literal and column parts; a row renders its key', () => {

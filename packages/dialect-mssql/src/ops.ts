@@ -12,7 +12,7 @@ import type {
 } from '@sqlinbox/core';
 import { noteLocked, noteUnlocked } from './session.js';
 import type { Statement } from './sql.js';
-import { TableStatements } from './statements.js';
+import { AdminStatements, TableStatements } from './statements.js';
 
 const run = (conn: Connection, st: Statement) => conn.query<Row>(st.sql, st.params);
 
@@ -118,15 +118,20 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
 
     insert: (conn, messages) => insertAll(conn, t, s, messages),
 
-    async stats(conn, now): Promise<QueueStats> {
+    async stats(conn, now, statsOpts = {}): Promise<QueueStats> {
       const row = (await run(conn, s.stats(now))).rows[0] ?? {};
-      return {
+      const base = {
         ready: count(row.ready),
         delayed: count(row.delayed),
         inWork: count(row.in_work),
         dead: count(row.dead),
       };
+      return statsOpts.inWork === true
+        ? statsInWork(conn, t, new AdminStatements(t, opts.deadLetter), base, now)
+        : base;
     },
+
+    ...adminOps(new AdminStatements(t, opts.deadLetter)),
   };
 }
 
@@ -168,4 +173,66 @@ async function atomically(conn: Connection, body: () => Promise<void>): Promise<
     throw err;
   }
   if (!open) await conn.query('COMMIT TRANSACTION');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+/**
+ * The counts with rows in work: leases; in the row lock form the due rows an `UPDLOCK, READPAST`
+ * read passes over (in a transaction rolled back at once); in the advisory form the due rows whose
+ * key `APPLOCK_TEST` says another session holds (a table with its own lock functions: not seen).
+ */
+async function statsInWork(
+  conn: Connection,
+  t: AnyTable,
+  a: AdminStatements,
+  base: QueueStats,
+  now: Date,
+): Promise<QueueStats> {
+  const rowlock = t.form === 'rowlock';
+  if (rowlock) await conn.query('BEGIN TRANSACTION');
+  let row: Row;
+  try {
+    row = (await run(conn, a.inWork(now))).rows[0] ?? {};
+  } finally {
+    if (rowlock) await conn.query('IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION');
+  }
+  const seen: QueueStats['inWorkSeen'] =
+    t.form === 'lease' ? 'lease' : rowlock ? 'locks' : t.lock === undefined ? 'keys' : 'none';
+  const inWork = t.form === 'lease' ? base.inWork : Math.max(0, count(row.busy));
+  const oldest = row.oldest instanceof Date ? row.oldest : null;
+  return {
+    ...base,
+    ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
+    inWork,
+    inWorkSeen: seen,
+    oldestReadyAgeMs: oldest === null ? null : Math.max(0, now.getTime() - oldest.getTime()),
+  };
+}
+
+/** The admin members of the table's statements; changes run in the caller's transaction. */
+function adminOps(a: AdminStatements): Partial<TableOps> {
+  return {
+    async list(conn, q) {
+      return (await run(conn, a.list(q))).rows;
+    },
+    async pick(conn, q) {
+      const st = a.pick(q);
+      return st === null ? [] : (await run(conn, st)).rows;
+    },
+    async requeue(conn, ids, opts) {
+      for (const st of a.requeue(ids, opts.toGroup)) await run(conn, st);
+      return [...ids];
+    },
+    async remove(conn, ids, opts) {
+      await run(conn, a.remove(ids, opts.dead));
+      return [...ids];
+    },
+    async reschedule(conn, ids, at) {
+      const st = a.reschedule(ids, at);
+      if (st !== null) await run(conn, st);
+      return [...ids];
+    },
+  };
 }

@@ -16,7 +16,7 @@
  * a `datetime2` Date (tedious sends it in UTC), and "now" on the database clock is `SYSUTCDATETIME()`.
  */
 import type { AnyTable, DeadLetterTarget, Insert, IsolationLevel, Settlement } from '@sqlinbox/core';
-import { ConfigError, EncodeError, validateIdentifier } from '@sqlinbox/core';
+import { ConfigError, EncodeError, namedColumns, validateIdentifier } from '@sqlinbox/core';
 import {
   DB_NOW,
   ident,
@@ -545,4 +545,209 @@ function missing(t: AnyTable, role: string): ConfigError {
     table: t.table,
     fix: `describe the ${role} column`,
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+/**
+ * The admin API's T-SQL of one table. Reads pass over rows being written (`READPAST`); a change
+ * picks its rows `WITH (UPDLOCK, READPAST, ROWLOCK)` inside the caller's READ COMMITTED
+ * transaction, so a row a claim holds (row lock form) is left out, never waited on.
+ */
+export class AdminStatements {
+  private readonly T: string;
+  private readonly ID: string;
+  private readonly DLQ: string | undefined;
+  private readonly deadGroup: string | undefined;
+
+  constructor(
+    private readonly t: AnyTable,
+    deadLetter: DeadLetterTarget | undefined,
+  ) {
+    this.T = tableName(t.table);
+    this.ID = ident(t.id.column);
+    this.deadGroup = deadLetter !== undefined && 'group' in deadLetter ? deadLetter.group : undefined;
+    this.DLQ =
+      deadLetter !== undefined && 'table' in deadLetter
+        ? tableName(validateIdentifier(deadLetter.table, 'dead-letter table', t.table, true))
+        : undefined;
+  }
+
+  private c(a: string, column: string): string {
+    return `${a}.${ident(column)}`;
+  }
+
+  /** Unsettled and out of the dead-letter group. */
+  private live(b: Builder, a: string): string[] {
+    const t = this.t;
+    const parts: string[] = [];
+    if (t.processedAt !== undefined) parts.push(`${this.c(a, t.processedAt)} IS NULL`);
+    if (t.group !== undefined && this.deadGroup !== undefined)
+      parts.push(`(${this.c(a, t.group)} IS NULL OR ${this.c(a, t.group)} <> ${b.dead})`);
+    return parts;
+  }
+
+  /** Due at `now`: live, `retry_after` reached, lease absent or ended. */
+  private due(b: Builder, a: string): string {
+    const parts = this.live(b, a);
+    for (const column of [this.t.retryAfter, this.t.lease]) {
+      if (column === undefined) continue;
+      parts.push(`(${this.c(a, column)} IS NULL OR ${this.c(a, column)} <= ${b.now})`);
+    }
+    return parts.length === 0 ? '1 = 1' : parts.join(' AND ');
+  }
+
+  /** The state of row `a` as a CASE expression. */
+  private state(b: Builder, a: string): string {
+    const t = this.t;
+    const when: string[] = [];
+    if (t.group !== undefined && this.deadGroup !== undefined)
+      when.push(`WHEN ${this.c(a, t.group)} = ${b.dead} THEN 'dead'`);
+    if (t.processedAt !== undefined) when.push(`WHEN ${this.c(a, t.processedAt)} IS NOT NULL THEN 'done'`);
+    if (t.lease !== undefined) when.push(`WHEN ${this.c(a, t.lease)} > ${b.now} THEN 'inWork'`);
+    if (t.retryAfter !== undefined) when.push(`WHEN ${this.c(a, t.retryAfter)} > ${b.now} THEN 'delayed'`);
+    return when.length === 0 ? `'ready'` : `CASE ${when.join(' ')} ELSE 'ready' END`;
+  }
+
+  /** Rows of one state in id order after `after`, each with `sqlinbox_state`. */
+  list(q: {
+    state: string;
+    after?: unknown;
+    limit: number;
+    ids?: readonly unknown[] | undefined;
+    now: Date;
+  }): Statement {
+    const b = new Builder(q.now, this.deadGroup);
+    const top = b.add(q.limit);
+    const source =
+      q.state === 'dead' && this.DLQ !== undefined
+        ? `SELECT r.*, N'dead' AS [sqlinbox_state] FROM ${this.DLQ} AS r ${SKIP_HINTS}`
+        : `SELECT r.*, ${this.state(b, 'r')} AS [sqlinbox_state] FROM ${this.T} AS r ${SKIP_HINTS}`;
+    const where: string[] = [];
+    if (q.state !== 'all') where.push(`x.[sqlinbox_state] = ${b.add(q.state)}`);
+    if (q.after !== undefined) where.push(`x.${this.ID} > ${b.add(q.after)}`);
+    if (q.ids !== undefined) where.push(q.ids.length === 0 ? '1 = 0' : `x.${this.ID} IN (${b.list(q.ids)})`);
+    return b.statement(
+      `${SET_READ_COMMITTED}\n` +
+        `SELECT TOP (${top}) x.* FROM (${source}) AS x${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY x.${this.ID}`,
+    );
+  }
+
+  /** The rows a change may touch, locked `WITH (UPDLOCK, READPAST, ROWLOCK)`; null when none can be. */
+  pick(q: {
+    dead: boolean;
+    ids?: readonly unknown[] | undefined;
+    group?: string | undefined;
+    now: Date;
+  }): Statement | null {
+    const t = this.t;
+    const b = new Builder(q.now, this.deadGroup);
+    const where: string[] = [];
+    let from = this.T;
+    if (q.dead && this.DLQ !== undefined) from = this.DLQ;
+    else if (q.dead) {
+      if (t.group === undefined || this.deadGroup === undefined) return null;
+      where.push(`${this.c('r', t.group)} = ${q.group === undefined ? b.dead : b.add(q.group)}`);
+      if (t.processedAt !== undefined) where.push(`${this.c('r', t.processedAt)} IS NULL`);
+    } else {
+      where.push(...this.live(b, 'r'));
+      if (t.lease !== undefined)
+        where.push(`(${this.c('r', t.lease)} IS NULL OR ${this.c('r', t.lease)} <= ${b.now})`);
+    }
+    if (q.group !== undefined && !(q.dead && this.DLQ === undefined)) {
+      if (t.group === undefined) return null;
+      where.push(`${this.c('r', t.group)} = ${b.add(q.group)}`);
+    }
+    if (q.ids !== undefined) where.push(q.ids.length === 0 ? '1 = 0' : `r.${this.ID} IN (${b.list(q.ids)})`);
+    return b.statement(
+      `SELECT r.* FROM ${from} AS r ${CLAIM_HINTS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY r.${this.ID}`,
+    );
+  }
+
+  /**
+   * Dead rows back in the queue with the attempt reset (1), `retry_after` and the lease cleared:
+   * a group's rows get `toGroup`; a dead-letter table's rows are copied back (the columns the
+   * description names, under `IDENTITY_INSERT` where the id is generated), deleted from it and
+   * reset, in the caller's transaction.
+   */
+  requeue(ids: readonly unknown[], toGroup: string | null): Statement[] {
+    const t = this.t;
+    const out: Statement[] = [];
+    const inList = (p: Params) => `${this.ID} IN (${p.list(ids)})`;
+    if (this.DLQ !== undefined) {
+      const names = namedColumns(t)
+        .map((c) => ident(c.column))
+        .filter((n, i, all) => all.indexOf(n) === i)
+        .join(', ');
+      const p = new Params();
+      const copy = `INSERT INTO ${this.T} (${names}) SELECT ${names} FROM ${this.DLQ} WHERE ${inList(p)};`;
+      out.push(
+        p.statement(
+          t.id.generated
+            ? `SET IDENTITY_INSERT ${this.T} ON;\n${copy}\nSET IDENTITY_INSERT ${this.T} OFF;`
+            : copy,
+        ),
+      );
+      const d = new Params();
+      out.push(d.statement(`DELETE FROM ${this.DLQ} WHERE ${inList(d)}`));
+    } else if (t.group === undefined) return [];
+    const p = new Params();
+    const set: string[] = [];
+    if (t.attempt !== undefined) set.push(`${ident(t.attempt.column)} = 1`);
+    if (t.retryAfter !== undefined) set.push(`${ident(t.retryAfter)} = NULL`);
+    if (t.lease !== undefined) set.push(`${ident(t.lease)} = NULL`);
+    if (t.group !== undefined && (this.DLQ === undefined || toGroup !== null))
+      set.push(`${ident(t.group)} = ${p.add(toGroup)}`);
+    if (set.length > 0) out.push(p.statement(`UPDATE ${this.T} SET ${set.join(', ')} WHERE ${inList(p)}`));
+    return out;
+  }
+
+  /** Deletes rows by id (dead ones from the dead-letter table where there is one). */
+  remove(ids: readonly unknown[], dead: boolean): Statement {
+    const p = new Params();
+    const from = dead && this.DLQ !== undefined ? this.DLQ : this.T;
+    return p.statement(`DELETE FROM ${from} WHERE ${this.ID} IN (${p.list(ids)})`);
+  }
+
+  /** `retry_after = at` by id. */
+  reschedule(ids: readonly unknown[], at: Date): Statement | null {
+    const ra = this.t.retryAfter;
+    if (ra === undefined) return null;
+    const p = new Params();
+    const value = p.add(at);
+    return p.statement(`UPDATE ${this.T} SET ${ident(ra)} = ${value} WHERE ${this.ID} IN (${p.list(ids)})`);
+  }
+
+  /**
+   * Rows in work and the oldest ready `retry_after`, in one select: in the row lock form the due
+   * rows minus those an `UPDLOCK, READPAST` read can lock (run it in a transaction and roll back);
+   * in the advisory form the due rows whose key `APPLOCK_TEST` says another session holds.
+   */
+  inWork(now: Date): Statement {
+    const t = this.t;
+    const b = new Builder(now, this.deadGroup);
+    const oldest =
+      t.retryAfter === undefined
+        ? 'NULL'
+        : `MIN(CASE WHEN ${this.due(b, 'q')} THEN ${this.c('q', t.retryAfter)} END)`;
+    let busy = '0';
+    if (t.form === 'rowlock') {
+      busy =
+        `COALESCE(SUM(CASE WHEN ${this.due(b, 'q')} THEN 1 ELSE 0 END), 0)` +
+        ` - (SELECT COUNT(*) FROM ${this.T} AS f ${CLAIM_HINTS} WHERE ${this.due(b, 'f')})`;
+    } else if (t.form === 'advisory' && t.lock === undefined) {
+      const parts = (t.key ?? []).map((part) =>
+        'literal' in part ? b.add(part.literal) : `CAST(${this.c('q', part.column)} AS NVARCHAR(MAX))`,
+      );
+      const key = `CONCAT(N'', ${parts.join(', ')})`;
+      busy =
+        `COALESCE(SUM(CASE WHEN ${this.due(b, 'q')} AND` +
+        ` APPLOCK_TEST(${PRINCIPAL}, ${resourceSql(key)}, 'Exclusive', 'Session') = 0 THEN 1 ELSE 0 END), 0)`;
+    }
+    return b.statement(
+      `${SET_READ_COMMITTED}\nSELECT ${busy} AS [busy], ${oldest} AS [oldest] FROM ${this.T} AS q ${SKIP_HINTS}`,
+    );
+  }
 }

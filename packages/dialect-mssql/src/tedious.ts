@@ -229,7 +229,8 @@ export class MssqlPool implements Pool {
 
   release(conn: Connection): void {
     const c = this.own(conn);
-    const reason = dirtyReason(c);
+    if (this.idle.includes(c)) return;
+    const reason = dirtyReason(c, conn);
     if (reason !== undefined) {
       if (c.open) {
         process.emitWarning(
@@ -305,18 +306,24 @@ export class MssqlPool implements Pool {
     this.open().then(waiter.resolve, waiter.reject);
   }
 
+  /**
+   * The connection with `conn`'s id (a wrapper `{ id, query }` finds the connection it wraps);
+   * one this pool no longer holds is taken as it is, when it is one of this package's.
+   */
   private own(conn: Connection): MssqlConnection {
+    for (const c of this.all) if (c.id === conn.id) return c;
     if (!(conn instanceof MssqlConnection))
-      throw new TypeError('sqlinbox: this connection did not come from this pool');
+      throw new TypeError(`sqlinbox: connection ${conn.id} did not come from this pool`);
     return conn;
   }
 }
 
 /** Why a connection must be closed instead of returned to the pool, or undefined when it is clean. */
-function dirtyReason(c: MssqlConnection): string | undefined {
+function dirtyReason(c: MssqlConnection, given: Connection = c): string | undefined {
   if (!c.open) return 'it is closed';
   if (c.inTransaction()) return 'it is inside a transaction';
-  const keys = keysHeld(c);
+  // The dialect records a lock on the object it was given, a wrapper of `c` included.
+  const keys = given === c ? keysHeld(c) : [...keysHeld(c), ...keysHeld(given)];
   if (keys.length > 0)
     return `it holds the application lock of ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
   return undefined;

@@ -21,6 +21,8 @@ import {
   type FinishSettlement,
   type Insert,
   type IsolationLevel,
+  type ListQuery,
+  type PickQuery,
   type PrepareOptions,
   type QueueStats,
   type Row,
@@ -39,7 +41,7 @@ import {
   tableOf,
   toCount,
 } from './sql.js';
-import { TableStatements } from './statements.js';
+import { AdminStatements, TableStatements } from './statements.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
@@ -673,12 +675,107 @@ class MysqlTableOps implements TableOps {
   }
 
   /** Counts in one statement; `ready` is what is left of the live rows after in work and delayed. */
-  async stats(conn: Connection, now: Date): Promise<QueueStats> {
+  async stats(conn: Connection, now: Date, opts: { inWork?: boolean } = {}): Promise<QueueStats> {
+    if (opts.inWork === true) return this.statsInWork(conn, now);
     const r = (await run(conn, this.s.stats(now))).rows[0] ?? {};
     const total = toCount(r.total);
     const inWork = toCount(r.in_work);
     const delayed = toCount(r.delayed);
     return { ready: total - inWork - delayed, delayed, inWork, dead: toCount(r.dead) };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+  private get admin(): AdminStatements {
+    return new AdminStatements(this.s);
+  }
+
+  /**
+   * {@link stats} with rows in work in every form: leases running at `now`; in the row lock form
+   * the due rows a `FOR UPDATE SKIP LOCKED` read (in a READ COMMITTED transaction, rolled back)
+   * passes over; in the advisory form the due rows whose `GET_LOCK` name another session holds
+   * (`IS_USED_LOCK`; a table with its own lock functions: not seen). And the oldest ready row's
+   * `retry_after`.
+   */
+  async statsInWork(conn: Connection, now: Date): Promise<QueueStats> {
+    const base = await this.stats(conn, now);
+    const t = this.t;
+    const a = this.admin;
+    let seen: QueueStats['inWorkSeen'] = t.form === 'lease' ? 'lease' : 'none';
+    let inWork = base.inWork;
+    if (t.form === 'rowlock') {
+      seen = 'locks';
+      await begin(conn, { isolation: 'read_committed' });
+      try {
+        const free = (await run(conn, a.freeDue(now))).rows.length;
+        inWork = Math.max(0, base.ready - free);
+      } finally {
+        await rollbackQuietly(conn);
+      }
+    } else if (t.form === 'advisory' && t.lock === undefined) {
+      seen = 'keys';
+      inWork = toCount((await run(conn, a.heldKeys(now))).rows[0]?.n);
+    }
+    const oldest = (await run(conn, a.oldest(now))).rows[0]?.oldest;
+    const at =
+      oldest instanceof Date
+        ? oldest
+        : oldest == null
+          ? null
+          : new Date(`${String(oldest).replace(' ', 'T')}Z`);
+    return {
+      ...base,
+      ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
+      inWork,
+      inWorkSeen: seen,
+      oldestReadyAgeMs: at === null ? null : Math.max(0, now.getTime() - at.getTime()),
+    };
+  }
+
+  async list(conn: Connection, q: ListQuery): Promise<Row[]> {
+    return (await run(conn, this.admin.list(q))).rows;
+  }
+
+  async pick(conn: Connection, q: PickQuery): Promise<Row[]> {
+    if (q.ids !== undefined && q.ids.length === 0) return [];
+    const st = this.admin.pick(q);
+    return st === null ? [] : (await run(conn, st)).rows;
+  }
+
+  /**
+   * Dead rows back in the queue with the attempt reset: a group's rows get `toGroup`; a dead-letter
+   * table's rows are copied back, deleted from it and reset, in the caller's transaction.
+   */
+  async requeue(
+    conn: Connection,
+    ids: readonly unknown[],
+    opts: { toGroup: string | null },
+  ): Promise<unknown[]> {
+    const a = this.admin;
+    if (this.s.DLQ !== undefined) {
+      await run(conn, a.copyBack(ids));
+      await run(conn, a.remove(ids, true));
+      const reset = a.fresh(ids, opts.toGroup === null ? undefined : { value: opts.toGroup });
+      if (reset !== null) await run(conn, reset);
+      return [...ids];
+    }
+    if (this.s.GRP === undefined) return [];
+    const reset = a.fresh(ids, { value: opts.toGroup });
+    if (reset !== null) await run(conn, reset);
+    return [...ids];
+  }
+
+  async remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]> {
+    await run(conn, this.admin.remove(ids, opts.dead));
+    return [...ids];
+  }
+
+  async reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]> {
+    const st = this.admin.reschedule(ids, at);
+    if (st === null) return [];
+    await run(conn, st);
+    return [...ids];
   }
 }
 

@@ -65,8 +65,22 @@ interface OkPacket {
   readonly insertId: number | bigint;
 }
 
-/** Runs one statement on a checked-out connection, values already converted for the driver. */
-async function run(h: MariaPoolConnection, sql: string, params: readonly unknown[]): Promise<BackendResult> {
+/**
+ * Runs one statement on a checked-out connection, values already converted for the driver.
+ *
+ * A statement with values runs as a server-side prepared statement (`execute`: the binary
+ * protocol), so every value reaches the server as a bound parameter. The connector's `query`
+ * would escape values into the text on the client (correctly under `NO_BACKSLASH_ESCAPES`, which
+ * it reads from the server status, but still a splice); `execute` leaves nothing to escape. The
+ * connector keeps each connection's prepared statements in an LRU cache (pool option
+ * `prepareCacheLength`, default 256). A statement without values runs as text (`query`), which
+ * also serves those the prepared protocol does not take.
+ */
+async function run(
+  h: Pick<MariaPoolConnection, 'query' | 'execute' | 'info'>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<BackendResult> {
   const options = {
     sql,
     typeCast,
@@ -75,7 +89,7 @@ async function run(h: MariaPoolConnection, sql: string, params: readonly unknown
     namedPlaceholders: false,
     autoJsonMap: false,
   } as QueryOptions;
-  const res = (await h.query(options, params)) as unknown;
+  const res = (params.length === 0 ? await h.query(options) : await h.execute(options, params)) as unknown;
   const status = h.info?.status;
   const inTransaction = typeof status === 'number' ? (status & SERVER_STATUS_IN_TRANS) !== 0 : undefined;
   if (Array.isArray(res))
@@ -92,6 +106,10 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
     connectionLimit: number | undefined,
   ) {
     this.size = connectionLimit ?? 10;
+    // The connector's pool emits `error` when it fails to open a connection (a session killed
+    // while it opens, the server away) and retries by itself; with no listener Node would end the
+    // process. The application's own listener still hears it.
+    (pool as unknown as { on?(event: 'error', listener: () => void): unknown }).on?.('error', () => {});
   }
 
   getConnection(): Promise<MariaPoolConnection> {
@@ -133,9 +151,9 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
  * mariadbTx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
  * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
  */
-export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'info'>): Queryable {
+export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'execute' | 'info'>): Queryable {
   return {
-    query: (sql, params = []) => run(conn as MariaPoolConnection, sql, params.map(toDriverValue)) as never,
+    query: (sql, params = []) => run(conn, sql, params.map(toDriverValue)) as never,
   };
 }
 

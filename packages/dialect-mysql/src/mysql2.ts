@@ -73,12 +73,49 @@ interface OkPacket {
   readonly serverStatus?: number;
 }
 
-/** Runs one statement on a checked-out connection, values already converted for the driver. */
-async function run(
-  h: PromisePoolConnection,
-  sql: string,
-  params: readonly unknown[],
-): Promise<BackendResult> {
+/**
+ * How many prepared statements the adapter keeps open per connection: past this, the least
+ * recently used is closed (`unprepare`). mysql2's own cache (`maxPreparedStatements`, default
+ * 16000) would let ten connections hold more than the server's `max_prepared_stmt_count` (default
+ * 16382, for all sessions together) where statement texts vary, e.g. `publishMany` of varying sizes.
+ */
+export const PREPARED_PER_CONNECTION = 256;
+
+/** The statements prepared on each physical connection, least recently used first. */
+const prepared = new WeakMap<object, Map<string, true>>();
+
+type Mysql2Handle = Pick<PromisePoolConnection, 'query' | 'execute'> &
+  Partial<Pick<PromisePoolConnection, 'unprepare' | 'connection'>>;
+
+/** Notes that `sql` ran prepared on `h`; closes the least recently used past the limit. */
+function remember(h: Mysql2Handle, sql: string): void {
+  const key: object = h.connection ?? h;
+  let lru = prepared.get(key);
+  if (lru === undefined) {
+    lru = new Map();
+    prepared.set(key, lru);
+  }
+  lru.delete(sql);
+  lru.set(sql, true);
+  if (lru.size <= PREPARED_PER_CONNECTION) return;
+  const oldest = lru.keys().next().value as string;
+  lru.delete(oldest);
+  // The key mysql2 caches it under: the text and these two options, as `run` sets them.
+  h.unprepare?.({ sql: oldest, nestTables: false, rowsAsArray: false } as never);
+}
+
+/**
+ * Runs one statement on a checked-out connection, values already converted for the driver.
+ *
+ * A statement with values runs as a server-side prepared statement (`execute`: the binary
+ * protocol), so every value reaches the server as a bound parameter and no server setting
+ * (`NO_BACKSLASH_ESCAPES`, `ANSI_QUOTES`, the character set) can change what it means; mysql2's
+ * `query` would splice them into the text with escapes that cannot see the session's `sql_mode`.
+ * mysql2 keeps each connection's prepared statements in a cache keyed by SQL text; this adapter
+ * keeps at most {@link PREPARED_PER_CONNECTION} of them open per connection. A statement without values has nothing to bind and runs as text
+ * (`query`), which also serves those the prepared protocol does not take (`START TRANSACTION`).
+ */
+async function run(h: Mysql2Handle, sql: string, params: readonly unknown[]): Promise<BackendResult> {
   const options = {
     sql,
     values: params as unknown[],
@@ -87,7 +124,16 @@ async function run(
     namedPlaceholders: false,
     typeCast: typeCast as QueryOptions['typeCast'],
   } as QueryOptions;
-  const [res] = (await h.query(options)) as [unknown, FieldPacket[]];
+  let reply: [unknown, FieldPacket[]];
+  if (params.length === 0) reply = (await h.query(options)) as [unknown, FieldPacket[]];
+  else {
+    try {
+      reply = (await h.execute(options)) as [unknown, FieldPacket[]];
+    } finally {
+      remember(h, sql);
+    }
+  }
+  const [res] = reply;
   if (Array.isArray(res))
     return { rows: res as Record<string, unknown>[], rowCount: res.length, inTransaction: undefined };
   const ok = res as OkPacket;
@@ -121,6 +167,14 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
     return h.connection;
   }
 
+  /**
+   * mysql2's pool listens for a connection's first `error` only (`once`), and the connection emits
+   * another for a write after its session ended: a listener of the adapter's own takes those.
+   */
+  watch(h: PromisePoolConnection): void {
+    (h.connection as unknown as { on(event: 'error', listener: () => void): unknown }).on('error', () => {});
+  }
+
   async sessionId(h: PromisePoolConnection): Promise<string> {
     const { rows } = await this.run(h, 'SELECT CONNECTION_ID() AS `id`', []);
     return String(rows[0]?.id);
@@ -152,9 +206,9 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
  * mysql2Tx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
  * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
  */
-export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query'>): Queryable {
+export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query' | 'execute'>): Queryable {
   return {
-    query: (sql, params = []) => run(conn as PromisePoolConnection, sql, params.map(toDriverValue)) as never,
+    query: (sql, params = []) => run(conn, sql, params.map(toDriverValue)) as never,
   };
 }
 

@@ -20,6 +20,12 @@ export interface Backend<H> {
   getConnection(): Promise<H>;
   /** An object that stays the same for one physical connection across checkouts. */
   physical(h: H): object;
+  /**
+   * Called once per new physical connection: keeps an `error` listener on it for its whole life, so
+   * a session the server ends (KILL, a failover, an idle timeout) fails its statements and never
+   * reaches Node as an unhandled `error` event. Optional where the driver always listens itself.
+   */
+  watch?(h: H): void;
   /** The server's session id of a new physical connection (`CONNECTION_ID()`). */
   sessionId(h: H): Promise<string>;
   /** Runs one statement with values already converted for the driver. */
@@ -79,6 +85,8 @@ export class MysqlPool<H> implements Pool {
   private readonly sessions = new WeakMap<object, MysqlConnection<H>>();
   /** Connections checked out through this adapter (the count `spare` falls back on). */
   private out = 0;
+  /** The connections checked out, by id (`CONNECTION_ID()`): release and destroy find them by id alone. */
+  private readonly checkedOut = new Map<string, MysqlConnection<H>>();
 
   constructor(private readonly backend: Backend<H>) {
     this.size = backend.size;
@@ -108,9 +116,15 @@ export class MysqlPool<H> implements Pool {
     return this.acquire();
   }
 
+  /**
+   * Returns the connection to the driver's pool. A connection is found by its `id`, so a wrapper of
+   * one (`{ id, query }`) releases the connection it wraps; one no longer checked out is ignored.
+   */
   release(conn: Connection): void {
     const c = this.own(conn);
-    const reason = dirtyReason(c);
+    if (c === undefined) return;
+    // The dialect records an advisory lock on the object it was given, the wrapper's included.
+    const reason = dirtyReason(c) ?? (conn === c ? undefined : dirtyReason(conn));
     if (reason !== undefined) {
       warnDirtyRelease(c, reason);
       void this.destroy(c).catch(() => {});
@@ -119,15 +133,18 @@ export class MysqlPool<H> implements Pool {
     const h = c.handle;
     if (h === undefined) return;
     c.handle = undefined;
+    this.checkedOut.delete(c.id);
     this.out--;
     void Promise.resolve(this.backend.release(h)).catch(() => {});
   }
 
+  /** Closes the connection (found by its `id`, as in `release`); one no longer checked out is ignored. */
   async destroy(conn: Connection): Promise<void> {
     const c = this.own(conn);
-    const h = c.handle;
-    if (h === undefined) return;
+    const h = c?.handle;
+    if (c === undefined || h === undefined) return;
     c.handle = undefined;
+    this.checkedOut.delete(c.id);
     this.out--;
     this.sessions.delete(this.backend.physical(h));
     await this.backend.destroy(h);
@@ -138,18 +155,18 @@ export class MysqlPool<H> implements Pool {
     const key = this.backend.physical(h);
     let c = this.sessions.get(key);
     if (c === undefined) {
+      this.backend.watch?.(h);
       await this.backend.run(h, "SET time_zone = '+00:00'", []);
       c = new MysqlConnection(await this.backend.sessionId(h), this.backend);
       this.sessions.set(key, c);
     }
     c.handle = h;
+    this.checkedOut.set(c.id, c);
     return c;
   }
 
-  private own(conn: Connection): MysqlConnection<H> {
-    if (!(conn instanceof MysqlConnection)) {
-      throw new TypeError('sqlinbox: this connection did not come from this pool');
-    }
-    return conn as MysqlConnection<H>;
+  /** The checked-out connection with `conn`'s id: never a field of `conn` itself. */
+  private own(conn: Connection): MysqlConnection<H> | undefined {
+    return this.checkedOut.get(conn.id);
   }
 }

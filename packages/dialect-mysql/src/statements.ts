@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AnyTable, DeadLetterTarget, Insert } from '@sqlinbox/core';
-import { EncodeError, validateIdentifier } from '@sqlinbox/core';
+import { EncodeError } from '@sqlinbox/core';
 import { placeholders, quoteIdent, quoteTable, type Stmt, schemaOf, utc } from './sql.js';
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
@@ -32,11 +32,14 @@ interface DueOptions {
 }
 
 /**
- * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key;
+ * The lock name of a key, in SQL (R-ADV-4): the table's database in lower case, a dot and the key
+ * (as utf8mb4 text);
  * a name over 64 characters is replaced by its SHA-256 in hex (`SHA2(name, 256)`, 64 characters).
  */
 function lockNameSql(db: Frag, key: Frag): Frag {
-  const n = `CONCAT(LOWER(${db.sql}), '.', ${key.sql})`;
+  // DATABASE() is utf8mb3: every part is converted to utf8mb4, so a key with a character outside
+  // the BMP (an emoji) makes a name instead of an "Illegal mix of collations".
+  const n = `CONCAT(CONVERT(LOWER(${db.sql}) USING utf8mb4), _utf8mb4'.', CONVERT(${key.sql} USING utf8mb4))`;
   const p = [...db.params, ...key.params];
   return {
     sql: `IF(CHAR_LENGTH(${n}) > ${LOCK_NAME_MAX}, SHA2(${n}, 256), ${n})`,
@@ -78,7 +81,8 @@ export class TableStatements {
     this.GRP = q(t.group);
     this.PK = q(t.partitionKey);
     if (deadLetter !== undefined && 'table' in deadLetter) {
-      this.DLQ = quoteTable(validateIdentifier(deadLetter.table, 'dead-letter table', t.table, true));
+      // Validated where the queue (or the stats call) was built: here it is only quoted.
+      this.DLQ = quoteTable(deadLetter.table);
     } else {
       this.DLQ = undefined;
     }
@@ -343,7 +347,8 @@ export class TableStatements {
     const extra: string[] = [];
     for (const m of messages) {
       for (const c of Object.keys(m.columns ?? {})) {
-        if (!roles.has(c) && !extra.includes(c)) extra.push(validateIdentifier(c, 'column', t.table));
+        // Column names were validated by publish: here they are only quoted.
+        if (!roles.has(c) && !extra.includes(c)) extra.push(c);
       }
     }
     const cols: string[] = [];
@@ -531,4 +536,239 @@ export class TableStatements {
 export function lockNameOf(database: string, key: string): string {
   const name = `${database.toLowerCase()}.${key}`;
   return [...name].length > LOCK_NAME_MAX ? createHash('sha256').update(name, 'utf8').digest('hex') : name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+/** A row's state as SQL sees it, for the admin API. */
+type ListState = 'ready' | 'delayed' | 'inWork' | 'dead' | 'done' | 'all';
+
+/**
+ * The admin API's statements of one table, over the names {@link TableStatements} quoted. Every
+ * value is bound; `ids` go in as one `?` each.
+ */
+export class AdminStatements {
+  constructor(private readonly s: TableStatements) {}
+
+  /** Unsettled and out of the dead-letter group, on alias `a`. */
+  private live(a: string): Frag {
+    const s = this.s;
+    const parts: string[] = [];
+    const params: unknown[] = [];
+    if (s.PA) parts.push(`${a}.${s.PA} IS NULL`);
+    if (s.GRP && s.deadGroup !== undefined) {
+      parts.push(`NOT (${a}.${s.GRP} <=> ?)`);
+      params.push(s.deadGroup);
+    }
+    return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params };
+  }
+
+  /** Due at `now` on alias `a`: live, `retry_after` reached, lease absent or ended. */
+  due(a: string, now: Date): Frag {
+    const s = this.s;
+    const l = this.live(a);
+    const parts = [l.sql];
+    const params = [...l.params];
+    for (const c of [s.RA, s.LEASE]) {
+      if (c === undefined) continue;
+      parts.push(`(${a}.${c} IS NULL OR ${a}.${c} <= ?)`);
+      params.push(utc(now));
+    }
+    return { sql: parts.join(' AND '), params };
+  }
+
+  /** The state of row `a` as a CASE expression (`dead`, `done`, `inWork`, `delayed`, `ready`). */
+  private state(a: string, now: Date): Frag {
+    const s = this.s;
+    const when: string[] = [];
+    const params: unknown[] = [];
+    if (s.GRP && s.deadGroup !== undefined) {
+      when.push(`WHEN ${a}.${s.GRP} = ? THEN 'dead'`);
+      params.push(s.deadGroup);
+    }
+    if (s.PA) when.push(`WHEN ${a}.${s.PA} IS NOT NULL THEN 'done'`);
+    if (s.LEASE) {
+      when.push(`WHEN ${a}.${s.LEASE} > ? THEN 'inWork'`);
+      params.push(utc(now));
+    }
+    if (s.RA) {
+      when.push(`WHEN ${a}.${s.RA} > ? THEN 'delayed'`);
+      params.push(utc(now));
+    }
+    return { sql: when.length === 0 ? `'ready'` : `CASE ${when.join(' ')} ELSE 'ready' END`, params };
+  }
+
+  /** Rows of one state in id order after `after`, each with `sqlinbox_state`. */
+  list(q: { state: ListState; after?: unknown; limit: number; ids?: readonly unknown[]; now: Date }): Stmt {
+    const s = this.s;
+    const st = this.state('r', q.now);
+    const fromDead = q.state === 'dead' && s.DLQ !== undefined;
+    const source = fromDead
+      ? { sql: `SELECT r.*, 'dead' AS \`sqlinbox_state\` FROM ${s.DLQ} AS r`, params: [] as unknown[] }
+      : { sql: `SELECT r.*, ${st.sql} AS \`sqlinbox_state\` FROM ${s.T} AS r`, params: st.params };
+    const where: string[] = [];
+    const params: unknown[] = [...source.params];
+    if (q.state !== 'all') {
+      where.push('x.`sqlinbox_state` = ?');
+      params.push(q.state);
+    }
+    if (q.after !== undefined) {
+      where.push(`x.${s.ID} > ?`);
+      params.push(q.after);
+    }
+    if (q.ids !== undefined) {
+      if (q.ids.length === 0) where.push('FALSE');
+      else {
+        where.push(`x.${s.ID} IN (${placeholders(q.ids.length)})`);
+        params.push(...q.ids);
+      }
+    }
+    params.push(q.limit);
+    return {
+      sql:
+        `SELECT x.* FROM (${source.sql}) AS x${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY x.${s.ID} LIMIT ?`,
+      params,
+    };
+  }
+
+  /**
+   * The rows a change may touch, `FOR UPDATE SKIP LOCKED` (in the caller's READ COMMITTED
+   * transaction): dead ones, or live ones whose lease is absent or ended; by ids and group.
+   */
+  pick(q: {
+    dead: boolean;
+    ids?: readonly unknown[] | undefined;
+    group?: string | undefined;
+    now: Date;
+  }): Stmt | null {
+    const s = this.s;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    let from = s.T;
+    if (q.dead && s.DLQ !== undefined) from = s.DLQ;
+    else if (q.dead) {
+      if (!s.GRP || s.deadGroup === undefined) return null;
+      where.push(`r.${s.GRP} = ?`);
+      params.push(q.group ?? s.deadGroup);
+      if (s.PA) where.push(`r.${s.PA} IS NULL`);
+    } else {
+      const l = this.live('r');
+      where.push(l.sql);
+      params.push(...l.params);
+      if (s.LEASE) {
+        where.push(`(r.${s.LEASE} IS NULL OR r.${s.LEASE} <= ?)`);
+        params.push(utc(q.now));
+      }
+    }
+    if (q.group !== undefined && !(q.dead && s.DLQ === undefined)) {
+      if (!s.GRP) return null;
+      where.push(`r.${s.GRP} = ?`);
+      params.push(q.group);
+    }
+    if (q.ids !== undefined) {
+      where.push(`r.${s.ID} IN (${placeholders(q.ids.length)})`);
+      params.push(...q.ids);
+    }
+    return {
+      sql:
+        `SELECT r.* FROM ${from} AS r${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY r.${s.ID} FOR UPDATE SKIP LOCKED`,
+      params,
+    };
+  }
+
+  /** `attempt = 1, retry_after = NULL, lease = NULL`, and the group when given. */
+  fresh(ids: readonly unknown[], group: { value: string | null } | undefined): Stmt | null {
+    const s = this.s;
+    const set: string[] = [];
+    const params: unknown[] = [];
+    if (s.ATT) set.push(`${s.ATT} = 1`);
+    if (s.RA) set.push(`${s.RA} = NULL`);
+    if (s.LEASE) set.push(`${s.LEASE} = NULL`);
+    if (group !== undefined && s.GRP) {
+      set.push(`${s.GRP} = ?`);
+      params.push(group.value);
+    }
+    if (set.length === 0) return null;
+    return {
+      sql: `UPDATE ${s.T} SET ${set.join(', ')} WHERE ${s.ID} IN (${placeholders(ids.length)})`,
+      params: [...params, ...ids],
+    };
+  }
+
+  /** Copies dead-letter table rows back into the queue table (the caller deletes them after). */
+  copyBack(ids: readonly unknown[]): Stmt {
+    const s = this.s;
+    return {
+      sql: `INSERT INTO ${s.T} SELECT * FROM ${s.DLQ} WHERE ${s.ID} IN (${placeholders(ids.length)})`,
+      params: [...ids],
+    };
+  }
+
+  /** Deletes rows by id from the queue table, or from the dead-letter table. */
+  remove(ids: readonly unknown[], fromDead: boolean): Stmt {
+    const s = this.s;
+    const from = fromDead && s.DLQ !== undefined ? s.DLQ : s.T;
+    return { sql: `DELETE FROM ${from} WHERE ${s.ID} IN (${placeholders(ids.length)})`, params: [...ids] };
+  }
+
+  /** `retry_after = at` by id. */
+  reschedule(ids: readonly unknown[], at: Date): Stmt | null {
+    const s = this.s;
+    if (!s.RA) return null;
+    return {
+      sql: `UPDATE ${s.T} SET ${s.RA} = ? WHERE ${s.ID} IN (${placeholders(ids.length)})`,
+      params: [utc(at), ...ids],
+    };
+  }
+
+  /** The oldest `retry_after` among due rows. */
+  oldest(now: Date): Stmt {
+    const s = this.s;
+    const d = this.due('r', now);
+    return {
+      sql: s.RA
+        ? `SELECT MIN(r.${s.RA}) AS \`oldest\` FROM ${s.T} AS r WHERE ${d.sql}`
+        : 'SELECT NULL AS `oldest`',
+      params: s.RA ? d.params : [],
+    };
+  }
+
+  /** The ids of due rows no other transaction locks (row lock form), in the caller's transaction. */
+  freeDue(now: Date): Stmt {
+    const s = this.s;
+    const d = this.due('r', now);
+    return {
+      sql: `SELECT r.${s.ID} AS \`id\` FROM ${s.T} AS r WHERE ${d.sql} FOR UPDATE SKIP LOCKED`,
+      params: d.params,
+    };
+  }
+
+  /**
+   * Due rows whose advisory key's lock another session holds (`IS_USED_LOCK(name) IS NOT NULL`),
+   * the key rendered as the claim renders it.
+   */
+  heldKeys(now: Date): Stmt {
+    const s = this.s;
+    const d = this.due('r', now);
+    const parts: string[] = [];
+    const keyParams: unknown[] = [];
+    for (const p of s.t.key ?? []) {
+      if ('literal' in p) {
+        parts.push('?');
+        keyParams.push(p.literal);
+      } else parts.push(`COALESCE(CAST(r.${quoteIdent(p.column)} AS CHAR), '')`);
+    }
+    const key = { sql: parts.length === 0 ? "''" : `CONCAT(${parts.join(', ')})`, params: keyParams };
+    const schema = schemaOf(s.t.table);
+    const db: Frag =
+      schema === undefined ? { sql: 'DATABASE()', params: [] } : { sql: '?', params: [schema] };
+    const name = lockNameSql(db, key);
+    return {
+      sql: `SELECT COUNT(*) AS \`n\` FROM ${s.T} AS r WHERE ${d.sql} AND IS_USED_LOCK(${name.sql}) IS NOT NULL`,
+      params: [...d.params, ...name.params],
+    };
+  }
 }

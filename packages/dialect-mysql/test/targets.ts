@@ -33,15 +33,32 @@ import { LOCK_LOG_ENV, recordLocks } from './lock-log.mjs';
 /** A pool of the driver's own, opened for the target, with the adapter around it. */
 type Opener = (size: number, serverVersion: string | undefined) => { adapter: Adapter; end(): Promise<void> };
 
-const openMysql2: Opener = (size, serverVersion) => {
-  const pool = mysql.createPool({ ...DB, connectionLimit: size });
-  return { adapter: mysql2(pool, { serverVersion }), end: () => pool.end() };
-};
+/** Modes added to each session's `sql_mode` (e.g. `NO_BACKSLASH_ESCAPES,ANSI_QUOTES`); none by default. */
+type SqlMode = string | undefined;
 
-const openMariadb: Opener = (size, serverVersion) => {
-  const pool = connector.createPool({ ...DB, connectionLimit: size, minimumIdle: 0 });
-  return { adapter: mariadb(pool, { serverVersion, connectionLimit: size }), end: () => pool.end() };
-};
+/** The statement that adds `mode` to a session's `sql_mode`. */
+const setMode = (mode: string) => `SET SESSION sql_mode = CONCAT(@@sql_mode, ',${mode}')`;
+
+const openMysql2 =
+  (mode: SqlMode): Opener =>
+  (size, serverVersion) => {
+    const pool = mysql.createPool({ ...DB, connectionLimit: size });
+    // Runs before any statement of the adapter: mysql2 queues a connection's commands in order.
+    if (mode !== undefined) pool.pool.on('connection', (c) => void c.query(setMode(mode)));
+    return { adapter: mysql2(pool, { serverVersion }), end: () => pool.end() };
+  };
+
+const openMariadb =
+  (mode: SqlMode): Opener =>
+  (size, serverVersion) => {
+    const pool = connector.createPool({
+      ...DB,
+      connectionLimit: size,
+      minimumIdle: 0,
+      ...(mode === undefined ? {} : { initSql: setMode(mode) }),
+    });
+    return { adapter: mariadb(pool, { serverVersion, connectionLimit: size }), end: () => pool.end() };
+  };
 
 function target(name: string, childFile: string, openPool: Opener): ConformanceTarget {
   const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-mysql-target-'));
@@ -203,12 +220,17 @@ async function restartMariadb(): Promise<void> {
   throw new Error('MariaDB did not come back after a restart');
 }
 
-/** The conformance target for MariaDB (standing in for MySQL) through `mysql2`. */
-export function mysql2Target(): ConformanceTarget {
-  return target('mysql (mysql2)', './child-mysql2.mjs', openMysql2);
+/**
+ * The conformance target for MariaDB (standing in for MySQL) through `mysql2`; `sqlMode` adds
+ * modes to every session's `sql_mode` (default none).
+ */
+export function mysql2Target(sqlMode?: string): ConformanceTarget {
+  const suffix = sqlMode === undefined ? '' : `, sql_mode +${sqlMode}`;
+  return target(`mysql (mysql2${suffix})`, './child-mysql2.mjs', openMysql2(sqlMode));
 }
 
-/** The conformance target for MariaDB through the `mariadb` connector. */
-export function mariadbTarget(): ConformanceTarget {
-  return target('mysql (mariadb)', './child-mariadb.mjs', openMariadb);
+/** The conformance target for MariaDB through the `mariadb` connector; `sqlMode` as above. */
+export function mariadbTarget(sqlMode?: string): ConformanceTarget {
+  const suffix = sqlMode === undefined ? '' : `, sql_mode +${sqlMode}`;
+  return target(`mysql (mariadb${suffix})`, './child-mariadb.mjs', openMariadb(sqlMode));
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AnyTable } from '@sqlinbox/core';
-import { bareName, quoteIdent, quoteTable, schemaOf } from './sql.js';
+import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
+import { bareName, escapeString, quoteIdent, quoteTable, schemaOf } from './sql.js';
 
 /**
  * Schema help (R-PLUS-2) and the wake-up channel's names (R-PLUS-1). Every function here answers
@@ -72,6 +72,7 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
     );
   }
   if (opts.deadLetterTable !== undefined) {
+    validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true);
     out.push(
       `CREATE TABLE ${quoteTable(opts.deadLetterTable)} (\n  ${columnDefinitions(t, true).join(',\n  ')}\n)`,
     );
@@ -98,17 +99,20 @@ export function wakeupChannel(table: string): string {
  * INSERT statement sends one notification however many rows it writes. The server folds equal
  * notifications of one transaction into one, so a broker's own notify beside the trigger costs
  * nothing. Re-running the statements replaces the trigger. Needs PostgreSQL 11
- * (`EXECUTE FUNCTION`).
+ * (`EXECUTE FUNCTION`). The name is validated first (letters, digits, underscores, an optional
+ * `schema.`): any other name throws a `ConfigError`, so no server setting can change what runs.
  */
 export function wakeupTriggerDdl(table: string): string[] {
+  validateIdentifier(table, 'table', undefined, true);
   const schema = schemaOf(table);
   const fn =
     schema === undefined
       ? quoteIdent('sqlinbox_wakeup')
       : `${quoteIdent(schema)}.${quoteIdent('sqlinbox_wakeup')}`;
   const target = quoteTable(table);
-  // The channel is made of a validated identifier or a hex digest; the quote doubling is belt and braces.
-  const channel = `'${wakeupChannel(table).replace(/'/g, "''")}'`;
+  // The channel is made of a validated identifier or a hex digest. It is written as an escape
+  // string (E'..'), whose backslashes mean the same whatever standard_conforming_strings says.
+  const channel = escapeString(wakeupChannel(table));
   return [
     `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$\n` +
       `BEGIN\n  PERFORM pg_notify(TG_ARGV[0], '');\n  RETURN NULL;\nEND\n$sqlinbox$`,

@@ -50,6 +50,12 @@ export interface PgPoolLike {
   readonly totalCount: number;
   /** Callers waiting for a client (default 0 where the pool does not say). */
   readonly waitingCount?: number;
+  /**
+   * `pg.Pool`'s events: the adapter listens to `acquire` (to watch each client as it is handed
+   * out) and `error` (an idle client lost, already removed by the pool). Optional for pools that
+   * emit none.
+   */
+  on?(event: 'acquire' | 'error', listener: (...args: any[]) => void): unknown;
 }
 
 /**
@@ -93,7 +99,7 @@ export type PgAdapter = Adapter<Form, PostgresIsolation> & {
 
 /** What the adapter remembers per physical client (kept in a WeakMap, so nothing lives on the client). */
 interface ClientState {
-  /** The backend pid, read once. */
+  /** The backend pid, read once; empty until read. */
   pid: string;
   /** Set by the client's error event: the connection is gone. */
   broken: boolean;
@@ -102,11 +108,15 @@ interface ClientState {
 const states = new WeakMap<PgClientLike, ClientState>();
 
 /**
- * A checked-out client lost to the server while idle makes `pg` emit `error` on it, and `pg.Pool`
- * listens only while the client is idle in the pool: without a listener of ours the process would
- * die. The listener stays for the client's life and only marks it broken.
+ * Watches a client for the rest of its life: its `error` and `end` events mark it broken. `pg`
+ * emits `error` on a client whose server session ends while no statement runs on it, and with no
+ * listener the process dies. `pg.Pool` listens only while a client is idle in the pool and stops
+ * when it hands the client out, and a session ended within a moment of that (the server's
+ * message in the same read as the end of the connection's startup) arrives before the caller
+ * runs again: so the adapter watches each client from the pool's `acquire` event, synchronously,
+ * and again (a no-op then) when it receives it.
  */
-async function stateOf(client: PgClientLike): Promise<ClientState> {
+function watch(client: PgClientLike): ClientState {
   let state = states.get(client);
   if (state === undefined) {
     const s: ClientState = { pid: '', broken: false };
@@ -116,13 +126,21 @@ async function stateOf(client: PgClientLike): Promise<ClientState> {
     client.on('end', () => {
       s.broken = true;
     });
+    states.set(client, s);
+    state = s;
+  }
+  return state;
+}
+
+/** The client's state with its backend pid read. */
+async function stateOf(client: PgClientLike): Promise<ClientState> {
+  const state = watch(client);
+  if (state.pid === '') {
     const pid =
       typeof client.processID === 'number'
         ? client.processID
         : (await client.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-    s.pid = String(pid);
-    states.set(client, s);
-    state = s;
+    state.pid = String(pid);
   }
   return state;
 }
@@ -144,7 +162,6 @@ function statementName(text: string): string | undefined {
 
 /** One checked-out client as a core `Connection`; `id` is the backend pid. */
 class PgConnection implements Connection {
-  released = false;
   constructor(
     readonly client: PgPoolClientLike,
     readonly state: ClientState,
@@ -171,7 +188,19 @@ class PgConnection implements Connection {
 
 /** `pg.Pool` as the engine's pool. */
 class PgPool implements Pool {
-  constructor(private readonly pool: PgPoolLike) {}
+  /** Connections checked out and not yet released or destroyed, by id (the backend pid). */
+  private readonly out = new Map<string, PgConnection>();
+
+  constructor(private readonly pool: PgPoolLike) {
+    if (typeof pool.on === 'function') {
+      pool.on('acquire', (client: PgClientLike) => {
+        watch(client);
+      });
+      // An idle client whose session ended: pg.Pool has removed it and re-emits the error on the
+      // pool, where no listener would end the process. The application's own listener still hears it.
+      pool.on('error', () => {});
+    }
+  }
 
   /** `pool.options.max` (pg's default 10). */
   get size(): number {
@@ -187,7 +216,9 @@ class PgPool implements Pool {
   async acquire(): Promise<Connection> {
     const client = await this.pool.connect();
     try {
-      return new PgConnection(client, await stateOf(client));
+      const conn = new PgConnection(client, await stateOf(client));
+      this.out.set(conn.id, conn);
+      return conn;
     } catch (err) {
       client.release(err instanceof Error ? err : true);
       throw err;
@@ -203,19 +234,28 @@ class PgPool implements Pool {
     return this.spare() > 0 ? this.acquire() : null;
   }
 
+  /**
+   * The checked-out connection with this id, taken off the list: a connection is found by its
+   * `id` alone, so a wrapper of one (`{ id, query }`) releases the client it wraps. Undefined when
+   * it is no longer checked out (released or destroyed already).
+   */
+  private take(conn: Connection): PgConnection | undefined {
+    const c = this.out.get(conn.id);
+    if (c !== undefined) this.out.delete(conn.id);
+    return c;
+  }
+
   /** `client.release()`; a client whose connection broke is released with an error, so the pool drops it. */
   release(conn: Connection): void {
-    const c = conn as PgConnection;
-    if (c.released) return;
-    c.released = true;
+    const c = this.take(conn);
+    if (c === undefined) return;
     c.client.release(c.state.broken ? true : undefined);
   }
 
   /** `client.release(true)`: the pool ends the client, and the server its session; waits up to 5 s for the close. */
   async destroy(conn: Connection): Promise<void> {
-    const c = conn as PgConnection;
-    if (c.released) return;
-    c.released = true;
+    const c = this.take(conn);
+    if (c === undefined) return;
     const client = c.client as PgPoolClientLike & { _ended?: boolean };
     const ended =
       client._ended === true

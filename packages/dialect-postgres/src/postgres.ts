@@ -194,6 +194,8 @@ class PostgresJsPool implements Pool {
   private held = 0;
   /** Callers waiting for one of the `max` slots, first come first served. */
   private readonly waiting: Array<() => void> = [];
+  /** Connections reserved and not yet released or retired, by id (the backend pid). */
+  private readonly out = new Map<string, PostgresJsConnection>();
 
   constructor(private readonly sql: PostgresJsLike) {}
 
@@ -258,7 +260,9 @@ class PostgresJsPool implements Pool {
       })) as PostgresJsResult;
       const pid = String(r[0]?.pid);
       const captured = raw as PostgresJsRawConnection | undefined;
-      return new PostgresJsConnection(reserved, pid, captured, captured?.reserved);
+      const conn = new PostgresJsConnection(reserved, pid, captured, captured?.reserved);
+      this.out.set(pid, conn);
+      return conn;
     } catch (err) {
       // Hand the reservation back only while postgres.js still holds it open for us: releasing a
       // connection whose socket closed wedges the pool (porsager/postgres#1199).
@@ -281,8 +285,8 @@ class PostgresJsPool implements Pool {
    * (releasing a closed one wedges postgres.js, porsager/postgres#1199): it is retired instead.
    */
   release(conn: Connection): void {
-    const c = conn as PostgresJsConnection;
-    if (c.done) return;
+    const c = this.take(conn);
+    if (c === undefined || c.done) return;
     c.done = true;
     if (c.alive()) {
       c.reserved.release();
@@ -295,10 +299,20 @@ class PostgresJsPool implements Pool {
    * The reservation is never released: postgres.js reopens the slot on demand.
    */
   async destroy(conn: Connection): Promise<void> {
-    const c = conn as PostgresJsConnection;
-    if (c.done) return;
+    const c = this.take(conn);
+    if (c === undefined || c.done) return;
     c.done = true;
     await this.retire(c);
+  }
+
+  /**
+   * The reserved connection with this id, taken off the list: found by `id` alone, so a wrapper of
+   * one (`{ id, query }`) releases the reservation it wraps. Undefined once released or retired.
+   */
+  private take(conn: Connection): PostgresJsConnection | undefined {
+    const c = this.out.get(conn.id);
+    if (c !== undefined) this.out.delete(conn.id);
+    return c;
   }
 
   /**
@@ -390,6 +404,63 @@ export function postgresJsTx(tx: PostgresJsSqlLike): Queryable {
   };
 }
 
+/** The Query prototypes already guarded by {@link guardTypeFetch}. */
+const guarded = new WeakSet<object>();
+
+/**
+ * Whether a query is postgres.js's own array-type lookup on a new connection: built inside the
+ * connection (its handler is the connection's `execute`, never the instance's), untagged, over
+ * `pg_type`'s `typarray`. No query of the application's has that handler.
+ */
+function isTypeFetch(q: { tagged?: unknown; handler?: { name?: unknown }; strings?: unknown }): boolean {
+  return (
+    q.tagged === false &&
+    q.handler?.name === 'execute' &&
+    Array.isArray(q.strings) &&
+    typeof q.strings[0] === 'string' &&
+    q.strings[0].includes('typarray') &&
+    q.strings[0].includes('pg_type')
+  );
+}
+
+/**
+ * postgres.js (3.4.9 and earlier) looks up the array types on every new connection
+ * (`fetch_types`, on by default) and drops that lookup's promise: when the server ends the session
+ * during the lookup, the rejection (`write CONNECTION_CLOSED`, `read ECONNRESET`, `57P01`) is
+ * unhandled and Node exits (porsager/postgres#1192, #1205, #1223). `fetch_types: false` is no way
+ * out here: a `sql.reserve()` that opens a connection then never resolves (#751, #1219).
+ *
+ * The guard wraps `then` of postgres.js's query class (the class of the instance's own queries):
+ * for that one internal lookup only (see {@link isTypeFetch}), a failure reads as "no array types
+ * from this connection", which the dropped promise takes without rejecting. The connection itself
+ * failed and postgres.js closes and reopens it as usual; the array types stay those another
+ * connection of the instance has already fetched. Every other query, the application's included,
+ * settles exactly as before, and no process-wide handler is installed.
+ */
+function guardTypeFetch(sql: PostgresJsSqlLike): void {
+  let probe: unknown;
+  try {
+    probe = sql.unsafe('SELECT 1'); // never awaited: postgres.js runs a query on its first then()
+  } catch {
+    return;
+  }
+  const proto = probe === null || typeof probe !== 'object' ? undefined : Object.getPrototypeOf(probe);
+  if (proto === undefined || proto === Promise.prototype || guarded.has(proto)) return;
+  const then = (proto as { then?: unknown }).then;
+  if (typeof then !== 'function' || !Object.hasOwn(proto, 'then')) return;
+  guarded.add(proto);
+  Object.defineProperty(proto, 'then', {
+    configurable: true,
+    writable: true,
+    value: function guardedThen(this: object, onFulfilled?: unknown, onRejected?: unknown) {
+      if (typeof onFulfilled === 'function' && isTypeFetch(this as never)) {
+        return then.call(this, onFulfilled, () => (onFulfilled as (rows: unknown[]) => unknown)([]));
+      }
+      return then.call(this, onFulfilled, onRejected);
+    },
+  });
+}
+
 /**
  * Wraps a postgres.js instance as a sqlinbox adapter: PostgreSQL's dialect, a pool over
  * `sql.reserve()` (`size` = `sql.options.max`, connection ids = backend pids), and LISTEN/NOTIFY
@@ -415,19 +486,22 @@ export function postgresJs(
   opts: PostgresJsAdapterOptions = {},
 ): PostgresJsAdapter {
   const owned = typeof sqlOrOptions !== 'function';
-  const sql = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
-  const wakeup = new PostgresJsWakeup(sql);
-  const pool = new PostgresJsPool(sql);
+  const client = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
+  guardTypeFetch(client);
+  const wakeup = new PostgresJsWakeup(client);
+  const pool = new PostgresJsPool(client);
   let ended: Promise<void> | undefined;
   return {
     dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
     pool,
     wakeup,
-    server: serverOf(sql),
+    server: serverOf(client),
     async close() {
       await wakeup.close();
       if (!owned) return;
-      ended ??= (sql as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({ timeout: 5 });
+      ended ??= (client as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({
+        timeout: 5,
+      });
       await ended;
     },
   };

@@ -13,6 +13,15 @@ export function quoteTable(name: string): string {
   return name.split('.').map(quoteIdent).join('.');
 }
 
+/**
+ * A string constant for the few places SQL takes no parameter (a trigger's arguments): an escape
+ * string `E'..'` with `\` and `'` doubled, which reads the same whatever
+ * `standard_conforming_strings` says. Values of a statement are always parameters instead.
+ */
+export function escapeString(text: string): string {
+  return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
 /** The unqualified part of a table name (`app.jobs` -> `jobs`). */
 export function bareName(table: string): string {
   const parts = table.split('.');

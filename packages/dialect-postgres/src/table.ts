@@ -5,12 +5,15 @@ import type {
   Connection,
   FinishSettlement,
   Insert,
+  ListQuery,
+  PickQuery,
   PrepareOptions,
   QueueStats,
   Row,
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
+import { EncodeError } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
 import { Params, quoteIdent, quoteTable } from './sql.js';
 
@@ -491,7 +494,13 @@ export class PostgresTable implements TableOps {
       const statement = last
         ? `WITH sqlinbox_ins AS (${sql}), sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, '')) SELECT ${ID} FROM sqlinbox_ins, sqlinbox_wake`
         : sql;
-      for (const r of await rows(conn, statement, p)) ids.push(r[ID]);
+      let inserted: Row[];
+      try {
+        inserted = await rows(conn, statement, p);
+      } catch (err) {
+        throw unstorable(t.table, err) ?? err;
+      }
+      for (const r of inserted) ids.push(r[ID]);
     }
     return ids;
   }
@@ -501,7 +510,8 @@ export class PostgresTable implements TableOps {
    * a lease running at `now`; else 0), dead (rows of the dead-letter group, or of the dead-letter
    * table).
    */
-  async stats(conn: Connection, now: Date): Promise<QueueStats> {
+  async stats(conn: Connection, now: Date, opts: { inWork?: boolean } = {}): Promise<QueueStats> {
+    if (opts.inWork === true) return this.statsInWork(conn, now);
     const t = this.t;
     const s = this.statement(now);
     const live: string[] = [];
@@ -536,4 +546,215 @@ export class PostgresTable implements TableOps {
       dead: Number(row.dead ?? 0),
     };
   }
+
+  // -------------------------------------------------------------------------------------------
+  // Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+  /**
+   * The counts of {@link stats}, with rows in work in every form: leases running at `now`; in the
+   * row lock form the due rows a `FOR UPDATE SKIP LOCKED` read passes over (it locks each due row
+   * for the statement's instant); in the advisory form the due rows whose key's lock another
+   * session holds, read from `pg_locks` (a table with its own lock functions: not seen). And the
+   * oldest ready row's `retry_after`.
+   */
+  async statsInWork(conn: Connection, now: Date): Promise<QueueStats> {
+    const base = await this.stats(conn, now);
+    const t = this.t;
+    const s = this.statement(now);
+    const oldest =
+      t.retryAfter === undefined
+        ? 'NULL::timestamptz'
+        : `min(${this.col('q', t.retryAfter)}) FILTER (WHERE ${this.due(s, 'q')})`;
+    let busy = '0';
+    let seen: QueueStats['inWorkSeen'] = t.form === 'lease' ? 'lease' : 'none';
+    if (t.form === 'rowlock') {
+      seen = 'locks';
+      busy =
+        `count(*) FILTER (WHERE ${this.due(s, 'q')}) - (SELECT count(*) FROM (SELECT 1 FROM ${this.table} f` +
+        ` WHERE ${this.due(s, 'f')} FOR UPDATE OF f SKIP LOCKED) sqlinbox_free)`;
+    } else if (t.form === 'advisory' && t.lock === undefined) {
+      seen = 'keys';
+      const hash = `hashtextextended(${this.keyExpr(s, 'q')}, 0)`;
+      busy =
+        `count(*) FILTER (WHERE ${this.due(s, 'q')} AND EXISTS (SELECT 1 FROM pg_catalog.pg_locks l` +
+        ` WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.pid <> pg_backend_pid()` +
+        ` AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database())` +
+        ` AND l.classid::int8 = ((${hash} >> 32) & 4294967295) AND l.objid::int8 = (${hash} & 4294967295)))`;
+    }
+    const r =
+      (await rows(conn, `SELECT ${busy} AS busy, ${oldest} AS oldest FROM ${this.table} q`, s))[0] ?? {};
+    const inWork = t.form === 'lease' ? base.inWork : Math.max(0, Number(r.busy ?? 0));
+    const oldestAt =
+      r.oldest instanceof Date ? r.oldest : r.oldest == null ? null : new Date(String(r.oldest));
+    return {
+      ...base,
+      ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
+      inWork,
+      inWorkSeen: seen,
+      oldestReadyAgeMs: oldestAt === null ? null : Math.max(0, now.getTime() - oldestAt.getTime()),
+    };
+  }
+
+  /** The state of row `a` as SQL sees it (see `RowState`), as a CASE expression. */
+  private stateExpr(s: Statement, a: string): string {
+    const t = this.t;
+    const when: string[] = [];
+    if (this.deadGroup !== undefined && t.group !== undefined)
+      when.push(`WHEN ${this.col(a, t.group)} = ${s.dead} THEN 'dead'`);
+    if (t.processedAt !== undefined) when.push(`WHEN ${this.col(a, t.processedAt)} IS NOT NULL THEN 'done'`);
+    if (t.lease !== undefined) when.push(`WHEN ${this.col(a, t.lease)} > ${s.now} THEN 'inWork'`);
+    if (t.retryAfter !== undefined) when.push(`WHEN ${this.col(a, t.retryAfter)} > ${s.now} THEN 'delayed'`);
+    return when.length === 0 ? `'ready'` : `CASE ${when.join(' ')} ELSE 'ready' END`;
+  }
+
+  /** Admin list: rows of one state in id order after `after`, each with `sqlinbox_state`. */
+  async list(conn: Connection, q: ListQuery): Promise<Row[]> {
+    const s = this.statement(q.now);
+    const fromDead = q.state === 'dead' && this.deadTable !== undefined;
+    const source = fromDead
+      ? `SELECT d.*, 'dead'::text AS sqlinbox_state FROM ${this.deadTable} d`
+      : `SELECT q.*, ${this.stateExpr(s, 'q')} AS sqlinbox_state FROM ${this.table} q`;
+    const where: string[] = [];
+    if (q.state !== 'all') where.push(`x.sqlinbox_state = ${s.add(q.state)}`);
+    if (q.after !== undefined) where.push(`x.${this.id} > ${s.add(q.after)}`);
+    if (q.ids !== undefined) where.push(`x.${this.id} = ANY(${s.add([...q.ids])})`);
+    return rows(
+      conn,
+      `SELECT x.* FROM (${source}) x${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY x.${this.id} LIMIT ${s.add(q.limit)}`,
+      s,
+    );
+  }
+
+  /**
+   * Admin pick, inside the caller's transaction: dead rows (the dead-letter group's, or the
+   * dead-letter table's) or live ones (unsettled, not dead, lease absent or ended), optionally by
+   * ids and group, `FOR UPDATE SKIP LOCKED`: a row another transaction holds is left out.
+   */
+  async pick(conn: Connection, q: PickQuery): Promise<Row[]> {
+    const t = this.t;
+    const s = this.statement(q.now);
+    const where: string[] = [];
+    let from = `${this.table} q`;
+    if (q.dead && this.deadTable !== undefined) {
+      from = `${this.deadTable} q`;
+    } else if (q.dead) {
+      if (t.group === undefined || this.deadGroup === undefined) return [];
+      where.push(`${this.col('q', t.group)} = ${q.group === undefined ? s.dead : s.add(q.group)}`);
+      if (t.processedAt !== undefined) where.push(`${this.col('q', t.processedAt)} IS NULL`);
+    } else {
+      if (t.processedAt !== undefined) where.push(`${this.col('q', t.processedAt)} IS NULL`);
+      if (this.deadGroup !== undefined && t.group !== undefined)
+        where.push(`${this.col('q', t.group)} IS DISTINCT FROM ${s.dead}`);
+      if (t.lease !== undefined) {
+        const c = this.col('q', t.lease);
+        where.push(`(${c} IS NULL OR ${c} <= ${s.now})`);
+      }
+    }
+    if (q.group !== undefined && !(q.dead && this.deadTable === undefined)) {
+      if (t.group === undefined) return [];
+      where.push(`${this.col('q', t.group)} = ${s.add(q.group)}`);
+    }
+    if (q.ids !== undefined) where.push(`${this.col('q', t.id.column)} = ANY(${s.add([...q.ids])})`);
+    return rows(
+      conn,
+      `SELECT q.* FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        ` ORDER BY ${this.col('q', t.id.column)} FOR UPDATE OF q SKIP LOCKED`,
+      s,
+    );
+  }
+
+  /** The `SET` list that puts a row back as new: attempt 1, no `retry_after`, no lease. */
+  private fresh(): string[] {
+    const t = this.t;
+    const set: string[] = [];
+    if (t.attempt !== undefined) set.push(`${quoteIdent(t.attempt.column)} = 1`);
+    if (t.retryAfter !== undefined) set.push(`${quoteIdent(t.retryAfter)} = NULL`);
+    if (t.lease !== undefined) set.push(`${quoteIdent(t.lease)} = NULL`);
+    return set;
+  }
+
+  /**
+   * Admin requeue of picked dead rows: a dead-letter group's rows get `toGroup`; a dead-letter
+   * table's rows move back in one statement (`WITH moved AS (DELETE .. RETURNING *) INSERT ..`),
+   * then every moved row is reset. Answers the ids moved.
+   */
+  async requeue(
+    conn: Connection,
+    ids: readonly unknown[],
+    opts: { toGroup: string | null },
+  ): Promise<unknown[]> {
+    const t = this.t;
+    const p = new Params();
+    const set = this.fresh();
+    if (this.deadTable !== undefined) {
+      const list = p.add([...ids]);
+      const moved = await rows(
+        conn,
+        `WITH sqlinbox_moved AS (DELETE FROM ${this.deadTable} WHERE ${this.id} = ANY(${list}) RETURNING *)` +
+          ` INSERT INTO ${this.table} SELECT * FROM sqlinbox_moved RETURNING ${this.id} AS ${ID}`,
+        p,
+      );
+      const back = moved.map((r) => r[ID]);
+      const u = new Params();
+      if (opts.toGroup !== null && t.group !== undefined)
+        set.push(`${quoteIdent(t.group)} = ${u.add(opts.toGroup)}`);
+      if (set.length > 0 && back.length > 0)
+        await conn.query(
+          `UPDATE ${this.table} SET ${set.join(', ')} WHERE ${this.id} = ANY(${u.add(back)})`,
+          u.values,
+        );
+      return back;
+    }
+    if (t.group === undefined) return [];
+    set.push(`${quoteIdent(t.group)} = ${p.add(opts.toGroup)}`);
+    const found = await rows(
+      conn,
+      `UPDATE ${this.table} SET ${set.join(', ')} WHERE ${this.id} = ANY(${p.add([...ids])}) RETURNING ${this.id} AS ${ID}`,
+      p,
+    );
+    return found.map((r) => r[ID]);
+  }
+
+  /** Admin delete of picked rows (dead ones from the dead-letter table where there is one). */
+  async remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]> {
+    const p = new Params();
+    const from = opts.dead && this.deadTable !== undefined ? this.deadTable : this.table;
+    const found = await rows(
+      conn,
+      `DELETE FROM ${from} WHERE ${this.id} = ANY(${p.add([...ids])}) RETURNING ${this.id} AS ${ID}`,
+      p,
+    );
+    return found.map((r) => r[ID]);
+  }
+
+  /** Admin reschedule of picked live rows: `retry_after = at`. */
+  async reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]> {
+    const ra = this.t.retryAfter;
+    if (ra === undefined) return [];
+    const p = new Params();
+    const found = await rows(
+      conn,
+      `UPDATE ${this.table} SET ${quoteIdent(ra)} = ${p.time(at)} WHERE ${this.id} = ANY(${p.add([...ids])})` +
+        ` RETURNING ${this.id} AS ${ID}`,
+      p,
+    );
+    return found.map((r) => r[ID]);
+  }
+}
+
+/**
+ * The server's refusal of a character it cannot store, as an `EncodeError` that says so: text and
+ * jsonb hold no NUL (U+0000; SQLSTATE 22021 for a text value, 22P05 for `\u0000` in JSON). Other
+ * errors answer undefined. Nothing is stored: the INSERT failed as a whole.
+ */
+function unstorable(table: string, err: unknown): EncodeError | undefined {
+  const e = err as { code?: unknown; message?: unknown; detail?: unknown };
+  if (e.code !== '22021' && e.code !== '22P05') return undefined;
+  const detail = typeof e.detail === 'string' ? ` (${e.detail})` : '';
+  return new EncodeError(
+    table,
+    `PostgreSQL text and jsonb cannot hold the NUL character U+0000: ${String(e.message)}${detail}; store such messages in a bytes (bytea) payload`,
+    err,
+  );
 }

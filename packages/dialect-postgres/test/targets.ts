@@ -34,14 +34,13 @@ async function settle(pool: { size: number; spare(): number }): Promise<void> {
 }
 
 /** The admin side both targets share: a lazily opened `pg.Client`. */
-function adminSide(): Pick<
-  ConformanceTarget,
-  'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'
-> {
+function adminSide(
+  options?: string,
+): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'> {
   let client: Promise<pgModule.Client> | undefined;
   const admin = () => {
     client ??= (async () => {
-      const c = new pgModule.Client({ connectionString: URL });
+      const c = new pgModule.Client({ connectionString: URL, ...(options === undefined ? {} : { options }) });
       c.on('error', () => {});
       await c.connect();
       return c;
@@ -101,15 +100,42 @@ function adminSide(): Pick<
   };
 }
 
-/** PostgreSQL through `pg`: `open()` makes a `pg.Pool` of `poolSize` (default 10). */
-export function pgTarget(): ConformanceTarget {
+/** Session settings a target's connections start with, e.g. `{ standard_conforming_strings: 'off' }`. */
+export type Settings = Readonly<Record<string, string>>;
+
+/** The settings as a startup `options` string (`-c name=value ...`). */
+const startupOptions = (settings: Settings | undefined): string | undefined =>
+  settings === undefined
+    ? undefined
+    : Object.entries(settings)
+        .map(([k, v]) => `-c ${k}=${v}`)
+        .join(' ');
+
+/** The settings in a target's name. */
+const named = (base: string, settings: Settings | undefined): string =>
+  settings === undefined
+    ? base
+    : `${base.slice(0, -1)}, ${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')})`;
+
+/**
+ * PostgreSQL through `pg`: `open()` makes a `pg.Pool` of `poolSize` (default 10); `settings`
+ * start every session of the target (default none).
+ */
+export function pgTarget(settings?: Settings): ConformanceTarget {
+  const options = startupOptions(settings);
   return {
-    name: 'postgres (pg)',
+    name: named('postgres (pg)', settings),
     childModule: resolve(here, 'child-pg.mjs'),
     tooOldVersion: TOO_OLD,
-    ...adminSide(),
+    ...adminSide(options),
     async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
-      const pool = new pgModule.Pool({ connectionString: URL, max: opts.poolSize ?? 10 });
+      const pool = new pgModule.Pool({
+        connectionString: URL,
+        max: opts.poolSize ?? 10,
+        ...(options === undefined ? {} : { options }),
+      });
       pool.on('error', () => {}); // an idle client the server dropped (a killed session)
       const adapter = pg(pool, { serverVersion: opts.serverVersion });
       return {
@@ -123,15 +149,22 @@ export function pgTarget(): ConformanceTarget {
   };
 }
 
-/** PostgreSQL through postgres.js: `open()` makes a `postgres()` instance of `max` = `poolSize` (default 10). */
-export function postgresJsTarget(): ConformanceTarget {
+/**
+ * PostgreSQL through postgres.js: `open()` makes a `postgres()` instance of `max` = `poolSize`
+ * (default 10); `settings` start every session of the target (default none).
+ */
+export function postgresJsTarget(settings?: Settings): ConformanceTarget {
   return {
-    name: 'postgres (postgres.js)',
+    name: named('postgres (postgres.js)', settings),
     childModule: resolve(here, 'child-postgres.mjs'),
     tooOldVersion: TOO_OLD,
-    ...adminSide(),
+    ...adminSide(startupOptions(settings)),
     async open(opts: OpenOptions = {}): Promise<OpenAdapter> {
-      const sql = postgres(URL, { max: opts.poolSize ?? 10, onnotice: () => {} });
+      const sql = postgres(URL, {
+        max: opts.poolSize ?? 10,
+        onnotice: () => {},
+        ...(settings === undefined ? {} : { connection: { ...settings } }),
+      });
       const adapter = postgresJs(sql, { serverVersion: opts.serverVersion });
       return {
         ...adapter,

@@ -1,6 +1,8 @@
+import { ConfigError } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
+import { escapeString } from '../src/sql.js';
 import { adminClient, createTable, drivers, leaseTable, uniqueName } from './support.js';
 
 /** Resolves once `count()` reaches `n`, or rejects after `ms`. */
@@ -114,6 +116,71 @@ describe.each(drivers)('LISTEN/NOTIFY wake-up on $name', (driver) => {
       await opened.end();
       await drop();
       // The shared trigger function goes too, unless another table's trigger still uses it.
+      await admin.query('DROP FUNCTION IF EXISTS sqlinbox_wakeup()').catch(() => {});
+    }
+  });
+});
+
+describe('wakeupTriggerDdl under standard_conforming_strings = off', () => {
+  let admin: pgModule.Client;
+  beforeAll(async () => {
+    admin = await adminClient();
+    await admin.query('SET standard_conforming_strings = off');
+  });
+  afterAll(async () => {
+    await admin.end();
+  });
+
+  test('R-BAD-1 a crafted table name is refused before any SQL is built; it never runs its own statement', async () => {
+    const victim = uniqueName('victim');
+    // Under standard_conforming_strings = off, `\'` inside '..' is a quote: a channel literal made by
+    // quote doubling ends early and the rest of the name runs as SQL.
+    const crafted = `w\\'); DROP TABLE ${victim}; --`;
+    await admin.query(`CREATE TABLE "${victim}" (id int)`);
+    await admin.query(`CREATE TABLE "${crafted.replace(/"/g, '""')}" (payload jsonb)`);
+    try {
+      let refused: unknown;
+      try {
+        for (const stmt of wakeupTriggerDdl(crafted)) await admin.query(stmt);
+      } catch (err) {
+        refused = err;
+      }
+      const { rows } = await admin.query('SELECT to_regclass($1) AS t', [`"${victim}"`]);
+      expect(rows[0].t).not.toBeNull();
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect(String((refused as Error).message)).toContain('invalid table identifier');
+    } finally {
+      await admin.query(`DROP TABLE IF EXISTS "${crafted.replace(/"/g, '""')}"`);
+      await admin.query(`DROP TABLE IF EXISTS "${victim}"`);
+      await admin.query('DROP FUNCTION IF EXISTS sqlinbox_wakeup()').catch(() => {});
+    }
+  });
+
+  test('R-BAD-1 the escape-string constant of a trigger argument reads the same under either setting', async () => {
+    const hostile = "a\\'b''c\\\\'); SELECT 1; --";
+    for (const setting of ['off', 'on']) {
+      await admin.query(`SET standard_conforming_strings = ${setting}`);
+      const { rows } = await admin.query(`SELECT ${escapeString(hostile)} AS v`);
+      expect(rows[0].v).toBe(hostile);
+    }
+    await admin.query('SET standard_conforming_strings = off');
+  });
+
+  test('R-BAD-1 the trigger installed under standard_conforming_strings = off notifies its channel', async () => {
+    const [driver] = drivers;
+    const opened = driver!.open(2);
+    const t = leaseTable(uniqueName('wscs'));
+    const drop = await createTable(admin, t);
+    try {
+      for (const stmt of wakeupTriggerDdl(t.table)) await admin.query(stmt);
+      let woken = 0;
+      const stop = await opened.adapter.wakeup.listen(t.table, () => woken++);
+      await admin.query(`INSERT INTO "${t.table}" (payload) VALUES ('{}')`);
+      await until(() => woken, 1);
+      await stop();
+    } finally {
+      await opened.end();
+      await drop();
       await admin.query('DROP FUNCTION IF EXISTS sqlinbox_wakeup()').catch(() => {});
     }
   });

@@ -1,4 +1,4 @@
-import type { AnyTable } from '@sqlinbox/core';
+import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
 import { ident, tableName } from './sql.js';
 
 /**
@@ -8,7 +8,10 @@ import { ident, tableName } from './sql.js';
 export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
   const out = [createTable(t, t.table, t.id.generated), ...indexes(t)];
   // Rows keep their ids when they move, so the dead-letter table never generates one.
-  if (opts.deadLetterTable !== undefined) out.push(createTable(t, opts.deadLetterTable, false));
+  if (opts.deadLetterTable !== undefined)
+    out.push(
+      createTable(t, validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true), false),
+    );
   return out;
 }
 

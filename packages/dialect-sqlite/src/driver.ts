@@ -235,7 +235,7 @@ export class SqlitePool implements Pool {
    */
   release(conn: Connection): void {
     const c = this.own(conn);
-    if (c === undefined) return;
+    if (c === undefined || this.idle.includes(c)) return;
     if (c.inTransaction) {
       process.emitWarning(
         `sqlinbox: connection ${c.id} was released inside a transaction; closed it instead`,
@@ -300,8 +300,10 @@ export class SqlitePool implements Pool {
     return conn;
   }
 
+  /** The open handle with `conn`'s id (a wrapper `{ id, query }` finds the handle it wraps). */
   private own(conn: Connection): SqliteConnection | undefined {
-    return conn instanceof SqliteConnection && this.live.has(conn) ? conn : undefined;
+    for (const c of this.live) if (c.id === conn.id) return c;
+    return undefined;
   }
 
   private assertOpen(): void {

@@ -99,6 +99,11 @@ export class KeyRegistry {
     for (const [key, holder] of this.holders) if (holder === owner) this.holders.delete(key);
   }
 
+  /** Whether any connection of this process holds the key. */
+  held(key: string): boolean {
+    return this.holders.has(key);
+  }
+
   /** How many keys are held now. */
   get size(): number {
     return this.holders.size;

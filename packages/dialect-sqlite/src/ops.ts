@@ -67,15 +67,17 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
 
     insert: (conn, messages) => insertAll(conn, t, messages),
 
-    async stats(conn, now): Promise<QueueStats> {
+    async stats(conn, now, opts = {}): Promise<QueueStats> {
       const row = (await run(conn, sql.stats(t, scope, deadTable, now))).rows[0] ?? {};
-      return {
+      const base = {
         ready: Number(row.ready ?? 0),
         delayed: Number(row.delayed ?? 0),
         inWork: Number(row.in_work ?? 0),
         dead: Number(row.dead ?? 0),
       };
+      return opts.inWork === true ? statsInWork(conn, t, scope, base, now) : base;
     },
+    ...adminOps(t, scope, deadTable),
   };
 }
 
@@ -176,4 +178,96 @@ function compareIds(a: unknown, b: unknown): number {
     return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   }
   return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin (R-ADM-1, R-ADM-2, R-ADM-3)
+
+/** Most ids in one admin statement: under SQLite's bound-value limit. */
+const ADMIN_CHUNK = 5_000;
+
+async function chunked(
+  ids: readonly unknown[],
+  body: (part: readonly unknown[]) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += ADMIN_CHUNK) await body(ids.slice(i, i + ADMIN_CHUNK));
+}
+
+/**
+ * The counts with rows in work: leases running at `now`; in the advisory form the due rows whose
+ * key a connection of this process holds (keys live in the process, so another process's are not
+ * seen; a table with its own lock functions: not seen). And the oldest ready row's `retry_after`.
+ */
+async function statsInWork(
+  conn: Connection,
+  t: AnyTable,
+  scope: sql.Scope,
+  base: QueueStats,
+  now: Date,
+): Promise<QueueStats> {
+  const due = (await run(conn, sql.adminDue(t, scope, now))).rows;
+  let oldest: number | null = null;
+  for (const r of due) {
+    const at = r.due_at == null ? null : Number(r.due_at);
+    if (at !== null && (oldest === null || at < oldest)) oldest = at;
+  }
+  const seesKeys = t.form === 'advisory' && t.lock === undefined;
+  const keys = seesKeys ? fileOf(conn).keys : undefined;
+  const inWork = keys === undefined ? base.inWork : due.filter((r) => keys.held(String(r.key))).length;
+  return {
+    ...base,
+    ready: t.form === 'advisory' ? Math.max(0, base.ready - inWork) : base.ready,
+    inWork,
+    inWorkSeen: t.form === 'lease' ? 'lease' : seesKeys ? 'keys' : 'none',
+    oldestReadyAgeMs: oldest === null ? null : Math.max(0, now.getTime() - oldest),
+  };
+}
+
+/** The admin members of the table's statements; the caller holds a `BEGIN IMMEDIATE` for changes. */
+function adminOps(t: AnyTable, scope: sql.Scope, deadTable: string | undefined): Partial<TableOps> {
+  return {
+    async list(conn, q) {
+      return (await run(conn, sql.adminList(t, scope, deadTable, q))).rows;
+    },
+    async pick(conn, q) {
+      if (q.ids !== undefined && q.ids.length === 0) return [];
+      const found: Row[] = [];
+      const parts =
+        q.ids === undefined
+          ? [undefined]
+          : Array.from({ length: Math.ceil(q.ids.length / ADMIN_CHUNK) }, (_, i) =>
+              q.ids!.slice(i * ADMIN_CHUNK, (i + 1) * ADMIN_CHUNK),
+            );
+      for (const ids of parts) {
+        const st = sql.adminPick(t, scope, deadTable, { ...q, ids });
+        if (st !== null) found.push(...(await run(conn, st)).rows);
+      }
+      return found;
+    },
+    async requeue(conn, ids, opts) {
+      await chunked(ids, async (part) => {
+        if (deadTable !== undefined) {
+          await run(conn, sql.adminCopyBack(t, deadTable, part));
+          await run(conn, sql.adminRemove(t, deadTable, part));
+        }
+        const group = deadTable !== undefined && opts.toGroup === null ? undefined : { value: opts.toGroup };
+        const reset = sql.adminFresh(t, part, group);
+        if (reset !== null) await run(conn, reset);
+      });
+      return [...ids];
+    },
+    async remove(conn, ids, opts) {
+      const from = opts.dead && deadTable !== undefined ? deadTable : t.table;
+      await chunked(ids, async (part) => {
+        await run(conn, sql.adminRemove(t, from, part));
+      });
+      return [...ids];
+    },
+    async reschedule(conn, ids, at) {
+      await chunked(ids, async (part) => {
+        await run(conn, sql.adminReschedule(t, part, at));
+      });
+      return [...ids];
+    },
+  };
 }

@@ -353,3 +353,127 @@ function roleColumn(t: AnyTable, column: string | undefined, role: string): stri
     fix: `describe the ${role} column`,
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Admin (R-ADM-1, R-ADM-2, R-ADM-3). SQLite has one writer at a time: the admin API's changes run
+// in a `BEGIN IMMEDIATE` transaction, so no claim runs between its read and its write.
+
+/** The state of a row as SQL sees it, as a CASE expression over `alias`. */
+function adminState(t: AnyTable, scope: Scope, p: Params, now: Date, alias: string): string {
+  const when: string[] = [];
+  if (t.group !== undefined && scope.deadGroup !== undefined)
+    when.push(`WHEN ${col(alias, t.group)} = ${p.bind(scope.deadGroup)} THEN 'dead'`);
+  if (t.processedAt !== undefined) when.push(`WHEN ${col(alias, t.processedAt)} IS NOT NULL THEN 'done'`);
+  if (t.lease !== undefined) when.push(`WHEN ${col(alias, t.lease)} > ${p.bind(now)} THEN 'inWork'`);
+  if (t.retryAfter !== undefined)
+    when.push(`WHEN ${col(alias, t.retryAfter)} > ${p.bind(now)} THEN 'delayed'`);
+  return when.length === 0 ? `'ready'` : `CASE ${when.join(' ')} ELSE 'ready' END`;
+}
+
+/** Admin list: rows of one state in id order after `after`, each with `sqlinbox_state`. */
+export function adminList(
+  t: AnyTable,
+  scope: Scope,
+  deadTable: string | undefined,
+  q: { state: string; after?: unknown; limit: number; ids?: readonly unknown[] | undefined; now: Date },
+): Statement {
+  const p = new Params();
+  const id = ident(t.id.column);
+  const source =
+    q.state === 'dead' && deadTable !== undefined
+      ? `SELECT r.*, 'dead' AS sqlinbox_state FROM ${tableName(deadTable)} AS r`
+      : `SELECT r.*, ${adminState(t, scope, p, q.now, 'r.')} AS sqlinbox_state FROM ${tableName(t.table)} AS r`;
+  const where: string[] = [];
+  if (q.state !== 'all') where.push(`x.sqlinbox_state = ${p.bind(q.state)}`);
+  if (q.after !== undefined) where.push(`x.${id} > ${p.bind(q.after)}`);
+  if (q.ids !== undefined) where.push(`x.${id} IN (${p.list(q.ids)})`);
+  return p.statement(
+    `SELECT x.* FROM (${source}) AS x${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+      ` ORDER BY x.${id} LIMIT ${p.bind(q.limit)}`,
+  );
+}
+
+/** Admin pick: dead rows, or live ones whose lease is absent or ended; by ids and group. */
+export function adminPick(
+  t: AnyTable,
+  scope: Scope,
+  deadTable: string | undefined,
+  q: { dead: boolean; ids?: readonly unknown[] | undefined; group?: string | undefined; now: Date },
+): Statement | null {
+  const p = new Params();
+  const where: string[] = [];
+  let from = tableName(t.table);
+  if (q.dead && deadTable !== undefined) from = tableName(deadTable);
+  else if (q.dead) {
+    if (t.group === undefined || scope.deadGroup === undefined) return null;
+    where.push(`r.${ident(t.group)} = ${p.bind(q.group ?? scope.deadGroup)}`);
+    if (t.processedAt !== undefined) where.push(`r.${ident(t.processedAt)} IS NULL`);
+  } else {
+    if (t.processedAt !== undefined) where.push(`r.${ident(t.processedAt)} IS NULL`);
+    if (t.group !== undefined && scope.deadGroup !== undefined)
+      where.push(`r.${ident(t.group)} IS NOT ${p.bind(scope.deadGroup)}`);
+    if (t.lease !== undefined) {
+      const c = `r.${ident(t.lease)}`;
+      where.push(`(${c} IS NULL OR ${c} <= ${p.bind(q.now)})`);
+    }
+  }
+  if (q.group !== undefined && !(q.dead && deadTable === undefined)) {
+    if (t.group === undefined) return null;
+    where.push(`r.${ident(t.group)} = ${p.bind(q.group)}`);
+  }
+  if (q.ids !== undefined) where.push(`r.${ident(t.id.column)} IN (${p.list(q.ids)})`);
+  return p.statement(
+    `SELECT r.* FROM ${from} AS r${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY r.${ident(t.id.column)}`,
+  );
+}
+
+/** `attempt = 1, retry_after = NULL, lease = NULL`, and the group when given, by id. */
+export function adminFresh(
+  t: AnyTable,
+  ids: readonly unknown[],
+  group: { value: string | null } | undefined,
+): Statement | null {
+  const p = new Params();
+  const set: string[] = [];
+  if (t.attempt !== undefined) set.push(`${ident(t.attempt.column)} = 1`);
+  if (t.retryAfter !== undefined) set.push(`${ident(t.retryAfter)} = NULL`);
+  if (t.lease !== undefined) set.push(`${ident(t.lease)} = NULL`);
+  if (group !== undefined && t.group !== undefined) set.push(`${ident(t.group)} = ${p.bind(group.value)}`);
+  if (set.length === 0) return null;
+  return p.statement(
+    `UPDATE ${tableName(t.table)} SET ${set.join(', ')} WHERE ${ident(t.id.column)} IN (${p.list(ids)})`,
+  );
+}
+
+/** Copies dead-letter table rows back into the queue table (deleted from it after). */
+export function adminCopyBack(t: AnyTable, deadTable: string, ids: readonly unknown[]): Statement {
+  const p = new Params();
+  return p.statement(
+    `INSERT INTO ${tableName(t.table)} SELECT * FROM ${tableName(deadTable)} WHERE ${ident(t.id.column)} IN (${p.list(ids)})`,
+  );
+}
+
+/** Deletes rows by id from `table`. */
+export function adminRemove(t: AnyTable, table: string, ids: readonly unknown[]): Statement {
+  const p = new Params();
+  return p.statement(`DELETE FROM ${tableName(table)} WHERE ${ident(t.id.column)} IN (${p.list(ids)})`);
+}
+
+/** `retry_after = at` by id. */
+export function adminReschedule(t: AnyTable, ids: readonly unknown[], at: Date): Statement {
+  const p = new Params();
+  const ra = roleColumn(t, t.retryAfter, 'retryAfter');
+  return p.statement(
+    `UPDATE ${tableName(t.table)} SET ${ident(ra)} = ${p.bind(at)} WHERE ${ident(t.id.column)} IN (${p.list(ids)})`,
+  );
+}
+
+/** The oldest `retry_after` among due rows, and the keys of the due rows (advisory form). */
+export function adminDue(t: AnyTable, scope: Scope, now: Date): Statement {
+  const p = new Params();
+  const key = t.key === undefined ? 'NULL' : keyExpr(t, p, 'q.');
+  const ra = t.retryAfter === undefined ? 'NULL' : `q.${ident(t.retryAfter)}`;
+  return p.statement(
+    `SELECT ${key} AS "key", ${ra} AS "due_at" FROM ${tableName(t.table)} AS q WHERE ${due(t, scope, p, now, 'q.')}`,
+  );
+}

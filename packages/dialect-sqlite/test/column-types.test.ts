@@ -1,6 +1,6 @@
 import { Broker, ConfigError, inbox, queue, silentLogger } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type SqliteAdapter, sqlite } from '../src/index.js';
+import { sqlite } from '../src/index.js';
 import { type TestDb, tempDb } from './helpers.js';
 
 /**
@@ -46,13 +46,10 @@ const BAD: Case[] = [
 
 describe('column types a lease table is refused for', () => {
   let db: TestDb;
-  let adapter: SqliteAdapter;
   beforeEach(() => {
     db = tempDb();
-    adapter = sqlite({ filename: db.file, connections: 3 });
   });
   afterEach(async () => {
-    await adapter.close();
     await db.cleanup();
   });
 
@@ -64,6 +61,8 @@ describe('column types a lease table is refused for', () => {
     );
     await db.exec(`INSERT INTO jobs (payload) VALUES ('{}')`);
     const before = await db.exec('SELECT * FROM jobs');
+    // An adapter made from options owns its pool and shutdown() ends it: one adapter per broker.
+    const adapter = sqlite({ filename: db.file, connections: 3 });
     const b = new Broker(adapter, { logger: silentLogger, pollInterval: 20 });
     let handled = 0;
     b.subscribe(queue(description), async () => {

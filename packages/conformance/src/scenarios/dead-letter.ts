@@ -1,4 +1,4 @@
-import { type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { type Capabilities, ConfigError, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, payloadOf, until } from '../harness.js';
 
@@ -20,6 +20,22 @@ export function deadLetterScenarios(h: () => Harness, form: Form, _caps: Capabil
     const [moved] = await h().rows(dlq!);
     expect(payloadOf(moved!.payload)).toEqual({ dead: 'table' });
     expect(h().logger.has('warn', 'reached the limit of 3')).toBe(true);
+  });
+
+  test(`R-BAD-2 a dead-letter table that is not an identifier is refused where the queue is built, by ddl() and by stats (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const adapter = await h().open();
+    const b = await h().broker();
+    for (const bad of ['a.', '.', 'a.b.c', 'a\u0000b', '', 'x"; DROP TABLE y; --', 'x`]; DROP TABLE y; --']) {
+      const why = JSON.stringify(bad);
+      expect(() => queue(desc).deadLetter({ table: bad }), why).toThrow(ConfigError);
+      expect(() => adapter.dialect.ddl(desc, { deadLetterTable: bad }), why).toThrow(ConfigError);
+      await expect(b.stats(desc, { deadLetter: { table: bad } }), why).rejects.toThrow(ConfigError);
+    }
+    // The refusal names the queue table and the bad identifier.
+    expect(() => queue(desc).deadLetter({ table: 'a.b.c' })).toThrow(
+      new RegExp(`${desc.table}: invalid dead-letter table identifier "a\\.b\\.c"`),
+    );
   });
 
   test(`R-DLQ-1 maxAttempts(1) moves a row at its first failure (${form})`, async () => {

@@ -179,6 +179,23 @@ export async function destroyQuietly(ctx: FormContext, conn: Connection): Promis
   }
 }
 
+/**
+ * Runs `fn` on a connection of the pool: released when `fn` resolves, closed when it throws (the
+ * connection may be dead, or inside a transaction the statement opened), never returned unconfirmed.
+ */
+export async function withConnection<T>(ctx: FormContext, fn: (conn: Connection) => Promise<T>): Promise<T> {
+  const conn = await ctx.pool.acquire();
+  let result: T;
+  try {
+    result = await fn(conn);
+  } catch (err) {
+    await destroyQuietly(ctx, conn);
+    throw err;
+  }
+  ctx.pool.release(conn);
+  return result;
+}
+
 /** Gives back the budget room a held connection took. */
 export function giveBack(ctx: FormContext, h: Held): void {
   if (h.budgeted) {

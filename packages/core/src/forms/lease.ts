@@ -14,6 +14,7 @@ import {
   runSettlement,
   settlementError,
   settlementOf,
+  withConnection,
 } from './form.js';
 
 /**
@@ -115,21 +116,12 @@ export class LeaseForm implements ClaimForm {
       } else if (s?.kind === 'finish' && s.token !== undefined && this.batchable(plan)) {
         changed = await this.finishBatched({ ...s, token: s.token });
       } else {
-        const conn = await ctx.pool.acquire();
-        let failed: unknown;
-        try {
-          changed = await this.statement(conn, h, s, plan);
-        } catch (err) {
-          failed = err;
-          throw err;
-        } finally {
-          await releaseOrRetire(ctx, conn, failed);
-        }
+        changed = await withConnection(ctx, (conn) => this.statement(conn, h, s, plan));
       }
     } catch (err) {
       // The row keeps its lease until it runs out, as after a crash (R-LEASE-7).
       h.state = 'released';
-      await this.dropConnection(h);
+      await this.dropConnection(h, true);
       if (err instanceof LeaseLostError) throw err;
       throw settlementError(ctx, h, err);
     }
@@ -181,7 +173,7 @@ export class LeaseForm implements ClaimForm {
     this.pending = [];
     if (batch.length === 0) return;
     const { ctx } = this;
-    let conn: Connection;
+    let conn: Connection | undefined;
     try {
       conn = await ctx.pool.acquire();
     } catch (err) {
@@ -190,10 +182,10 @@ export class LeaseForm implements ClaimForm {
     }
     try {
       for (let i = 0; i < batch.length; i += SETTLE_BATCH) {
-        await this.flushChunk(conn, batch.slice(i, i + SETTLE_BATCH));
+        conn = await this.flushChunk(conn, batch.slice(i, i + SETTLE_BATCH));
       }
     } finally {
-      ctx.pool.release(conn);
+      if (conn !== undefined) ctx.pool.release(conn);
     }
   }
 
@@ -201,11 +193,18 @@ export class LeaseForm implements ClaimForm {
    * One `settleMany`; a batch of one is the plain statement (settleMany may cost a transaction on
    * MySQL). Should the batch fail (a deadlock, a lock wait timeout, a dropped connection), each of
    * its settlements runs alone, so one failure costs one row, not the whole batch, and a transient
-   * error does not leave every row of the batch leased until its lease runs out.
+   * error does not leave every row of the batch leased until its lease runs out. The connection a
+   * statement failed on is closed, never reused nor returned to the pool (it may be dead, or inside
+   * the batch's transaction): the next statement takes a fresh one. Answers the connection to go on
+   * with, if any.
    */
-  private async flushChunk(conn: Connection, chunk: PendingFinish[]): Promise<void> {
+  private async flushChunk(
+    given: Connection | undefined,
+    chunk: PendingFinish[],
+  ): Promise<Connection | undefined> {
     const { ctx } = this;
-    if (chunk.length > 1) {
+    let conn = given;
+    if (chunk.length > 1 && conn !== undefined) {
       try {
         const changed = new Set(
           (
@@ -216,22 +215,28 @@ export class LeaseForm implements ClaimForm {
           ).map(bookKey),
         );
         for (const b of chunk) b.resolve(changed.has(bookKey(b.s.id)) ? 1 : 0);
-        return;
+        return conn;
       } catch (err) {
         ctx.logger.warn('a batched settlement failed; its rows settle one by one', {
           table: ctx.table.table,
           rows: chunk.length,
           error: err,
         });
+        await destroyQuietly(ctx, conn);
+        conn = undefined;
       }
     }
     for (const b of chunk) {
       try {
+        conn ??= await ctx.pool.acquire();
         b.resolve(await ctx.ops.settle(conn, b.s));
       } catch (err) {
         b.reject(err);
+        if (conn !== undefined) await destroyQuietly(ctx, conn);
+        conn = undefined;
       }
     }
+    return conn;
   }
 
   /** Transactional mode: ack commits the handler's writes with the settlement while the lease holds. */
@@ -246,12 +251,23 @@ export class LeaseForm implements ClaimForm {
         await this.dropConnection(h);
         throw new LeaseLostError(ctx.table.table, h.id);
       }
-      await ctx.dialect.commit(conn);
+      try {
+        await ctx.dialect.commit(conn);
+      } catch (err) {
+        // The commit's outcome is unknown: close the connection, never return it to the pool.
+        await this.closeConnection(h);
+        throw err;
+      }
       h.tx = false;
       this.releaseConnection(h);
       return changed;
     }
-    await ctx.dialect.rollback(conn);
+    try {
+      await ctx.dialect.rollback(conn);
+    } catch (err) {
+      await this.closeConnection(h);
+      throw err;
+    }
     h.tx = false;
     const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
     const changed = await this.statement(conn, h, s, plan);
@@ -270,12 +286,9 @@ export class LeaseForm implements ClaimForm {
     // Released at once, not left to run out (R-LEASE-7).
     const s = { kind: 'return' as const, id: h.id, now: new Date(), countAttempt: false, clearLease: true };
     try {
-      const conn = await ctx.pool.acquire();
-      try {
-        await ctx.ops.settle(conn, h.token === undefined ? s : { ...s, token: h.token });
-      } finally {
-        ctx.pool.release(conn);
-      }
+      await withConnection(ctx, (conn) =>
+        ctx.ops.settle(conn, h.token === undefined ? s : { ...s, token: h.token }),
+      );
     } catch (err) {
       ctx.logger.warn('releasing a dropped lease failed; the row returns when its lease runs out', {
         table: ctx.table.table,
@@ -320,16 +333,13 @@ export class LeaseForm implements ClaimForm {
     const expiry = new Date(Math.max(Date.now() + ctx.leaseMs, maxToken + 1));
     let moved: unknown[];
     try {
-      const conn = await ctx.pool.acquire();
-      try {
-        moved = await ctx.ops.extendLeases(
+      moved = await withConnection(ctx, (conn) =>
+        ctx.ops.extendLeases(
           conn,
           entries.map((h) => ({ id: h.id, token: h.token! })),
           expiry,
-        );
-      } finally {
-        ctx.pool.release(conn);
-      }
+        ),
+      );
     } catch (err) {
       // The database may be out of reach: the leases run on, and run out if this keeps failing.
       ctx.logger.warn('extending leases failed', {
@@ -359,14 +369,29 @@ export class LeaseForm implements ClaimForm {
     giveBack(this.ctx, h);
   }
 
-  /** A transactional delivery's connection: roll back what it holds, then give it back. */
-  private async dropConnection(h: Held): Promise<void> {
+  /**
+   * A transactional delivery's connection: roll back what it holds, then give it back. After a
+   * failed statement (`failed`) a connection with no transaction to roll back is closed instead:
+   * nothing confirms its state.
+   */
+  private async dropConnection(h: Held, failed = false): Promise<void> {
     const conn = h.conn;
     if (conn === undefined) return;
     h.conn = undefined;
     if (h.tx) await rollbackAndRelease(this.ctx, conn);
+    else if (failed) await destroyQuietly(this.ctx, conn);
     else this.ctx.pool.release(conn);
     h.tx = false;
+    giveBack(this.ctx, h);
+  }
+
+  /** A transactional delivery's connection after a failed COMMIT or ROLLBACK: closed, never released. */
+  private async closeConnection(h: Held): Promise<void> {
+    const conn = h.conn;
+    if (conn === undefined) return;
+    h.conn = undefined;
+    h.tx = false;
+    await destroyQuietly(this.ctx, conn);
     giveBack(this.ctx, h);
   }
 }

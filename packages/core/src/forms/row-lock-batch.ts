@@ -4,6 +4,7 @@ import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
   type ClaimForm,
+  destroyQuietly,
   type FormContext,
   type Held,
   rollbackAndRelease,
@@ -188,7 +189,9 @@ export class RowLockBatchForm implements ClaimForm {
           table: ctx.table.table,
           error: err,
         });
-        result = await rollbackAndRelease(ctx, batch.conn);
+        // The session's state is unknown after a failed COMMIT: closed, never returned to the pool.
+        await destroyQuietly(ctx, batch.conn);
+        result = 'closed';
       }
     }
     ctx.budget.give();

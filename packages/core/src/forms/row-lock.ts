@@ -85,6 +85,7 @@ export class RowLockForm implements ClaimForm {
       throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     }
     h.state = 'settling';
+    let committing = false;
     try {
       if (h.tx && plan.kind !== 'finish') await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
       if (h.tx && plan.kind === 'finish' && plan.outcome === 'drop') {
@@ -100,10 +101,12 @@ export class RowLockForm implements ClaimForm {
         return;
       }
       await runSettlement(ctx, conn, h, s, plan);
+      committing = true;
       await ctx.dialect.commit(conn);
     } catch (err) {
       h.state = 'released';
-      await this.finishConnection(h, 'rollback');
+      // A failed COMMIT leaves the session's state unknown: closed, never returned to the pool.
+      await this.finishConnection(h, committing ? 'close' : 'rollback');
       throw err instanceof ClosedError ? err : settlementError(ctx, h, err);
     }
     h.state = 'settled';
@@ -124,7 +127,7 @@ export class RowLockForm implements ClaimForm {
 
   private async finishConnection(
     h: Held,
-    how: 'release' | 'rollback',
+    how: 'release' | 'rollback' | 'close',
   ): Promise<'released' | 'closed' | undefined> {
     const conn = h.conn;
     if (conn === undefined) return undefined;
@@ -132,7 +135,10 @@ export class RowLockForm implements ClaimForm {
     h.tx = false;
     let result: 'released' | 'closed' = 'released';
     if (how === 'rollback') result = await rollbackAndRelease(this.ctx, conn);
-    else this.ctx.pool.release(conn);
+    else if (how === 'close') {
+      await destroyQuietly(this.ctx, conn);
+      result = 'closed';
+    } else this.ctx.pool.release(conn);
     giveBack(this.ctx, h);
     return result;
   }

@@ -1,0 +1,452 @@
+/**
+ * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `show <id>`. Each run
+ * opens one small pool (two connections), runs one command through the admin API and closes it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  type Adapter,
+  Admin,
+  type AdminRow,
+  type AnyTable,
+  type ChangeReport,
+  ConfigError,
+  type DeadLetterTarget,
+  type InboxInput,
+  inbox,
+  type QueueStats,
+  type Selection,
+  SqlInboxError,
+} from '@sqlinbox/core';
+import { cac } from 'cac';
+
+/** Exit codes. */
+export const EXIT = {
+  /** Done. */
+  ok: 0,
+  /** The database or the table said no (connection refused, unknown table, missing column). */
+  failed: 1,
+  /** The command line itself is wrong (unknown command, bad URL, missing flag). */
+  usage: 2,
+  /** A change left some of the rows asked for alone (in work, not found, not dead). */
+  partial: 3,
+} as const;
+
+/** A wrong command line: exit code 2. */
+export class UsageError extends Error {}
+
+/** One queue as a config file or the flags describe it. */
+export interface QueueConfig extends Omit<InboxInput, 'lock' | 'unlock' | 'custom'> {
+  /** Where the queue keeps dead letters. Default: none. */
+  readonly deadLetter?: DeadLetterTarget;
+}
+
+/** A config file (`--config file.json`): an optional URL and named queues. */
+export interface CliConfig {
+  readonly url?: string;
+  readonly queues: Readonly<Record<string, QueueConfig>>;
+}
+
+/** Where the output goes (the tests pass their own). */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+interface Flags {
+  url?: string;
+  config?: string;
+  queue?: string;
+  table?: string;
+  id?: string;
+  idGenerated?: boolean;
+  payload?: string;
+  payloadType?: string;
+  attempt?: string;
+  lease?: string;
+  advisory?: string;
+  retryAfter?: string;
+  processedAt?: string;
+  group?: string;
+  deadLetterTable?: string;
+  deadLetterGroup?: string;
+  json?: boolean;
+  limit?: number | string;
+  after?: string;
+  state?: string;
+  toGroup?: string;
+  byGroup?: string;
+  all?: boolean;
+  deadLetter?: string;
+  watch?: number | string | boolean;
+  help?: boolean;
+}
+
+/** Opens the database a URL names: `postgres://`, `mysql://` or `mariadb://`, `sqlite:<path>`. */
+export async function openUrl(url: string): Promise<Adapter & { close(): Promise<void> }> {
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    const { default: pgLib } = await import('pg');
+    const { pg } = await import('@sqlinbox/dialect-postgres/pg');
+    const pool = new pgLib.Pool({ connectionString: url, max: 2 });
+    pool.on('error', () => undefined);
+    const adapter = pg(pool);
+    return { ...adapter, close: async () => await pool.end() };
+  }
+  if (scheme === 'mysql' || scheme === 'mariadb') {
+    const { default: mysql } = await import('mysql2/promise');
+    const { mysql2 } = await import('@sqlinbox/dialect-mysql/mysql2');
+    const pool = mysql.createPool({ uri: `mysql:${url.slice(scheme.length + 1)}`, connectionLimit: 2 });
+    const adapter = mysql2(pool);
+    return { ...adapter, close: async () => await pool.end() };
+  }
+  if (scheme === 'sqlite') {
+    const path = url.replace(/^sqlite:(\/\/)?/i, '');
+    if (path === '') throw new UsageError(`the URL ${url} names no file; write sqlite:./path/to/file.db`);
+    if (!existsSync(path)) throw new UsageError(`no SQLite file at ${resolve(path)} (from ${url})`);
+    const { sqlite } = await import('@sqlinbox/dialect-sqlite');
+    return sqlite({ filename: path, connections: 2 });
+  }
+  throw new UsageError(
+    `cannot read the URL ${json(url)}: use postgres://, mysql:// (or mariadb://) or sqlite:<file>`,
+  );
+}
+
+/** The queues a run concerns: from `--table` and its flags, or from the config file. */
+function queuesOf(flags: Flags, config: CliConfig | undefined): { name: string; q: QueueConfig }[] {
+  if (flags.table !== undefined) {
+    const q: Record<string, unknown> = {
+      table: flags.table,
+      id: { column: flags.id ?? 'id', generated: flags.idGenerated !== false },
+    };
+    const payload = flags.payload ?? 'payload';
+    if (payload !== '') {
+      q.payload = flags.payloadType === undefined ? payload : { column: payload, type: flags.payloadType };
+    }
+    if (flags.attempt !== '') q.attempt = { column: flags.attempt ?? 'attempt', generated: true };
+    for (const [k, v] of [
+      ['lease', flags.lease],
+      ['advisory', flags.advisory],
+      ['retryAfter', flags.retryAfter],
+      ['processedAt', flags.processedAt],
+      ['group', flags.group],
+    ] as const) {
+      if (v !== undefined) q[k] = v;
+    }
+    if (flags.deadLetterTable !== undefined && flags.deadLetterGroup !== undefined) {
+      throw new UsageError('give --dead-letter-table or --dead-letter-group, not both');
+    }
+    if (flags.deadLetterTable !== undefined) q.deadLetter = { table: flags.deadLetterTable };
+    if (flags.deadLetterGroup !== undefined) q.deadLetter = { group: flags.deadLetterGroup };
+    return [{ name: flags.table, q: q as unknown as QueueConfig }];
+  }
+  if (config === undefined)
+    throw new UsageError('name the queue: --table <name> (and its columns), or --config <file.json>');
+  const names = Object.keys(config.queues);
+  if (flags.queue !== undefined) {
+    const q = config.queues[flags.queue];
+    if (q === undefined) {
+      throw new UsageError(`the config has no queue ${flags.queue} (it has: ${names.join(', ') || 'none'})`);
+    }
+    return [{ name: flags.queue, q }];
+  }
+  return names.map((name) => ({ name, q: config.queues[name]! }));
+}
+
+function readConfig(path: string | undefined): CliConfig | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`cannot read the config file ${resolve(path)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the config file ${path} is not JSON: ${(err as Error).message}`);
+  }
+  const c = parsed as CliConfig;
+  if (typeof c !== 'object' || c === null || typeof c.queues !== 'object' || c.queues === null) {
+    throw new UsageError(
+      `the config file ${path} needs a "queues" object: { "queues": { "jobs": { "table": "jobs", ... } } }`,
+    );
+  }
+  return c;
+}
+
+function describeQueue(q: QueueConfig): { table: AnyTable; deadLetter: DeadLetterTarget | undefined } {
+  const { deadLetter, ...input } = q;
+  try {
+    return { table: inbox(input as never) as AnyTable, deadLetter };
+  } catch (err) {
+    // A description the flags or the config file got wrong is a usage error, found before any connection.
+    throw new UsageError(messageOf(err));
+  }
+}
+
+function one(flags: Flags, config: CliConfig | undefined, what: string) {
+  const qs = queuesOf(flags, config);
+  if (qs.length !== 1)
+    throw new UsageError(
+      `${what} takes one queue: pass --queue <name> (one of: ${qs.map((q) => q.name).join(', ')})`,
+    );
+  return describeQueue(qs[0]!.q);
+}
+
+function needDead(deadLetter: DeadLetterTarget | undefined, table: AnyTable): DeadLetterTarget {
+  if (deadLetter === undefined) {
+    throw new UsageError(
+      `the queue ${table.table} has no dead letter: pass --dead-letter-table or --dead-letter-group`,
+    );
+  }
+  return deadLetter;
+}
+
+function rowJson(r: AdminRow) {
+  return {
+    id: r.id,
+    state: r.state,
+    attempt: r.attempt,
+    retryAfter: r.retryAfter?.toISOString() ?? null,
+    lockedUntil: r.lockedUntil?.toISOString() ?? null,
+    group: r.group,
+    processedAt: r.processedAt?.toISOString() ?? null,
+    preview: r.preview,
+    truncated: r.truncated,
+  };
+}
+
+function rowLine(r: AdminRow): string {
+  const parts = [`${String(r.id)}`, r.state, `attempt=${r.attempt ?? '-'}`];
+  if (r.group !== null) parts.push(`group=${r.group}`);
+  if (r.retryAfter !== null) parts.push(`due=${r.retryAfter.toISOString()}`);
+  if (r.lockedUntil !== null) parts.push(`lease=${r.lockedUntil.toISOString()}`);
+  parts.push(json(r.preview + (r.truncated ? '…' : '')));
+  return parts.join('  ');
+}
+
+function statsLine(name: string, s: QueueStats): string {
+  const age = s.oldestReadyAgeMs == null ? '-' : `${Math.round(s.oldestReadyAgeMs / 1000)}s`;
+  const seen = s.inWorkSeen === 'none' ? ' (rows in work not visible here)' : '';
+  return `${name}: ready=${s.ready} delayed=${s.delayed} inWork=${s.inWork} dead=${s.dead} oldestReady=${age}${seen}`;
+}
+
+function reportOut(io: Io, asJson: boolean, verb: string, r: ChangeReport): number {
+  if (asJson) io.out(json({ changed: r.changed, skipped: r.skipped }));
+  else {
+    io.out(
+      `${verb} ${r.changed.length} row(s)${r.changed.length ? `: ${r.changed.map(String).join(', ')}` : ''}`,
+    );
+    for (const s of r.skipped) io.out(`left alone ${String(s.id)}: ${s.reason}`);
+  }
+  return r.skipped.length > 0 ? EXIT.partial : EXIT.ok;
+}
+
+/** An id from the command line: a whole number within 2^53 as a number, else the text. */
+function idOf(text: string): string | number {
+  const n = Number(text);
+  return /^-?\d+$/.test(text) && Number.isSafeInteger(n) ? n : text;
+}
+
+function selectionOf(ids: readonly string[], flags: Flags): Selection {
+  const given = [ids.length > 0, flags.byGroup !== undefined, flags.all === true].filter(Boolean).length;
+  if (given !== 1) throw new UsageError('say which rows: ids, --by-group <group> or --all (one of them)');
+  if (flags.byGroup !== undefined) return { group: String(flags.byGroup) };
+  if (flags.all === true) return { all: true };
+  return { ids: ids.map(idOf) };
+}
+
+/**
+ * Runs the command line (`argv` without node and the script) and answers the exit code. Output
+ * goes to `io`; errors are written as one line each, `sqlinbox: <message>`.
+ */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const cli = cac('sqlinbox');
+  let action: (() => Promise<number>) | undefined;
+  let adapter: (Adapter & { close(): Promise<void> }) | undefined;
+  let flags: Flags = {};
+  const open = async (config: CliConfig | undefined) => {
+    const url = flags.url ?? (io.env.SQLINBOX_URL || undefined) ?? config?.url;
+    if (url === undefined || url === '')
+      throw new UsageError('no database: pass --url <url> or set SQLINBOX_URL');
+    adapter = await openUrl(url);
+    return new Admin(adapter);
+  };
+
+  cli
+    .option(
+      '--url <url>',
+      'Database URL: postgres://, mysql:// or mariadb://, sqlite:<file> (default: $SQLINBOX_URL)',
+    )
+    .option('--config <file>', 'A JSON file: { "url"?: ..., "queues": { "<name>": { "table": ..., ... } } }')
+    .option('--queue <name>', 'One queue of the config file (default: all of them, for stats)')
+    .option('--table <name>', 'The queue table (instead of a config file)')
+    .option('--id <column>', 'Id column (default: id, filled by the database)')
+    .option('--payload <column>', 'Payload column (default: payload)')
+    .option('--payload-type <type>', 'json, text or bytes (default: json)')
+    .option('--attempt <column>', 'Attempt column (default: attempt)')
+    .option('--lease <column>', 'Lease column: the lease form')
+    .option('--advisory <template>', 'Advisory key template: the advisory form')
+    .option('--retry-after <column>', 'The retry_after column')
+    .option('--processed-at <column>', 'The processed_at column')
+    .option('--group <column>', 'The FIFO group column')
+    .option('--dead-letter-table <table>', 'Dead letters live in this table')
+    .option('--dead-letter-group <group>', 'Dead letters are rows of this group')
+    .option('--json', 'Machine-readable output on stdout');
+
+  cli
+    .command('ddl', 'Print the CREATE TABLE and indexes of the queue (and its dead-letter table)')
+    .action(() => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'ddl');
+        const admin = await open(config);
+        void admin;
+        const dlt =
+          deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
+        const stmts = adapter!.dialect.ddl(table, dlt);
+        io.out(flags.json ? json(stmts) : stmts.map((s) => `${s};`).join('\n'));
+        return EXIT.ok;
+      };
+    });
+
+  cli
+    .command('stats', 'Counts by state: ready, delayed, in work, dead; the oldest ready row')
+    .option('--watch [seconds]', 'Print again every n seconds (default 2) until interrupted')
+    .action(() => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const qs = queuesOf(flags, config).map((q) => ({ name: q.name, ...describeQueue(q.q) }));
+        const admin = await open(config);
+        const once = async () => {
+          const all: Record<string, QueueStats> = {};
+          for (const q of qs) all[q.name] = await admin.stats(q.table, { deadLetter: q.deadLetter });
+          if (flags.json) io.out(json(all));
+          else for (const [name, s] of Object.entries(all)) io.out(statsLine(name, s));
+        };
+        await once();
+        if (flags.watch !== undefined && flags.watch !== false) {
+          const every = flags.watch === true || flags.watch === '' ? 2 : Number(flags.watch);
+          if (!(every > 0))
+            throw new UsageError(`--watch takes a number of seconds (got ${String(flags.watch)})`);
+          for (;;) {
+            await new Promise((r) => setTimeout(r, every * 1000));
+            await once();
+          }
+        }
+        return EXIT.ok;
+      };
+    });
+
+  cli
+    .command('dead <action> [...ids]', 'Dead letters: list, requeue [ids], purge [ids]')
+    .option('--limit <n>', 'list: rows per page (default 50)')
+    .option('--after <id>', 'list: start after this id')
+    .option('--by-group <group>', 'requeue/purge: every dead row whose group column holds this')
+    .option('--all', 'requeue/purge: every dead row')
+    .option('--to-group <group>', 'requeue: the group requeued rows get (default: none)')
+    .action((verb: string, ids: string[]) => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'dead');
+        const dl = needDead(deadLetter, table);
+        if (verb === 'list') {
+          const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+          if (!Number.isInteger(limit) || limit < 1)
+            throw new UsageError(`--limit takes a whole number (got ${String(flags.limit)})`);
+          const admin = await open(config);
+          const page = await admin.list(table, {
+            deadLetter: dl,
+            state: 'dead',
+            limit,
+            ...(flags.after === undefined ? {} : { after: idOf(String(flags.after)) }),
+          });
+          if (flags.json) io.out(json({ rows: page.rows.map(rowJson), next: page.next ?? null }));
+          else {
+            for (const r of page.rows) io.out(rowLine(r));
+            if (page.next !== undefined) io.out(`more: --after ${String(page.next)}`);
+          }
+          return EXIT.ok;
+        }
+        if (verb === 'requeue') {
+          const sel = selectionOf(ids, flags);
+          const admin = await open(config);
+          const toGroup = flags.toGroup === undefined ? null : String(flags.toGroup);
+          return reportOut(
+            io,
+            flags.json === true,
+            'requeued',
+            await admin.requeue(table, sel, { deadLetter: dl, toGroup }),
+          );
+        }
+        if (verb === 'purge') {
+          const sel = selectionOf(ids, flags);
+          const admin = await open(config);
+          return reportOut(
+            io,
+            flags.json === true,
+            'purged',
+            await admin.remove(table, sel, { deadLetter: dl, dead: true }),
+          );
+        }
+        throw new UsageError(`unknown dead action ${verb}: use list, requeue or purge`);
+      };
+    });
+
+  cli
+    .command('show <id>', 'One row by id, from the queue table or its dead-letter table')
+    .action((id: string) => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'show');
+        const admin = await open(config);
+        const row = await admin.get(table, idOf(String(id)), { deadLetter });
+        if (row === null) {
+          io.err(`sqlinbox: table ${table.table}: no row with id ${id}`);
+          return EXIT.failed;
+        }
+        if (flags.json) io.out(json({ ...rowJson(row), row: row.row }));
+        else io.out(rowLine(row));
+        return EXIT.ok;
+      };
+    });
+
+  cli.help();
+  try {
+    const parsed = cli.parse(['node', 'sqlinbox', ...argv], { run: false });
+    flags = parsed.options as Flags;
+    if (flags.help) return EXIT.ok;
+    if (cli.matchedCommand === undefined) {
+      if (parsed.args.length > 0)
+        throw new UsageError(`unknown command ${parsed.args[0]}; see sqlinbox --help`);
+      cli.outputHelp();
+      return EXIT.usage;
+    }
+    await cli.runMatchedCommand();
+    if (action === undefined) return EXIT.ok;
+    return await action();
+  } catch (err) {
+    io.err(`sqlinbox: ${messageOf(err)}`);
+    if (err instanceof UsageError || (err as Error)?.name === 'CACError') return EXIT.usage;
+    return EXIT.failed;
+  } finally {
+    await adapter?.close().catch(() => undefined);
+  }
+}
+
+/** JSON text of a value; a bigint (an id some drivers answer as one) as its decimal text. */
+function json(value: unknown, replacer?: (key: string, v: unknown) => unknown): string {
+  return JSON.stringify(value, (k, v) => {
+    const out = replacer === undefined ? v : replacer(k, v);
+    return typeof out === 'bigint' ? out.toString() : out;
+  });
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof ConfigError || err instanceof SqlInboxError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

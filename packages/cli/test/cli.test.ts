@@ -1,0 +1,272 @@
+/**
+ * The command line as a user runs it: the built bin (`pnpm build` first) in a child process,
+ * against PostgreSQL, MariaDB and SQLite. `SQLINBOX_PG_URL` and `SQLINBOX_MYSQL_DATABASE` choose
+ * the databases (default `test`).
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type AnyTable, Broker, inbox } from '@sqlinbox/core';
+import { afterAll, describe, expect, test } from 'vitest';
+import { openUrl } from '../src/index.js';
+
+const BIN = fileURLToPath(new URL('../dist/bin.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const targets = [
+  { name: 'PostgreSQL', url: process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+  { name: 'MariaDB', url: `mariadb://root@127.0.0.1:3306/${process.env.SQLINBOX_MYSQL_DATABASE ?? 'test'}` },
+  { name: 'SQLite', url: `sqlite:${join(dir, 'cli.db')}` },
+];
+writeFileSync(join(dir, 'cli.db'), '');
+
+/** Runs the bin; answers its exit code, stdout and stderr. */
+function sqlinbox(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; out: string; err: string }>((resolve) => {
+    execFile(
+      'node',
+      [BIN, ...args],
+      { env: { ...process.env, SQLINBOX_URL: '', ...env } },
+      (error, out, err) => {
+        resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), out, err });
+      },
+    );
+  });
+}
+
+for (const target of targets) {
+  describe(`sqlinbox on ${target.name}`, () => {
+    test(`R-ADM-4 ddl, stats, dead list, requeue and purge, show; --json and exit codes (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const flags = [
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+        '--retry-after',
+        'retry_after',
+        '--group',
+        'grp',
+      ];
+      const dl = [...flags, '--dead-letter-group', 'dead'];
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      try {
+        const ddl = await sqlinbox(['ddl', '--url', target.url, ...flags, '--json']);
+        expect(ddl.code).toBe(0);
+        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+
+        const table = inbox({
+          table: name,
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          attempt: { column: 'attempt', generated: true },
+          lease: 'locked_until',
+          retryAfter: 'retry_after',
+          group: 'grp',
+        }) as AnyTable;
+        const broker = new Broker(adapter);
+        const ready = await broker.publishMany(table, [{ n: 1 }, { n: 2 }]);
+        await broker.publish(table, { later: true }, { notBefore: new Date(Date.now() + 3_600_000) });
+        const dead = await broker.publishMany(table, [{ d: 1 }, { d: 2 }, { d: 3 }], { group: 'dead' });
+
+        const stats = await sqlinbox(['stats', '--json', ...dl], { SQLINBOX_URL: target.url });
+        expect(stats.code).toBe(0);
+        expect(JSON.parse(stats.out)[name]).toMatchObject({ ready: 2, delayed: 1, inWork: 0, dead: 3 });
+        const text = await sqlinbox(['stats', ...dl], { SQLINBOX_URL: target.url });
+        expect(text.out).toContain(`${name}: ready=2 delayed=1 inWork=0 dead=3`);
+
+        const list = await sqlinbox(['dead', 'list', '--json', '--limit', '2', '--url', target.url, ...dl]);
+        expect(list.code).toBe(0);
+        const page = JSON.parse(list.out);
+        expect(page.rows.map((r: { id: unknown }) => String(r.id))).toEqual(dead.slice(0, 2).map(String));
+        expect(String(page.next)).toBe(String(dead[1]));
+        const rest = await sqlinbox([
+          'dead',
+          'list',
+          '--json',
+          '--after',
+          String(page.next),
+          '--url',
+          target.url,
+          ...dl,
+        ]);
+        expect(JSON.parse(rest.out).rows.map((r: { id: unknown }) => String(r.id))).toEqual([
+          String(dead[2]),
+        ]);
+
+        const requeue = await sqlinbox([
+          'dead',
+          'requeue',
+          String(dead[0]),
+          '--to-group',
+          'orders',
+          '--json',
+          '--url',
+          target.url,
+          ...dl,
+        ]);
+        expect(requeue.code).toBe(0);
+        expect(JSON.parse(requeue.out).changed.map(String)).toEqual([String(dead[0])]);
+        const show = await sqlinbox(['show', String(dead[0]), '--json', '--url', target.url, ...dl]);
+        expect(show.code).toBe(0);
+        expect(JSON.parse(show.out)).toMatchObject({ state: 'ready', attempt: 1, group: 'orders' });
+
+        // Some ids left alone: exit 3, and each one said.
+        const partial = await sqlinbox([
+          'dead',
+          'requeue',
+          String(dead[1]),
+          '987654321',
+          '--json',
+          '--url',
+          target.url,
+          ...dl,
+        ]);
+        expect(partial.code).toBe(3);
+        expect(JSON.parse(partial.out).skipped).toEqual([{ id: 987654321, reason: 'not-found' }]);
+
+        const purge = await sqlinbox(['dead', 'purge', '--all', '--url', target.url, ...dl]);
+        expect(purge.code).toBe(0);
+        expect(purge.out).toContain('purged 1 row(s)');
+        const after = JSON.parse((await sqlinbox(['stats', '--json', '--url', target.url, ...dl])).out)[name];
+        expect(after).toMatchObject({ ready: 4, delayed: 1, dead: 0 });
+        expect(ready).toHaveLength(2);
+
+        const missing = await sqlinbox(['show', '987654321', '--url', target.url, ...dl]);
+        expect(missing.code).toBe(1);
+        expect(missing.err).toContain('no row with id 987654321');
+
+        // A config file names the same queue.
+        const config = join(dir, `${name}.json`);
+        writeFileSync(
+          config,
+          JSON.stringify({
+            url: target.url,
+            queues: {
+              jobs: {
+                table: name,
+                id: { column: 'id', generated: true },
+                payload: 'payload',
+                attempt: { column: 'attempt', generated: true },
+                lease: 'locked_until',
+                retryAfter: 'retry_after',
+                group: 'grp',
+                deadLetter: { group: 'dead' },
+              },
+            },
+          }),
+        );
+        const viaConfig = await sqlinbox(['stats', '--json', '--config', config]);
+        expect(viaConfig.code).toBe(0);
+        expect(JSON.parse(viaConfig.out).jobs).toMatchObject({ ready: 4, delayed: 1, dead: 0 });
+      } finally {
+        await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+
+    test(`R-ADM-4 clear errors: a bad URL, an unknown table, a missing column (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const bad = await sqlinbox(['stats', '--url', 'nosuch://x', '--table', name]);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('cannot read the URL');
+      const none = await sqlinbox(['stats', '--table', name]);
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('SQLINBOX_URL');
+
+      const unknown = await sqlinbox([
+        'stats',
+        '--url',
+        target.url,
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+      ]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toContain(`table ${name}: no such table`);
+
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      try {
+        const ddl = await sqlinbox([
+          'ddl',
+          '--url',
+          target.url,
+          '--table',
+          name,
+          '--lease',
+          'locked_until',
+          '--json',
+        ]);
+        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+        const column = await sqlinbox([
+          'stats',
+          '--url',
+          target.url,
+          '--table',
+          name,
+          '--lease',
+          'lease_col',
+        ]);
+        expect(column.code).toBe(1);
+        expect(column.err).toContain(`table ${name}, column lease_col: the lease column is missing`);
+      } finally {
+        await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+  });
+}
+
+test('R-ADM-4 stats --watch prints the counts again every interval until stopped (SQLite)', async () => {
+  const url = `sqlite:${join(dir, 'watch.db')}`;
+  writeFileSync(join(dir, 'watch.db'), '');
+  const name = `cli_${randomBytes(4).toString('hex')}`;
+  const adapter = await openUrl(url);
+  const conn = await adapter.pool.acquire();
+  try {
+    const ddl = await sqlinbox(['ddl', '--url', url, '--table', name, '--lease', 'locked_until', '--json']);
+    for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+    const child = spawn('node', [
+      BIN,
+      'stats',
+      '--json',
+      '--watch',
+      '0.2',
+      '--url',
+      url,
+      '--table',
+      name,
+      '--lease',
+      'locked_until',
+    ]);
+    const docs: unknown[] = [];
+    let buffered = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') docs.push(JSON.parse(line));
+        if (docs.length >= 3) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+    });
+    child.kill('SIGTERM');
+    expect(docs.slice(0, 3)).toEqual(
+      Array.from({ length: 3 }, () => ({ [name]: expect.objectContaining({ ready: 0, dead: 0 }) })),
+    );
+  } finally {
+    await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+    adapter.pool.release(conn);
+    await adapter.close();
+  }
+});

@@ -1,0 +1,243 @@
+import { Admin, type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { gate, type Harness, ms, sleep, until } from '../harness.js';
+
+const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) - Number(b));
+
+/** The admin API (R-ADM-1, R-ADM-2, R-ADM-3), per form, on every adapter. */
+export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities): void {
+  test(`R-ADM-1 admin.stats counts ready, delayed, in work and dead, with the age of the oldest ready row (${form})`, async () => {
+    const { desc } = await h().create(form, { retryAfter: true, group: true });
+    const b = await h().broker();
+    const admin = new Admin(await h().open());
+    const release = gate();
+    let holding: unknown;
+    b.subscribe(queue(desc).workers(1).maxAttempts(3).deadLetter({ group: 'dead' }), async (_m, ctx) => {
+      holding = ctx.id;
+      await release.promise;
+    });
+    await b.publish(desc, { kind: 'hold' });
+    await b.start();
+    await until(() => holding !== undefined, 'the one worker holding its row');
+    // Due a minute ago: the oldest ready row's age reads from its retry_after.
+    await b.publish(desc, { kind: 'ready' }, { notBefore: new Date(Date.now() - 60_000) });
+    await b.publish(desc, { kind: 'ready' });
+    await b.publish(desc, { kind: 'later' }, { notBefore: new Date(Date.now() + 3_600_000) });
+    await b.publish(desc, { kind: 'dead' }, { group: 'dead' });
+    const stats = await admin.stats(desc, { deadLetter: { group: 'dead' } });
+    expect(stats.inWorkSeen).toBeDefined();
+    const seen = stats.inWorkSeen !== 'none';
+    expect(stats).toMatchObject({ ready: seen ? 2 : 3, delayed: 1, inWork: seen ? 1 : 0, dead: 1 });
+    expect(stats.inWorkSeen).toBe(
+      form === 'lease' ? 'lease' : form === 'rowlock' ? 'locks' : stats.inWorkSeen,
+    );
+    expect(stats.oldestReadyAgeMs).toBeGreaterThanOrEqual(59_000);
+    expect(stats.oldestReadyAgeMs).toBeLessThan(600_000);
+    release.open();
+    await until(
+      async () => (await h().rows(desc.table)).length === 2,
+      'drained but the delayed and dead rows',
+    );
+    expect(await admin.stats(desc, { deadLetter: { group: 'dead' } })).toMatchObject({
+      ready: 0,
+      inWork: 0,
+      delayed: 1,
+      dead: 1,
+      oldestReadyAgeMs: null,
+    });
+  });
+
+  test(`R-ADM-2 admin.list pages rows of a state by id, admin.get shows one row, a row in work lists as in work (${form})`, async () => {
+    const { desc, name } = await h().create(form, { retryAfter: true, group: true });
+    const b = await h().broker();
+    const admin = new Admin(await h().open(), { preview: 8 });
+    const published = await b.publishMany(
+      desc,
+      Array.from({ length: 5 }, (_, i) => ({ n: i, text: 'a long payload to cut' })),
+    );
+    const later = await b.publish(desc, { later: true }, { notBefore: new Date(Date.now() + 3_600_000) });
+    const dead = await b.publish(desc, { dead: true }, { group: 'dead' });
+    const dl = { deadLetter: { group: 'dead' } } as const;
+
+    const pages: unknown[][] = [];
+    let after: unknown;
+    for (;;) {
+      const page = await admin.list(desc, { ...dl, state: 'ready', limit: 2, after });
+      pages.push(page.rows.map((r) => r.id));
+      if (page.next === undefined) break;
+      after = page.next;
+    }
+    expect(pages.map(ids)).toEqual([
+      ids(published.slice(0, 2)),
+      ids(published.slice(2, 4)),
+      ids(published.slice(4)),
+    ]);
+    const first = (await admin.list(desc, { ...dl, limit: 1 })).rows[0]!;
+    expect(first).toMatchObject({
+      state: 'ready',
+      attempt: 1,
+      group: null,
+      lockedUntil: null,
+      truncated: true,
+    });
+    expect(first.preview).toHaveLength(8);
+    expect(ids((await admin.list(desc, { ...dl, state: 'delayed' })).rows.map((r) => r.id))).toEqual(
+      ids([later]),
+    );
+    const delayed = await admin.get(desc, later, dl);
+    expect(ms(delayed?.retryAfter)).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(ids((await admin.list(desc, { ...dl, state: 'dead' })).rows.map((r) => r.id))).toEqual(
+      ids([dead]),
+    );
+    expect(await admin.get(desc, 987_654_321, dl)).toBeNull();
+
+    // A row in work shows as in work in every form.
+    const release = gate();
+    let holding: unknown;
+    b.subscribe(queue(desc).workers(1).maxAttempts(3).deadLetter({ group: 'dead' }), async (_m, ctx) => {
+      holding = ctx.id;
+      await release.promise;
+    });
+    await b.start();
+    await until(() => holding !== undefined, 'a row in work');
+    const inWork = await admin.list(desc, { ...dl, state: 'inWork' });
+    expect(inWork.rows.map((r) => String(r.id))).toEqual([String(holding)]);
+    expect((await admin.get(desc, holding, dl))?.state).toBe('inWork');
+    expect((await admin.list(desc, { ...dl, state: 'ready' })).rows.map((r) => String(r.id))).not.toContain(
+      String(holding),
+    );
+    release.open();
+    await until(async () => (await h().rows(name)).length === 2, 'drained');
+  });
+
+  test(`R-ADM-3 admin.requeue puts dead letters back by id, list, group and all, with the attempt reset (${form})`, async () => {
+    const { desc, name } = await h().create(form, { group: true });
+    const b = await h().broker();
+    const admin = new Admin(await h().open());
+    b.subscribe(queue(desc).maxAttempts(2).deadLetter({ group: 'dead' }), async () => Outcome.retry());
+    await b.start();
+    const rows = await b.publishMany(
+      desc,
+      Array.from({ length: 5 }, (_, i) => ({ n: i })),
+      { group: 'orders' },
+    );
+    await until(async () => (await h().rows(name)).every((r) => r.grp === 'dead'), 'all dead-lettered');
+    await b.shutdown();
+    expect((await h().rows(name)).every((r) => Number(r.attempt) > 1)).toBe(true);
+    const dl = { deadLetter: { group: 'dead' } } as const;
+
+    const one = await admin.requeue(desc, { ids: [rows[0]] }, { ...dl, toGroup: 'orders' });
+    expect(ids(one.changed)).toEqual(ids([rows[0]]));
+    const again = await admin.requeue(desc, { ids: [rows[0], 987_654_321] }, dl);
+    expect(again.changed).toEqual([]);
+    expect(again.skipped.map((s) => s.reason)).toEqual(['not-dead', 'not-found']);
+    const two = await admin.requeue(desc, { ids: [rows[1], rows[2]] }, dl);
+    expect(ids(two.changed)).toEqual(ids([rows[1], rows[2]]));
+    const rest = await admin.requeue(desc, { group: 'dead' }, dl);
+    expect(ids(rest.changed)).toEqual(ids([rows[3], rows[4]]));
+    const after = await h().rows(name);
+    expect(after.map((r) => [Number(r.attempt), r.grp ?? null])).toEqual([
+      [1, 'orders'],
+      [1, null],
+      [1, null],
+      [1, null],
+      [1, null],
+    ]);
+    expect(await admin.stats(desc, dl)).toMatchObject({ ready: 5, dead: 0 });
+
+    // The dead-letter table: rows move back in one transaction.
+    const t2 = await h().create(form, { deadLetterTable: true });
+    const b2 = await h().broker();
+    b2.subscribe(queue(t2.desc).maxAttempts(1).deadLetter({ table: t2.dlq! }), async () => Outcome.retry());
+    await b2.start();
+    const moved = await b2.publishMany(t2.desc, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+    await until(async () => (await h().rows(t2.dlq!)).length === 3, 'in the dead-letter table');
+    await b2.shutdown();
+    const dlt = { deadLetter: { table: t2.dlq! } } as const;
+    expect(ids((await admin.list(t2.desc, { ...dlt, state: 'dead' })).rows.map((r) => r.id))).toEqual(
+      ids(moved),
+    );
+    expect((await admin.get(t2.desc, moved[0], dlt))?.state).toBe('dead');
+    const back = await admin.requeue(t2.desc, { ids: [moved[0]] }, dlt);
+    expect(ids(back.changed)).toEqual(ids([moved[0]]));
+    const all = await admin.requeue(t2.desc, { all: true }, dlt);
+    expect(ids(all.changed)).toEqual(ids(moved.slice(1)));
+    expect(await h().rows(t2.dlq!)).toHaveLength(0);
+    expect((await h().rows(t2.name)).map((r) => [String(r.id), Number(r.attempt)])).toEqual(
+      ids(moved).map((id) => [id, 1]),
+    );
+  });
+
+  test(`R-ADM-3 a requeue racing a running broker loses no row and delivers none twice (${form})`, async () => {
+    const { desc, name } = await h().create(form, { group: true });
+    const b = await h().broker({ poolSize: 4 });
+    const admin = new Admin(await h().open());
+    const delivered: string[] = [];
+    b.subscribe(queue(desc).workers(2).maxAttempts(3).deadLetter({ group: 'dead' }), async (_m, ctx) => {
+      delivered.push(String(ctx.id));
+      await sleep(2);
+    });
+    const dead = await b.publishMany(
+      desc,
+      Array.from({ length: 30 }, (_, i) => ({ dead: i })),
+      { group: 'dead' },
+    );
+    await b.start();
+    const live: unknown[] = [];
+    const dl = { deadLetter: { group: 'dead' } } as const;
+    const requeued: unknown[] = [];
+    for (let i = 0; i < 30; i += 10) {
+      const [report] = await Promise.all([
+        admin.requeue(desc, { ids: dead.slice(i, i + 10) }, dl),
+        b
+          .publishMany(
+            desc,
+            Array.from({ length: 5 }, (_, k) => ({ live: i + k })),
+          )
+          .then((x) => live.push(...x)),
+      ]);
+      requeued.push(...report.changed);
+      expect(report.skipped).toEqual([]);
+    }
+    expect(ids(requeued)).toEqual(ids(dead));
+    await until(async () => (await h().rows(name)).length === 0, 'every row acked', 20_000);
+    expect([...delivered].sort()).toEqual(ids([...dead, ...live]).sort());
+    expect(new Set(delivered).size).toBe(delivered.length);
+  });
+
+  test(`R-ADM-3 admin.remove and admin.reschedule never touch a row in work, and say why (${form})`, async () => {
+    const { desc, name } = await h().create(form, { retryAfter: true });
+    const b = await h().broker();
+    const admin = new Admin(await h().open());
+    const release = gate();
+    let holding: unknown;
+    const rows = await b.publishMany(desc, [{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
+    b.subscribe(queue(desc).workers(1), async (_m, ctx) => {
+      holding ??= ctx.id;
+      if (String(ctx.id) === String(holding)) await release.promise;
+    });
+    await b.start();
+    await until(() => holding !== undefined, 'a row in work');
+    const others = rows.filter((r) => String(r) !== String(holding));
+    const at = new Date(Date.now() + 3_600_000);
+
+    const moved = await admin.reschedule(desc, { ids: [holding, others[0]] }, at);
+    expect(moved.skipped).toEqual([{ id: holding, reason: 'in-work' }]);
+    const removed = await admin.remove(desc, { ids: [holding, others[1], 987_654_321] });
+    expect(removed.skipped).toEqual([
+      { id: holding, reason: 'in-work' },
+      { id: 987_654_321, reason: 'not-found' },
+    ]);
+    const all = await admin.remove(desc, { all: true });
+    expect(all.changed.map(String)).not.toContain(String(holding));
+
+    const held = (await h().rows(name)).find((r) => String(r.id) === String(holding));
+    expect(held).toBeDefined();
+    expect(held!.retry_after ?? null).toBeNull();
+    release.open();
+    await until(
+      async () => (await h().rows(name)).every((r) => String(r.id) !== String(holding)),
+      'acked by its handler',
+    );
+  });
+}

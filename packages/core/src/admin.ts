@@ -1,0 +1,443 @@
+import { type AnyTable, keyOf, namedColumns } from './description.js';
+import type { Adapter, BeginOptions, DeadLetterTarget, QueueStats, RowState, TableOps } from './dialect.js';
+import type { Connection, Row } from './driver.js';
+import { ConfigError } from './errors.js';
+
+/**
+ * Which rows an admin change concerns: a list of ids, every row whose group column holds `group`
+ * (for dead letters kept as a group: the dead-letter group's name), or every row in scope.
+ */
+export type Selection =
+  | { readonly ids: readonly unknown[] }
+  | { readonly group: string }
+  | { readonly all: true };
+
+/** Where a table keeps its dead letters, for the admin calls that read or change them. */
+export interface AdminTableOptions {
+  /** The dead-letter group or table. Default: none (no row counts as dead). */
+  readonly deadLetter?: DeadLetterTarget | undefined;
+}
+
+/** One row as the admin API shows it. */
+export interface AdminRow {
+  readonly id: unknown;
+  readonly state: RowState;
+  /** The attempt column, or null where the table has none. */
+  readonly attempt: number | null;
+  /** Not due before this instant (`retry_after`), or null. */
+  readonly retryAfter: Date | null;
+  /** The lease (`locked_until`), or null. */
+  readonly lockedUntil: Date | null;
+  readonly group: string | null;
+  readonly processedAt: Date | null;
+  /** The payload's first characters (bytes read as UTF-8, JSON as its text). */
+  readonly preview: string;
+  /** Whether the preview was cut. */
+  readonly truncated: boolean;
+  /** The row as the driver returned it. */
+  readonly row: Row;
+}
+
+/** One page of {@link Admin.list}. */
+export interface AdminPage {
+  readonly rows: AdminRow[];
+  /** Pass as `after` for the next page; undefined at the end. */
+  readonly next: unknown;
+}
+
+/** Why an admin change left a row alone. */
+export type SkipReason = 'not-found' | 'in-work' | 'not-dead' | 'dead' | 'done';
+
+/** What an admin change did: the ids it changed and, for ids asked for by name, the ones it left. */
+export interface ChangeReport {
+  readonly changed: unknown[];
+  readonly skipped: { readonly id: unknown; readonly reason: SkipReason }[];
+}
+
+/** Options of {@link Admin}. */
+export interface AdminOptions {
+  /** Characters of payload a listed row shows. Default 120. */
+  readonly preview?: number;
+}
+
+/**
+ * Operates a queue table while brokers run: counts, lists, shows, requeues dead letters, deletes
+ * and reschedules rows. It never changes a row in work: a live lease, a row another transaction
+ * locks (row lock form) and a row whose advisory key another session holds are left alone and
+ * reported. Every statement is the dialect's; the adapter's pool lends one connection per call.
+ */
+export class Admin {
+  private readonly preview: number;
+  private readonly checked = new Set<string>();
+
+  constructor(
+    private readonly adapter: Adapter,
+    opts: AdminOptions = {},
+  ) {
+    this.preview = opts.preview ?? 120;
+  }
+
+  /**
+   * Counts by state, with rows in work in every form the database can see (see
+   * {@link QueueStats.inWorkSeen}) and the age of the oldest ready row.
+   */
+  async stats(table: AnyTable, opts: AdminTableOptions = {}): Promise<QueueStats> {
+    return this.withConn(table, opts, (conn, ops) => ops.stats(conn, new Date(), { inWork: true }));
+  }
+
+  /**
+   * Rows in one state, in id order, after `after` (keyset paging). In the row lock and advisory
+   * forms a row in work is told from a ready one by trying its lock, so a page may hold fewer than
+   * `limit` rows; `next` is undefined once the table has no more.
+   * Defaults: state `ready`, from the first row, limit 50.
+   */
+  async list(
+    table: AnyTable,
+    opts: AdminTableOptions & { state?: RowState | 'all'; after?: unknown; limit?: number } = {},
+  ): Promise<AdminPage> {
+    const state = opts.state ?? 'ready';
+    const limit = opts.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new ConfigError(`list limit must be a whole number of rows, at least 1 (got ${limit})`, {
+        table: table.table,
+      });
+    }
+    return this.withConn(table, opts, async (conn, ops) => {
+      const probed = table.form !== 'lease' && (state === 'ready' || state === 'inWork' || state === 'all');
+      const sqlState = probed && state === 'inWork' ? 'ready' : state;
+      const found = await list(ops)(conn, {
+        state: sqlState,
+        limit,
+        now: new Date(),
+        ...(opts.after === undefined ? {} : { after: opts.after }),
+      });
+      const busy = probed ? await this.inWork(conn, table, ops, found) : new Set<string>();
+      const rows = found
+        .map((r) => this.toRow(table, r, busy))
+        .filter((r) => state === 'all' || r.state === state);
+      const last = found[found.length - 1];
+      return { rows, next: found.length < limit || last === undefined ? undefined : last[table.id.column] };
+    });
+  }
+
+  /** One row by id, from the queue table or else the dead-letter table; null when neither has it. */
+  async get(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<AdminRow | null> {
+    return this.withConn(table, opts, (conn, ops) => this.getOn(conn, table, ops, id));
+  }
+
+  /**
+   * Puts dead letters back in the queue with the attempt reset to 1 and `retry_after` cleared: a
+   * dead-letter group's rows get the group `toGroup` (default null: no group, since the move to
+   * the dead-letter group overwrote the original), a dead-letter table's rows move back into the
+   * queue table in one transaction. `deadLetter` is required.
+   */
+  async requeue(
+    table: AnyTable,
+    selection: Selection,
+    opts: AdminTableOptions & { toGroup?: string | null },
+  ): Promise<ChangeReport> {
+    if (opts.deadLetter === undefined) {
+      throw new ConfigError('requeue needs the dead-letter group or table', {
+        table: table.table,
+        fix: 'pass { deadLetter: { group } } or { deadLetter: { table } }',
+      });
+    }
+    const toGroup = opts.toGroup ?? null;
+    if (toGroup !== null && table.group === undefined) {
+      throw new ConfigError('requeue into a group, but the table has no group column', {
+        table: table.table,
+      });
+    }
+    return this.change(table, selection, opts, true, (conn, ops, ids) =>
+      need(ops, 'requeue')(conn, ids, { toGroup }),
+    );
+  }
+
+  /**
+   * Deletes rows that are not in work: live rows (default), or with `dead: true` dead letters
+   * (from the dead-letter group or table).
+   */
+  async remove(
+    table: AnyTable,
+    selection: Selection,
+    opts: AdminTableOptions & { dead?: boolean } = {},
+  ): Promise<ChangeReport> {
+    const dead = opts.dead ?? false;
+    if (dead && opts.deadLetter === undefined) {
+      throw new ConfigError('removing dead letters needs the dead-letter group or table', {
+        table: table.table,
+      });
+    }
+    return this.change(table, selection, opts, dead, (conn, ops, ids) =>
+      need(ops, 'remove')(conn, ids, { dead }),
+    );
+  }
+
+  /** Sets `retry_after` of live rows that are not in work: they are not due before `at`. */
+  async reschedule(
+    table: AnyTable,
+    selection: Selection,
+    at: Date,
+    opts: AdminTableOptions = {},
+  ): Promise<ChangeReport> {
+    if (table.retryAfter === undefined) {
+      throw new ConfigError('reschedule needs a retryAfter column', {
+        table: table.table,
+        fix: 'describe the retry_after column',
+      });
+    }
+    if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
+      throw new ConfigError('reschedule needs a valid Date', { table: table.table });
+    }
+    return this.change(table, selection, opts, false, (conn, ops, ids) =>
+      need(ops, 'reschedule')(conn, ids, at),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async withConn<T>(
+    table: AnyTable,
+    opts: AdminTableOptions,
+    body: (conn: Connection, ops: TableOps) => Promise<T>,
+  ): Promise<T> {
+    const { dialect, pool } = this.adapter;
+    const ops = dialect.prepare(table, { deadLetter: opts.deadLetter });
+    const conn = await pool.acquire();
+    try {
+      await this.check(conn, table, opts);
+      return await body(conn, ops);
+    } finally {
+      pool.release(conn);
+    }
+  }
+
+  /** The table and its dead-letter table exist and have every column the description names. */
+  private async check(conn: Connection, table: AnyTable, opts: AdminTableOptions): Promise<void> {
+    const dl = opts.deadLetter;
+    const dlq = dl !== undefined && 'table' in dl ? dl.table : undefined;
+    const key = `${table.table}\u0000${dlq ?? ''}`;
+    if (this.checked.has(key)) return;
+    const { dialect } = this.adapter;
+    if (!dialect.capabilities.forms.includes(table.form)) {
+      throw new ConfigError(`${dialect.name} does not take the ${table.form} form`, { table: table.table });
+    }
+    for (const name of dlq === undefined ? [table.table] : [table.table, dlq]) {
+      const columns = await dialect.describeTable(conn, name);
+      if (columns === null) {
+        throw new ConfigError('no such table', { table: name, fix: 'check the table name and the database' });
+      }
+      const have = new Set(columns.map((c) => c.name.toLowerCase()));
+      for (const { column, role } of namedColumns(table)) {
+        if (!have.has(column.toLowerCase())) {
+          throw new ConfigError(`the ${role} column is missing`, { table: name, column });
+        }
+      }
+    }
+    if (dl !== undefined && 'group' in dl && table.group === undefined) {
+      throw new ConfigError('a dead-letter group needs a group column', { table: table.table });
+    }
+    this.checked.add(key);
+  }
+
+  private async getOn(
+    conn: Connection,
+    table: AnyTable,
+    ops: TableOps,
+    id: unknown,
+  ): Promise<AdminRow | null> {
+    const now = new Date();
+    let found = await list(ops)(conn, { state: 'all', ids: [id], limit: 1, now });
+    if (found.length === 0) found = await list(ops)(conn, { state: 'dead', ids: [id], limit: 1, now });
+    const row = found[0];
+    if (row === undefined) return null;
+    const busy = table.form === 'lease' ? new Set<string>() : await this.inWork(conn, table, ops, found);
+    return this.toRow(table, row, busy);
+  }
+
+  /**
+   * The ids (as text) of rows SQL reads as ready that are in work: in the row lock form the rows a
+   * `SKIP LOCKED` read inside a rolled-back transaction passes over; in the advisory form the
+   * rows whose key this connection cannot lock (each one taken is released at once).
+   */
+  private async inWork(conn: Connection, table: AnyTable, ops: TableOps, rows: Row[]): Promise<Set<string>> {
+    const ready = rows.filter((r) => r.sqlinbox_state === 'ready');
+    const busy = new Set<string>();
+    if (ready.length === 0) return busy;
+    const idOf = (r: Row) => r[table.id.column];
+    if (table.form === 'rowlock') {
+      const { dialect } = this.adapter;
+      await dialect.begin(conn, this.beginOptions(table));
+      try {
+        const free = await need(ops, 'pick')(conn, { dead: false, ids: ready.map(idOf), now: new Date() });
+        const open = new Set(free.map((r) => String(idOf(r))));
+        for (const r of ready) if (!open.has(String(idOf(r)))) busy.add(String(idOf(r)));
+      } finally {
+        await dialect.rollback(conn);
+      }
+    } else if (table.form === 'advisory') {
+      for (const r of ready) {
+        const key = keyOf(table, r);
+        if (await this.lockKey(conn, table, ops, key)) await this.unlockKey(conn, table, ops, key);
+        else busy.add(String(idOf(r)));
+      }
+    }
+    return busy;
+  }
+
+  private lockKey(conn: Connection, table: AnyTable, ops: TableOps, key: string): Promise<boolean> {
+    return table.lock !== undefined ? table.lock(conn, key) : ops.advisory.lock(conn, key);
+  }
+
+  private unlockKey(conn: Connection, table: AnyTable, ops: TableOps, key: string): Promise<boolean> {
+    return table.unlock !== undefined ? table.unlock(conn, key) : ops.advisory.unlock(conn, key);
+  }
+
+  /** A change's transaction: read committed where the database has levels, SQLite's `immediate`. */
+  private beginOptions(table: AnyTable): BeginOptions {
+    const caps = this.adapter.dialect.capabilities;
+    if (caps.transactionModes.includes('immediate')) return { mode: 'immediate' };
+    if (table.isolation !== undefined) return { isolation: table.isolation };
+    return caps.isolationLevels.includes('read_committed') ? { isolation: 'read_committed' } : {};
+  }
+
+  /**
+   * One change in one transaction: picks the rows in scope that no one holds (the dialect's
+   * locking read leaves out live leases and rows other transactions lock), takes the advisory key
+   * of each live row in the advisory form and leaves out the ones held elsewhere, applies the
+   * change to what is left, commits, then releases the keys. Ids asked for by name and left alone
+   * are reported with the reason.
+   */
+  private async change(
+    table: AnyTable,
+    selection: Selection,
+    opts: AdminTableOptions,
+    dead: boolean,
+    apply: (conn: Connection, ops: TableOps, ids: readonly unknown[]) => Promise<unknown[]>,
+  ): Promise<ChangeReport> {
+    const ids = 'ids' in selection ? selection.ids : undefined;
+    if (ids !== undefined && ids.length === 0) return { changed: [], skipped: [] };
+    const group = 'group' in selection ? selection.group : undefined;
+    const { dialect, pool } = this.adapter;
+    const ops = dialect.prepare(table, { deadLetter: opts.deadLetter });
+    const conn = await pool.acquire();
+    let destroyed = false;
+    const held: string[] = [];
+    let changed: unknown[] = [];
+    try {
+      await this.check(conn, table, opts);
+      await dialect.begin(conn, this.beginOptions(table));
+      try {
+        const picked = await need(ops, 'pick')(conn, { dead, ids, group, now: new Date() });
+        const targets: unknown[] = [];
+        for (const r of picked) {
+          if (table.form === 'advisory' && !dead) {
+            const key = keyOf(table, r);
+            if (!(await this.lockKey(conn, table, ops, key))) continue;
+            held.push(key);
+          }
+          targets.push(r[table.id.column]);
+        }
+        changed = targets.length === 0 ? [] : await apply(conn, ops, targets);
+        await dialect.commit(conn);
+      } catch (err) {
+        await dialect.rollback(conn).catch(() => undefined);
+        throw err;
+      } finally {
+        for (const key of held) {
+          if (destroyed) break;
+          const ok = await this.unlockKey(conn, table, ops, key).catch(() => false);
+          if (!ok) {
+            // A release the database does not confirm closes the connection, and its session's locks.
+            destroyed = true;
+            await pool.destroy(conn);
+          }
+        }
+      }
+      const skipped: { id: unknown; reason: SkipReason }[] = [];
+      if (ids !== undefined && !destroyed) {
+        const done = new Set(changed.map(String));
+        for (const id of ids) {
+          if (done.has(String(id))) continue;
+          const row = await this.getOn(conn, table, ops, id);
+          skipped.push({ id, reason: reasonOf(row, dead) });
+        }
+      }
+      return { changed, skipped };
+    } finally {
+      if (!destroyed) pool.release(conn);
+    }
+  }
+
+  private toRow(table: AnyTable, r: Row, busy: ReadonlySet<string>): AdminRow {
+    const id = r[table.id.column];
+    let state = String(r.sqlinbox_state) as RowState;
+    if (state === 'ready' && busy.has(String(id))) state = 'inWork';
+    const { preview, truncated } = previewOf(
+      table.payload === undefined ? undefined : r[table.payload.column],
+      this.preview,
+    );
+    const { sqlinbox_state: _, ...row } = r;
+    return {
+      id,
+      state,
+      attempt:
+        table.attempt === undefined || r[table.attempt.column] == null
+          ? null
+          : Number(r[table.attempt.column]),
+      retryAfter: table.retryAfter === undefined ? null : instant(r[table.retryAfter]),
+      lockedUntil: table.lease === undefined ? null : instant(r[table.lease]),
+      group: table.group === undefined || r[table.group] == null ? null : String(r[table.group]),
+      processedAt: table.processedAt === undefined ? null : instant(r[table.processedAt]),
+      preview,
+      truncated,
+      row,
+    };
+  }
+}
+
+function reasonOf(row: AdminRow | null, dead: boolean): SkipReason {
+  if (row === null) return 'not-found';
+  if (dead && row.state !== 'dead') return 'not-dead';
+  if (!dead && row.state === 'dead') return 'dead';
+  if (row.state === 'done') return 'done';
+  return 'in-work';
+}
+
+function need<K extends 'list' | 'pick' | 'requeue' | 'remove' | 'reschedule'>(
+  ops: TableOps,
+  member: K,
+): NonNullable<TableOps[K]> {
+  const f = ops[member];
+  if (f === undefined) {
+    throw new ConfigError(`the dialect has no admin statement ${member}`, {
+      fix: 'use a dialect that implements the admin members of TableOps',
+    });
+  }
+  return (f as (...args: unknown[]) => unknown).bind(ops) as NonNullable<TableOps[K]>;
+}
+
+const list = (ops: TableOps) => need(ops, 'list');
+
+/** An instant column's value (drivers answer Date, epoch milliseconds or text) as a Date. */
+export function instant(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return new Date(Number(v));
+  const s = String(v);
+  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** The first `n` characters of a payload: text as is, bytes read as UTF-8, anything else as JSON. */
+export function previewOf(v: unknown, n: number): { preview: string; truncated: boolean } {
+  let text: string;
+  if (v === null || v === undefined) text = '';
+  else if (typeof v === 'string') text = v;
+  else if (v instanceof Uint8Array) text = new TextDecoder().decode(v);
+  else text = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
+  const chars = [...text];
+  return chars.length > n
+    ? { preview: chars.slice(0, n).join(''), truncated: true }
+    : { preview: text, truncated: false };
+}
