@@ -230,6 +230,11 @@ export function childScript(): string {
   return fileURLToPath(new URL('../dist/child.mjs', import.meta.url));
 }
 
+/** The built partition child (the same path from `src/` and from `dist/`). */
+export function partitionChildScript(): string {
+  return fileURLToPath(new URL('../dist/partition-child.mjs', import.meta.url));
+}
+
 export interface Table {
   readonly desc: AnyTable;
   readonly name: string;

@@ -24,7 +24,9 @@ import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
 
 export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
+export { type NetLink, openNetLink } from './netns.js';
 export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
+export { type PartitionOptions, runPartition } from './scenarios/partition.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
 /** Which scenario groups to run (default: all that the adapter's capabilities allow). */

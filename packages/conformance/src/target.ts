@@ -25,7 +25,8 @@ export interface ConformanceTarget {
   /**
    * Absolute path of a plain ES module whose default export, `(opts?: OpenOptions) =>
    * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios), and on
-   * each worker thread of the R-POOL-9 scenario, as that thread's own pool.
+   * each worker thread of the R-POOL-9 scenario, as that thread's own pool. For `runPartition` it
+   * connects to `SQLINBOX_CHILD_DB_HOST` and `SQLINBOX_CHILD_DB_PORT` where they are set.
    */
   readonly childModule: string;
   /** A server version string below the dialect's floor, in the server's own format (R-DB-1). */

@@ -9,8 +9,9 @@ import { recordLocks } from './lock-log.mjs';
 export default async function open(opts = {}) {
   const connectionLimit = opts.poolSize ?? 10;
   const pool = createPool({
-    host: '127.0.0.1',
-    port: 3306,
+    // A child in a network namespace of its own reaches the server through a relay.
+    host: process.env.SQLINBOX_CHILD_DB_HOST || '127.0.0.1',
+    port: Number(process.env.SQLINBOX_CHILD_DB_PORT || 3306),
     user: 'root',
     password: '',
     database: process.env.SQLINBOX_MYSQL_DATABASE ?? 'test',

@@ -4,10 +4,22 @@
 import { pg as pgAdapter } from '@sqlinbox/dialect-postgres/pg';
 import pg from 'pg';
 
+/**
+ * The database URL: `SQLINBOX_PG_URL` (default `postgres://postgres@127.0.0.1:5432/test`), its
+ * host and port replaced by `SQLINBOX_CHILD_DB_HOST` and `SQLINBOX_CHILD_DB_PORT` where set (a
+ * child in a network namespace of its own reaches the server through a relay).
+ */
+function url() {
+  const u = new URL(process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  if (process.env.SQLINBOX_CHILD_DB_HOST) u.hostname = process.env.SQLINBOX_CHILD_DB_HOST;
+  if (process.env.SQLINBOX_CHILD_DB_PORT) u.port = process.env.SQLINBOX_CHILD_DB_PORT;
+  return u.href;
+}
+
 /** @param {{ poolSize?: number, serverVersion?: string }} [opts] */
 export default async function open(opts = {}) {
   const pool = new pg.Pool({
-    connectionString: process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    connectionString: url(),
     max: opts.poolSize ?? 10,
   });
   pool.on('error', () => {});

@@ -1,6 +1,6 @@
-import { type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { Broker, type Capabilities, type Form, LeaseLostError, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, payloadOf, sleep, until } from '../harness.js';
+import { gate, type Harness, payloadOf, sleep, until, wrapPool } from '../harness.js';
 
 /**
  * Transactional mode: the handler's writes through `ctx.tx` commit with the ack; every other
@@ -70,4 +70,74 @@ export function transactionalScenarios(h: () => Harness, form: Form, caps: Capab
       ]);
     },
   );
+
+  // A statement sent into a cut link waits until the link returns. Here every statement the broker
+  // starts waits meanwhile (fault injection on its pool), so its extension of the lease runs late:
+  // it finds another claim's token and marks the delivery lost before the handler settles. The
+  // other claim needs a second writer while the delivery's transaction is open (not on SQLite).
+  for (const late of ['ack', 'timeout'] as const) {
+    test.runIf(form === 'lease' && caps.multipleConnections)(
+      late === 'ack'
+        ? "R-TX-4 R-TX-9 R-LEASE-6 a lease its extension found lost: the late ack fails with LeaseLostError, the handler's writes roll back and the delivery's connection returns"
+        : "R-TX-9 R-LEASE-6 a lease its extension found lost, then the handler times out: the handler's writes roll back and the delivery's connection returns",
+      async () => {
+        const { desc, name } = await h().create(form);
+        const out = await h().create(form, {}, h().name('out'));
+        const adapter = await h().open({ poolSize: 4 });
+        let stall: ReturnType<typeof gate<void>> | undefined;
+        const pool = wrapPool(adapter.pool, {
+          acquire: async () => {
+            if (stall !== undefined) await stall.promise;
+            return adapter.pool.acquire();
+          },
+          tryAcquire: async () => (stall !== undefined ? null : adapter.pool.tryAcquire()),
+        });
+        const a = new Broker({ ...adapter, pool }, { logger: h().logger, pollInterval: 50, lease: '1s' });
+        h().brokers.push(a);
+        const inHandler = gate();
+        const goOn = gate();
+        const result = gate<unknown>();
+        const lost = gate();
+        a.on('leaseLost', () => lost.open());
+        let q = queue(desc).transactional();
+        // Longer than the lease takes to run out and be found lost.
+        if (late === 'timeout') q = q.timeout('6s');
+        a.subscribe(q, async (_m, ctx) => {
+          await a.publish(out.desc, { who: 'a' }, { tx: ctx.tx });
+          inHandler.open();
+          await goOn.promise;
+          await ctx.ack().then(
+            () => result.open('acked'),
+            (e: unknown) => result.open(e),
+          );
+        });
+        await a.start();
+        await a.publish(desc, { f: 1 });
+        await inHandler.promise;
+        const cut = gate();
+        stall = cut;
+        const b = await h().broker({ lease: '30s' });
+        const taken = gate<number>();
+        const bDone = gate();
+        b.subscribe(queue(desc), async (_m, ctx) => {
+          taken.open(ctx.attempt);
+          await bDone.promise;
+        });
+        await b.start();
+        expect(await taken.promise).toBe(2);
+        stall = undefined;
+        cut.open();
+        await lost.promise;
+        if (late === 'ack') {
+          goOn.open();
+          expect(await result.promise).toBeInstanceOf(LeaseLostError);
+        }
+        await until(() => a.poolUse.held === 0, 'the lost delivery gave its connection back', 10_000);
+        expect(await h().rows(out.name)).toEqual([]);
+        bDone.open();
+        await until(async () => (await h().rows(name)).length === 0, 'the other claim acked');
+        goOn.open();
+      },
+    );
+  }
 }

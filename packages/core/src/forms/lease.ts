@@ -100,7 +100,12 @@ export class LeaseForm implements ClaimForm {
   async settle(h: Held, plan: Plan): Promise<void> {
     const { ctx } = this;
     await this.extending; // an extension in flight may move this row's token
-    if (h.state === 'lost') throw new LeaseLostError(ctx.table.table, h.id);
+    if (h.state === 'lost') {
+      // Found lost by an extension: a transactional delivery's writes roll back, its connection
+      // returns (R-TX-4, R-TX-9).
+      await this.dropConnection(h);
+      throw new LeaseLostError(ctx.table.table, h.id);
+    }
     if (h.state !== 'in_work') throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     h.state = 'settling';
     this.book.delete(bookKey(h.id));
@@ -274,6 +279,7 @@ export class LeaseForm implements ClaimForm {
   async drop(h: Held): Promise<void> {
     const { ctx } = this;
     await this.extending;
+    if (h.state === 'lost') await this.dropConnection(h);
     if (h.state !== 'in_work') return;
     h.state = 'released';
     this.book.delete(bookKey(h.id));
