@@ -155,7 +155,7 @@ export function userDocBlocks(root: string = repoRoot): Block[] {
   return userDocs(root).flatMap((path) => extractBlocks(readFileSync(path, 'utf8'), relative(root, path)));
 }
 
-/** Markdown text with its fenced code blocks and inline code spans blanked (line count kept). */
+/** Markdown text with its fenced code blocks blanked (line count kept). */
 export function proseOnly(markdown: string): string {
   const lines = markdown.split(/\r?\n/);
   let fence: string | undefined;
@@ -170,7 +170,7 @@ export function proseOnly(markdown: string): string {
         if (marker?.startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') fence = undefined;
         return '';
       }
-      return line.replace(/`[^`]*`/g, '``');
+      return line;
     })
     .join('\n');
 }
@@ -185,6 +185,13 @@ export function brokenLinks(path: string, root: string = repoRoot): string[] {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
       const file = decodeURIComponent(target.split('#')[0] ?? '');
       if (!existsSync(resolve(dirname(path), file))) broken.push(`${relative(root, path)}:${index + 1} ${target}`);
+    }
+    // Paths written as code: `packages/...` (and docs/, examples/, bench/) from the repository root,
+    // `../...` from the file. `./x` is left alone: it is how the docs name a subpath export.
+    for (const match of line.matchAll(/`((?:packages|docs|examples|bench)\/[^`\s*<>]*|\.\.\/[^`\s*<>]*)`/g)) {
+      const target = match[1] ?? '';
+      const base = target.startsWith('../') ? dirname(path) : root;
+      if (!existsSync(resolve(base, target.split('#')[0] ?? ''))) broken.push(`${relative(root, path)}:${index + 1} ${target}`);
     }
   });
   return broken;
