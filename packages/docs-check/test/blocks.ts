@@ -50,16 +50,23 @@ export interface Block {
   /** Declarations placed before the block, from a `<!-- prelude: ... -->` comment. */
   prelude: string;
   code: string;
+  /**
+   * Set when the block's first line is `// packages/<path>`: the block quotes that file, with `// ...`
+   * between the parts it leaves out. It is not compiled on its own (the file is, by its package's
+   * typecheck; dialect-mssql's docs test checks the quote matches); the file must exist.
+   */
+  excerptOf?: string;
 }
 
 const fenceOpen = /^\s*(`{3,}|~{3,})\s*(ts|typescript)\b(.*)$/;
-const preludeComment = /<!--\s*prelude:([\s\S]*?)-->\s*$/;
+const preludeComment = /^<!--\s*prelude:([\s\S]*?)-->\s*$/;
 
 /**
  * Every ```ts / ```typescript block of a markdown text. A block whose info string carries the word
  * `ignore` (```ts ignore) is pseudo-code and skipped. An HTML comment `<!-- prelude: ... -->`
  * ending just before the opening fence (blank lines allowed) supplies declarations the fragment
- * uses without defining them; it is compiled too, so it must be valid TypeScript.
+ * uses without defining them; it is compiled too, so it must be valid TypeScript. A block starting
+ * with a `// packages/<path>` line is an excerpt of that file (see {@link Block.excerptOf}).
  */
 export function extractBlocks(markdown: string, file: string): Block[] {
   const lines = markdown.split(/\r?\n/);
@@ -80,8 +87,10 @@ export function extractBlocks(markdown: string, file: string): Block[] {
           let before = i - 1;
           while (before >= 0 && (lines[before] ?? '').trim() === '') before--;
           const above = lines.slice(0, before + 1).join('\n');
-          const prelude = preludeComment.exec(above)?.[1]?.trim() ?? '';
-          blocks.push({ file, line: i + 2, prelude, code: lines.slice(i + 1, end).join('\n') });
+          const prelude = preludeComment.exec(above.slice(above.lastIndexOf('<!--')))?.[1]?.trim() ?? '';
+          const code = lines.slice(i + 1, end).join('\n');
+          const excerptOf = /^\s*\/\/ (packages\/\S+)\s*$/.exec(lines[i + 1] ?? '')?.[1];
+          blocks.push({ file, line: i + 2, prelude, code, ...(excerptOf ? { excerptOf } : {}) });
         }
         i = end;
       } else if (otherFence) {
@@ -105,11 +114,17 @@ export interface BlockDiagnostic {
  * @sqlinbox/* and the drivers) and type-checks them all in one program against what the packages
  * export (their built dist .d.mts, never their sources). Returns one diagnostic per error, in order.
  */
-export function compileBlocks(blocks: readonly Block[], dir: string): BlockDiagnostic[] {
+export function compileBlocks(blocks: readonly Block[], dir: string, root: string = repoRoot): BlockDiagnostic[] {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  const result: BlockDiagnostic[] = [];
   const origin = new Map<string, { block: Block; preludeLines: number }>();
   blocks.forEach((block, index) => {
+    if (block.excerptOf !== undefined) {
+      if (!existsSync(join(root, block.excerptOf)))
+        result.push({ at: `${block.file}:${block.line}`, message: `quotes ${block.excerptOf}, which does not exist` });
+      return;
+    }
     const name = `${String(index).padStart(3, '0')}-${block.file.replace(/[^A-Za-z0-9]+/g, '_')}-L${block.line}.ts`;
     const path = join(dir, name);
     const preludeLines = block.prelude === '' ? 0 : block.prelude.split('\n').length;
@@ -131,7 +146,11 @@ export function compileBlocks(blocks: readonly Block[], dir: string): BlockDiagn
   };
   const program = ts.createProgram([...origin.keys()], options);
   const diagnostics = ts.getPreEmitDiagnostics(program);
-  const result: BlockDiagnostic[] = [];
+  // The blocks must see what a user installs: the packages' dist, never their sources.
+  for (const file of program.getSourceFiles()) {
+    const path = relative(root, file.fileName);
+    if (/^packages\/[^/]+\/src\//.test(path)) result.push({ at: path, message: 'a block resolved a package source' });
+  }
   for (const diagnostic of diagnostics) {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
     const source = diagnostic.file ? origin.get(resolve(diagnostic.file.fileName)) : undefined;

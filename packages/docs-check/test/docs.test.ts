@@ -41,22 +41,29 @@ describe('the docs checker itself', () => {
     '```',
     '',
     '```ts',
-    "import { createBroker } from '@sqlinbox/core';",
-    'const n: number = createBroker;',
+    "import { Broker } from '@sqlinbox/core';",
+    'const n: number = Broker;',
+    '```',
+    '',
+    '```ts',
+    '// packages/core/src/nowhere.ts',
+    'this is an excerpt',
     '```',
   ].join('\n');
 
   test('R-DOC-1 the extractor finds ts blocks with their line and prelude, and skips ignore and other languages', () => {
     const blocks = extractBlocks(fixture, 'fixture.md');
-    expect(blocks.map((b) => b.line)).toEqual([4, 14, 22]);
+    expect(blocks.map((b) => b.line)).toEqual([4, 14, 22, 27]);
+    expect(blocks[3]?.excerptOf).toBe('packages/core/src/nowhere.ts');
     expect(blocks[1]?.prelude).toContain('declare const inbox');
     expect(blocks[0]?.code.split('\n')).toHaveLength(2);
   });
 
   test('R-DOC-1 the compiler reports a planted broken block at its markdown file:line', () => {
     const diagnostics = compileBlocks(extractBlocks(fixture, 'fixture.md'), `${blocksDir}-fixture`);
-    expect(diagnostics.map((d) => d.at)).toEqual(['fixture.md:23']);
-    expect(diagnostics[0]?.message).toMatch(/not assignable to type 'number'/);
+    expect(diagnostics.map((d) => d.at)).toEqual(['fixture.md:27', 'fixture.md:23']);
+    expect(diagnostics[0]?.message).toMatch(/nowhere.ts, which does not exist/);
+    expect(diagnostics[1]?.message).toMatch(/not assignable to type 'number'/);
   });
 });
 
