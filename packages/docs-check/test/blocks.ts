@@ -114,7 +114,11 @@ export interface BlockDiagnostic {
  * @sqlinbox/* and the drivers) and type-checks them all in one program against what the packages
  * export (their built dist .d.mts, never their sources). Returns one diagnostic per error, in order.
  */
-export function compileBlocks(blocks: readonly Block[], dir: string, root: string = repoRoot): BlockDiagnostic[] {
+export function compileBlocks(
+  blocks: readonly Block[],
+  dir: string,
+  root: string = repoRoot,
+): BlockDiagnostic[] {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const result: BlockDiagnostic[] = [];
@@ -122,7 +126,10 @@ export function compileBlocks(blocks: readonly Block[], dir: string, root: strin
   blocks.forEach((block, index) => {
     if (block.excerptOf !== undefined) {
       if (!existsSync(join(root, block.excerptOf)))
-        result.push({ at: `${block.file}:${block.line}`, message: `quotes ${block.excerptOf}, which does not exist` });
+        result.push({
+          at: `${block.file}:${block.line}`,
+          message: `quotes ${block.excerptOf}, which does not exist`,
+        });
       return;
     }
     const name = `${String(index).padStart(3, '0')}-${block.file.replace(/[^A-Za-z0-9]+/g, '_')}-L${block.line}.ts`;
@@ -149,7 +156,8 @@ export function compileBlocks(blocks: readonly Block[], dir: string, root: strin
   // The blocks must see what a user installs: the packages' dist, never their sources.
   for (const file of program.getSourceFiles()) {
     const path = relative(root, file.fileName);
-    if (/^packages\/[^/]+\/src\//.test(path)) result.push({ at: path, message: 'a block resolved a package source' });
+    if (/^packages\/[^/]+\/src\//.test(path))
+      result.push({ at: path, message: 'a block resolved a package source' });
   }
   for (const diagnostic of diagnostics) {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
@@ -203,14 +211,17 @@ export function brokenLinks(path: string, root: string = repoRoot): string[] {
       const target = match[1] ?? '';
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
       const file = decodeURIComponent(target.split('#')[0] ?? '');
-      if (!existsSync(resolve(dirname(path), file))) broken.push(`${relative(root, path)}:${index + 1} ${target}`);
+      if (!existsSync(resolve(dirname(path), file)))
+        broken.push(`${relative(root, path)}:${index + 1} ${target}`);
     }
     // Paths written as code: `packages/...` (and docs/, examples/, bench/) from the repository root,
     // `../...` from the file. `./x` is left alone: it is how the docs name a subpath export.
     for (const match of line.matchAll(/`((?:packages|docs|examples|bench)\/[^`\s*<>]*|\.\.\/[^`\s*<>]*)`/g)) {
       const target = match[1] ?? '';
+      if (target.includes('...')) continue; // a placeholder, not a path
       const base = target.startsWith('../') ? dirname(path) : root;
-      if (!existsSync(resolve(base, target.split('#')[0] ?? ''))) broken.push(`${relative(root, path)}:${index + 1} ${target}`);
+      if (!existsSync(resolve(base, target.split('#')[0] ?? '')))
+        broken.push(`${relative(root, path)}:${index + 1} ${target}`);
     }
   });
   return broken;

@@ -12,8 +12,9 @@ import {
   userDocs,
 } from './blocks.js';
 
-// Inside the repository, under this package, so node_modules resolution finds @sqlinbox/* and the drivers.
-const blocksDir = join(import.meta.dirname, '..', '.blocks');
+// Inside this package (in .vitest, which git and biome ignore), so node_modules resolution finds
+// @sqlinbox/* and the drivers.
+const blocksDir = join(import.meta.dirname, '..', '.vitest', 'blocks');
 
 const format = (diagnostics: { at: string; message: string }[]): string =>
   diagnostics.map((d) => `${d.at}: ${d.message}`).join('\n\n');
