@@ -433,8 +433,13 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
-   * Inserts many messages in one statement and one notification. `opts` apply to each; give
-   * per-message options as `{ message, ...options }` objects with `each: true`.
+   * Inserts many messages in one statement and one notification, taking a pool connection, or
+   * `opts.tx`'s transaction. Each element of `messages` is one message, encoded as by `publish`.
+   * `opts` (default: none) apply to every message alike: one group, partition key, `notBefore`,
+   * `columns`, schema and codec for the whole call; there are no per-message options, so publish
+   * messages that need different options in separate calls. `opts.id` would give every row the same
+   * id: where the database does not generate the id, publish one message per call. Answers the new
+   * rows' ids, one per message; an empty array inserts nothing and answers `[]`.
    */
   async publishMany<D extends TableDescription<F, I | undefined>>(
     table: D,

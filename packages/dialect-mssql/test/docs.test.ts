@@ -1,5 +1,6 @@
 /**
- * docs/custom-dialect.md walks through this package with excerpts of its files (R-SHAPE-6). Each
+ * docs/custom-dialect.md walks through this package with excerpts of its files (R-SHAPE-6; the page itself
+ * names no requirement ids). Each
  * `ts` block that starts with a `// packages/..` line is an excerpt of that file: every part of it
  * between `// ...` lines must appear in the file as written (whitespace aside), so the page cannot
  * drift from the code it explains.
@@ -28,18 +29,7 @@ test('R-SHAPE-6 the worked example quotes the real files', () => {
   }
 });
 
-test('the page names the requirements it shows and the call that runs the suite', () => {
-  for (const id of [
-    'R-SHAPE-6',
-    'R-SHAPE-5',
-    'R-ROW-1',
-    'R-FIFO-2',
-    'R-LEASE-3',
-    'R-ADV-7',
-    'R-DLQ-2',
-    'R-DB-1',
-  ]) {
-    expect(page).toContain(id);
-  }
+test('the page cites no requirement ids (it speaks to users) and names the call that runs the suite', () => {
+  expect(page.match(/\bR-[A-Z]+-\d+\b/g) ?? []).toEqual([]);
   expect(page).toContain('await runConformance(target)');
 });

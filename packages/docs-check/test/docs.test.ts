@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import {
+  brokenLinks,
+  compileBlocks,
+  devDocs,
+  extractBlocks,
+  proseOnly,
+  repoRoot,
+  userDocBlocks,
+  userDocs,
+} from './blocks.js';
+
+// Inside this package (in .vitest, which git and biome ignore), so node_modules resolution finds
+// @sqlinbox/* and the drivers.
+const blocksDir = join(import.meta.dirname, '..', '.vitest', 'blocks');
+
+const format = (diagnostics: { at: string; message: string }[]): string =>
+  diagnostics.map((d) => `${d.at}: ${d.message}`).join('\n\n');
+
+describe('the docs checker itself', () => {
+  const fixture = [
+    '# Title',
+    '',
+    '```ts',
+    "import { ConfigError } from '@sqlinbox/core';",
+    'const error: Error = new ConfigError("x");',
+    '```',
+    '',
+    '```ts ignore',
+    'this is pseudo code',
+    '```',
+    '',
+    '<!-- prelude: declare const inbox: { publish(payload: unknown): Promise<void> }; -->',
+    '```typescript',
+    'await inbox.publish({ a: 1 });',
+    '```',
+    '',
+    '```sql',
+    '```ts',
+    '```',
+    '',
+    '```ts',
+    "import { Broker } from '@sqlinbox/core';",
+    'const n: number = Broker;',
+    '```',
+    '',
+    '```ts',
+    '// packages/core/src/nowhere.ts',
+    'this is an excerpt',
+    '```',
+  ].join('\n');
+
+  test('R-DOC-1 the extractor finds ts blocks with their line and prelude, and skips ignore and other languages', () => {
+    const blocks = extractBlocks(fixture, 'fixture.md');
+    expect(blocks.map((b) => b.line)).toEqual([4, 14, 22, 27]);
+    expect(blocks[3]?.excerptOf).toBe('packages/core/src/nowhere.ts');
+    expect(blocks[1]?.prelude).toContain('declare const inbox');
+    expect(blocks[0]?.code.split('\n')).toHaveLength(2);
+  });
+
+  test('R-DOC-1 the compiler reports a planted broken block at its markdown file:line', () => {
+    const diagnostics = compileBlocks(extractBlocks(fixture, 'fixture.md'), `${blocksDir}-fixture`);
+    expect(diagnostics.map((d) => d.at)).toEqual(['fixture.md:27', 'fixture.md:23']);
+    expect(diagnostics[0]?.message).toMatch(/nowhere.ts, which does not exist/);
+    expect(diagnostics[1]?.message).toMatch(/not assignable to type 'number'/);
+  });
+});
+
+test('R-DOC-1 every TypeScript block in the user docs and READMEs compiles against the built packages', () => {
+  const blocks = userDocBlocks();
+  expect(blocks.length).toBeGreaterThan(20);
+  const diagnostics = compileBlocks(blocks, blocksDir);
+  expect(format(diagnostics)).toBe('');
+});
+
+test('R-DOC-1 user docs cite no requirement ids and their relative links resolve', () => {
+  const ids: string[] = [];
+  for (const path of userDocs()) {
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        for (const match of line.matchAll(/\bR-[A-Z]+-[0-9]+\b/g))
+          ids.push(`${relative(repoRoot, path)}:${index + 1} ${match[0]}`);
+      });
+  }
+  expect(ids).toEqual([]);
+  const links = [...userDocs(), ...devDocs()].flatMap((path) => brokenLinks(path));
+  expect(links).toEqual([]);
+  expect(proseOnly('a\n```ts\n[x](nowhere.md)\n```\nb').split('\n')).toHaveLength(5);
+});
