@@ -19,5 +19,7 @@ export default async function open(opts = {}) {
     minimumIdle: 0,
   });
   const adapter = recordLocks(mariadb(pool, { serverVersion: opts.serverVersion, connectionLimit }));
-  return { ...adapter, close: () => pool.end() };
+  // broker.shutdown() calls close(), and the scenario's child again: once is enough.
+  let closed;
+  return { ...adapter, close: () => (closed ??= pool.end()) };
 }

@@ -17,5 +17,7 @@ export default async function open(opts = {}) {
     connectionLimit: opts.poolSize ?? 10,
   });
   const adapter = recordLocks(mysql2(pool, { serverVersion: opts.serverVersion }));
-  return { ...adapter, close: () => pool.end() };
+  // broker.shutdown() calls close(), and the scenario's child again: once is enough.
+  let closed;
+  return { ...adapter, close: () => (closed ??= pool.end()) };
 }

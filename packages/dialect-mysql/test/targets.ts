@@ -109,11 +109,14 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
       process.env[LOCK_LOG_ENV] = lockLog;
       const p = openPool(opts.poolSize ?? 10, opts.serverVersion);
       const adapter = recordLocks(p.adapter, lockLog);
+      // broker.shutdown() calls close(), and the harness again after the scenario: once is enough.
+      let closed: Promise<void> | undefined;
       const tracked: OpenAdapter = {
         ...adapter,
-        close: async () => {
+        close: () => {
           opened.delete(tracked);
-          await p.end();
+          closed ??= p.end();
+          return closed;
         },
       };
       opened.add(tracked);

@@ -24,11 +24,16 @@ export default async function open(opts = {}) {
   });
   pool.on('error', () => {});
   const adapter = pgAdapter(pool, { serverVersion: opts.serverVersion });
+  // broker.shutdown() calls close(), and the scenario's child again: once is enough.
+  let closed;
   return {
     ...adapter,
-    async close() {
-      await adapter.close();
-      await pool.end();
+    close() {
+      closed ??= (async () => {
+        await adapter.close();
+        await pool.end();
+      })();
+      return closed;
     },
   };
 }

@@ -23,15 +23,20 @@ export default async function open(opts = {}) {
     onnotice: () => {},
   });
   const adapter = postgresJs(sql, { serverVersion: opts.serverVersion });
+  // broker.shutdown() calls close(), and the scenario's child again: once is enough.
+  let closed;
   return {
     ...adapter,
-    async close() {
-      await adapter.close();
-      // postgres.js's end() waits its whole timeout for a reservation released after it began.
-      for (let i = 0; i < 200 && adapter.pool.spare() < adapter.pool.size; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      await sql.end({ timeout: 5 });
+    close() {
+      closed ??= (async () => {
+        await adapter.close();
+        // postgres.js's end() waits its whole timeout for a reservation released after it began.
+        for (let i = 0; i < 200 && adapter.pool.spare() < adapter.pool.size; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await sql.end({ timeout: 5 });
+      })();
+      return closed;
     },
   };
 }

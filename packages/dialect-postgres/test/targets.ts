@@ -138,11 +138,16 @@ export function pgTarget(settings?: Settings): ConformanceTarget {
       });
       pool.on('error', () => {}); // an idle client the server dropped (a killed session)
       const adapter = pg(pool, { serverVersion: opts.serverVersion });
+      // broker.shutdown() calls close(), and the harness again after the scenario: once is enough.
+      let closed: Promise<void> | undefined;
       return {
         ...adapter,
-        async close() {
-          await adapter.close();
-          await pool.end();
+        close() {
+          closed ??= (async () => {
+            await adapter.close();
+            await pool.end();
+          })();
+          return closed;
         },
       };
     },
@@ -166,12 +171,17 @@ export function postgresJsTarget(settings?: Settings): ConformanceTarget {
         ...(settings === undefined ? {} : { connection: { ...settings } }),
       });
       const adapter = postgresJs(sql, { serverVersion: opts.serverVersion });
+      // broker.shutdown() calls close(), and the harness again after the scenario: once is enough.
+      let closed: Promise<void> | undefined;
       return {
         ...adapter,
-        async close() {
-          await adapter.close();
-          await settle(adapter.pool);
-          await sql.end({ timeout: 5 });
+        close() {
+          closed ??= (async () => {
+            await adapter.close();
+            await settle(adapter.pool);
+            await sql.end({ timeout: 5 });
+          })();
+          return closed;
         },
       };
     },
