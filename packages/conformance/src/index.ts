@@ -27,6 +27,19 @@ export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harn
 export { type NetLink, openNetLink } from './netns.js';
 export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
 export { type PartitionOptions, runPartition } from './scenarios/partition.js';
+export {
+  dockerAnswers,
+  isCi,
+  optionalTargets,
+  portAnswers,
+  type ResolvedTarget,
+  type ResolveTargetOptions,
+  resolveTarget,
+  type SetupTargetOptions,
+  type StartedServer,
+  setupTarget,
+  TargetUnavailableError,
+} from './resolve.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
 /** Which scenario groups to run (default: all that the adapter's capabilities allow). */
