@@ -40,6 +40,7 @@ export {
   setupTarget,
   TargetUnavailableError,
 } from './resolve.js';
+export { skipWithoutServer } from './skip.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
 /** Which scenario groups to run (default: all that the adapter's capabilities allow). */
