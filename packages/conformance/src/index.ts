@@ -25,8 +25,6 @@ import type { ConformanceTarget } from './target.js';
 
 export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
 export { type NetLink, openNetLink } from './netns.js';
-export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
-export { type PartitionOptions, runPartition } from './scenarios/partition.js';
 export {
   dockerAnswers,
   isCi,
@@ -40,6 +38,8 @@ export {
   setupTarget,
   TargetUnavailableError,
 } from './resolve.js';
+export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
+export { type PartitionOptions, runPartition } from './scenarios/partition.js';
 export { skipWithoutServer } from './skip.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 

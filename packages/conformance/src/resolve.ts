@@ -114,7 +114,10 @@ export async function dockerAnswers(
       endpoints.push({ host: u.hostname, port: Number(u.port || 2375) });
     }
   } else {
-    endpoints.push({ socketPath: '/var/run/docker.sock' }, { socketPath: `${homedir()}/.docker/run/docker.sock` });
+    endpoints.push(
+      { socketPath: '/var/run/docker.sock' },
+      { socketPath: `${homedir()}/.docker/run/docker.sock` },
+    );
   }
   for (const endpoint of endpoints) if (await ping(endpoint, timeoutMs)) return true;
   return false;

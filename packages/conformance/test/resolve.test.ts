@@ -31,7 +31,10 @@ function world(opts: { local: boolean; docker: boolean }) {
       },
       start: async () => {
         calls.push('start');
-        return { url: 'postgres://test:test@localhost:49153/test', stop: async () => void stopped.push('stop') };
+        return {
+          url: 'postgres://test:test@localhost:49153/test',
+          stop: async () => void stopped.push('stop'),
+        };
       },
     },
   };
@@ -149,9 +152,9 @@ describe('R-RUN-3 setupTarget hands the outcome to the tests through the environ
     );
     expect(lines[0]).toMatch(/^sqlinbox test target PostgreSQL: SKIPPED, SQLINBOX_PG_URL is not set/);
 
-    await expect(setupTarget({ ...opts(false, false), log: () => {} }, { CI: 'true' })).rejects.toBeInstanceOf(
-      TargetUnavailableError,
-    );
+    await expect(
+      setupTarget({ ...opts(false, false), log: () => {} }, { CI: 'true' }),
+    ).rejects.toBeInstanceOf(TargetUnavailableError);
     const optional: NodeJS.ProcessEnv = { CI: 'true', SQLINBOX_OPTIONAL_TARGETS: 'mssql, postgres' };
     await setupTarget({ ...opts(false, false), log: () => {} }, optional);
     expect(optional.SQLINBOX_PG_SKIP).toContain('no Docker engine answers');

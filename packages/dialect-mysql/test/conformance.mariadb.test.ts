@@ -1,6 +1,6 @@
 import { runConformance } from '@sqlinbox/conformance';
 import { afterAll } from 'vitest';
-import { NO_SERVER, mariadbTarget } from './targets.js';
+import { mariadbTarget, NO_SERVER } from './targets.js';
 
 const target = mariadbTarget();
 afterAll(() => target.close?.());

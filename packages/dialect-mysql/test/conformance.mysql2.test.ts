@@ -1,6 +1,6 @@
 import { runConformance } from '@sqlinbox/conformance';
 import { afterAll } from 'vitest';
-import { NO_SERVER, mysql2Target } from './targets.js';
+import { mysql2Target, NO_SERVER } from './targets.js';
 
 const target = mysql2Target();
 afterAll(() => target.close?.());

@@ -3,7 +3,12 @@ import { readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type ConformanceTarget, type OpenAdapter, type OpenOptions, skipWithoutServer } from '@sqlinbox/conformance';
+import {
+  type ConformanceTarget,
+  type OpenAdapter,
+  type OpenOptions,
+  skipWithoutServer,
+} from '@sqlinbox/conformance';
 import type { Row } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
