@@ -1,7 +1,12 @@
 /** Where a test target's server comes from: each branch of the resolution, with injected probes. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
+  dockerAnswers,
   isCi,
   portAnswers,
   type ResolveTargetOptions,
@@ -177,5 +182,27 @@ describe('R-RUN-3 the real local probe', () => {
     expect(await portAnswers('127.0.0.1', port)).toBe(true);
     await new Promise((r) => server.close(r));
     expect(await portAnswers('127.0.0.1', port)).toBe(false);
+  });
+});
+
+describe('R-RUN-3 the real Docker probe', () => {
+  test('R-RUN-3 dockerAnswers: true when DOCKER_HOST answers GET /_ping with 200, false when nothing listens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-docker-'));
+    const socketPath = join(dir, 'docker.sock');
+    const paths: string[] = [];
+    const server = createHttpServer((req, res) => {
+      paths.push(String(req.url));
+      res.end('OK');
+    });
+    try {
+      await new Promise<void>((r) => server.listen(socketPath, r));
+      expect(await dockerAnswers({ DOCKER_HOST: `unix://${socketPath}` })).toBe(true);
+      expect(paths).toEqual(['/_ping']);
+      await new Promise((r) => server.close(r));
+      expect(await dockerAnswers({ DOCKER_HOST: `unix://${socketPath}` })).toBe(false);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
