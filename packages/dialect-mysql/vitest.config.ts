@@ -5,6 +5,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@sqlinbox/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    // Finds the server (env URL, local server, container) or says why the tests that need it skip.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', ['json', { outputFile: '.vitest/report.json' }]],

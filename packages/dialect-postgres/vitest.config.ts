@@ -5,6 +5,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@sqlinbox/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    // Finds the server (env URL, local server, container) or says why the tests that need it skip.
+    globalSetup: ['test/global-setup.ts'],
     // One database for every file: advisory-lock counts (pg_locks) and LISTEN channels are
     // database-wide, so files run one after another.
     fileParallelism: false,

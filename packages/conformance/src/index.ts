@@ -25,8 +25,22 @@ import type { ConformanceTarget } from './target.js';
 
 export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
 export { type NetLink, openNetLink } from './netns.js';
+export {
+  dockerAnswers,
+  isCi,
+  optionalTargets,
+  portAnswers,
+  type ResolvedTarget,
+  type ResolveTargetOptions,
+  resolveTarget,
+  type SetupTargetOptions,
+  type StartedServer,
+  setupTarget,
+  TargetUnavailableError,
+} from './resolve.js';
 export { type HostileValue, hostileCorpus } from './scenarios/hostile.js';
 export { type PartitionOptions, runPartition } from './scenarios/partition.js';
+export { skipWithoutServer } from './skip.js';
 export type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
 
 /** Which scenario groups to run (default: all that the adapter's capabilities allow). */

@@ -1,4 +1,4 @@
-import { runConformance } from '@sqlinbox/conformance';
+import { runConformance, skipWithoutServer } from '@sqlinbox/conformance';
 import { mssqlTarget } from './target.js';
 
-await runConformance(mssqlTarget());
+if (skipWithoutServer('SQLINBOX_MSSQL_SKIP') === undefined) await runConformance(mssqlTarget());

@@ -1,23 +1,23 @@
 /**
- * Shared test setup: the MariaDB at 127.0.0.1:3306 (root, no password, database `test`), both
+ * Shared test setup: the server test/global-setup.ts found (`SQLINBOX_MYSQL_URL`, else the MariaDB
+ * at 127.0.0.1:3306, root, no password, database `SQLINBOX_MYSQL_DATABASE` or `test`), both
  * drivers, an admin connection of the tests' own, and uniquely named tables dropped after use.
  */
 import { randomBytes } from 'node:crypto';
+import { skipWithoutServer } from '@sqlinbox/conformance';
 import type { Adapter, AnyTable, Connection, Row } from '@sqlinbox/core';
 import * as connector from 'mariadb';
 import mysql from 'mysql2/promise';
 import { ddl } from '../src/dialect.js';
 import { mariadb } from '../src/mariadb.js';
 import { mysql2 } from '../src/mysql2.js';
+import { dbFromEnv } from './connection.mjs';
 
-/** The database the tests use: `SQLINBOX_MYSQL_DATABASE`, default `test`. */
-export const DB = {
-  host: '127.0.0.1',
-  port: 3306,
-  user: 'root',
-  password: '',
-  database: process.env.SQLINBOX_MYSQL_DATABASE ?? 'test',
-} as const;
+/** Why there is no server (the global setup found none), or `undefined`; the file's tests then skip. */
+export const NO_SERVER = skipWithoutServer('SQLINBOX_MYSQL_SKIP');
+
+/** The server and database the tests use (see connection.mjs). */
+export const DB = dbFromEnv();
 
 /** An adapter with a pool of its own. */
 export interface Opened {

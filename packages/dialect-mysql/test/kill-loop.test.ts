@@ -8,7 +8,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { skipWithoutServer } from '@sqlinbox/conformance';
 import { expect, test } from 'vitest';
+
+skipWithoutServer('SQLINBOX_MYSQL_SKIP');
 
 const script = fileURLToPath(new URL('../../../scripts/kill-loop.mjs', import.meta.url));
 

@@ -1,6 +1,7 @@
 /**
- * The conformance targets of this package: MariaDB 10.11 at 127.0.0.1:3306 (root, no password,
- * database `test`) through `mysql2` and through the `mariadb` connector.
+ * The conformance targets of this package: the server test/global-setup.ts found (`SQLINBOX_MYSQL_URL`;
+ * on this machine MariaDB 10.11 at 127.0.0.1:3306, root, no password, database
+ * `SQLINBOX_MYSQL_DATABASE` or `test`) through `mysql2` and through the `mariadb` connector.
  *
  * - `exec` runs on an admin connection of the target's own (a one-connection pool wrapped by the
  *   same adapter, so its rows read as the adapters' do: Dates as UTC instants, JSON as text).
@@ -29,6 +30,8 @@ import { mysql2 } from '../src/mysql2.js';
 import { lockNameOf } from '../src/statements.js';
 import { DB } from './helpers.js';
 import { LOCK_LOG_ENV, recordLocks } from './lock-log.mjs';
+
+export { NO_SERVER } from './helpers.js';
 
 /** A pool of the driver's own, opened for the target, with the adapter around it. */
 type Opener = (size: number, serverVersion: string | undefined) => { adapter: Adapter; end(): Promise<void> };

@@ -2,8 +2,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipWithoutServer } from '@sqlinbox/conformance';
 import pgModule from 'pg';
 import { afterAll, expect, test } from 'vitest';
+
+skipWithoutServer('SQLINBOX_PG_SKIP');
 
 /**
  * The README's examples run as scripts (child processes on the built packages) exit by

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { skipWithoutServer } from '@sqlinbox/conformance';
 import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
@@ -7,7 +8,10 @@ import { pg } from '../src/pg.js';
 import { postgresJs } from '../src/postgres.js';
 import { quoteTable } from '../src/sql.js';
 
-/** The test database (trust auth). */
+/** Why there is no server (the global setup found none), or `undefined`; the file's tests then skip. */
+export const NO_SERVER = skipWithoutServer('SQLINBOX_PG_SKIP');
+
+/** The test database (trust auth): the one test/global-setup.ts found. */
 export const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A table name no other test uses. */

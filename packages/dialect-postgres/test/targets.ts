@@ -3,7 +3,12 @@ import { readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ConformanceTarget, OpenAdapter, OpenOptions } from '@sqlinbox/conformance';
+import {
+  type ConformanceTarget,
+  type OpenAdapter,
+  type OpenOptions,
+  skipWithoutServer,
+} from '@sqlinbox/conformance';
 import type { Row } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
@@ -14,9 +19,13 @@ import { postgresJs } from '../src/postgres.js';
  * The conformance targets of this package: one per driver. Each opens adapters over pools of its
  * own, runs admin statements on a `pg` client of its own (the same value handling for both
  * targets: int8 as string, json parsed), ends sessions with `pg_terminate_backend`, and counts
- * advisory locks in `pg_locks`. The database is `SQLINBOX_PG_URL`, default
+ * advisory locks in `pg_locks`. The database is `SQLINBOX_PG_URL`, which test/global-setup.ts sets
+ * (the local server, or a container) when it is not given; default
  * `postgres://postgres@127.0.0.1:5432/test`.
  */
+
+/** Why there is no server (the global setup found none), or `undefined`; the file's tests then skip. */
+export const NO_SERVER = skipWithoutServer('SQLINBOX_PG_SKIP');
 
 const run = promisify(execFile);
 const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
