@@ -463,8 +463,9 @@ export class PostgresTable implements TableOps {
     }
     const ids: unknown[] = [];
     const statements = this.insertStatements(messages);
-    for (const [i, { sql, p }] of statements.entries()) {
-      const full = `${sql} RETURNING ${this.id} AS ${ID}`;
+    for (const [i, st] of statements.entries()) {
+      const p = st.p;
+      const full = `${st.sql} RETURNING ${this.id} AS ${ID}`;
       // The last statement of a publish also wakes the table's listeners (R-PLUS-1): one
       // notification per publish, sent at its commit, with no round trip of its own.
       const statement =
@@ -557,9 +558,10 @@ export class PostgresTable implements TableOps {
       const base = this.insertStatements(todo.map(({ m }) => m));
       const conflicts = new Set<string>();
       let k = 0;
-      for (const { sql, p } of base) {
+      for (const st of base) {
+        const p = st.p;
         const statement =
-          `WITH sqlinbox_ins AS (${sql} ON CONFLICT (${quoteIdent(keyColumn)})${active} DO NOTHING` +
+          `WITH sqlinbox_ins AS (${st.sql} ON CONFLICT (${quoteIdent(keyColumn)})${active} DO NOTHING` +
           ` RETURNING ${this.id} AS ${ID}, ${quoteIdent(keyColumn)} AS ${KEY}),` +
           ` sqlinbox_wake AS (SELECT pg_notify(${p.add(wakeupChannel(t.table))}, ''))` +
           ` SELECT ${ID}, ${KEY} FROM sqlinbox_ins, sqlinbox_wake`;

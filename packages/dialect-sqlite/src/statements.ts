@@ -271,10 +271,10 @@ interface InsertColumn {
  * Multi-row inserts, as few statements as the parameter limit allows, each answering the new ids.
  * Columns are the union over the messages; a message without a value writes NULL there.
  */
-export function insert(t: AnyTable, messages: readonly Insert[]): Statement[] {
+export function insert(t: AnyTable, messages: readonly Insert[], onConflict = ''): Statement[] {
   const columns = insertColumns(t, messages);
   const table = tableName(t.table);
-  const returning = ` RETURNING ${ident(t.id.column)}`;
+  const returning = `${onConflict} RETURNING ${ident(t.id.column)}`;
   if (columns.length === 0)
     return messages.map(() => ({ sql: `INSERT INTO ${table} DEFAULT VALUES${returning}`, params: [] }));
   const names = columns.map((c) => ident(c.name)).join(', ');
@@ -317,14 +317,13 @@ function insertColumns(t: AnyTable, messages: readonly Insert[]): InsertColumn[]
  * an unsettled row holds the key, and {@link keyHolder} reads its id.
  */
 export function insertKeyed(t: AnyTable, m: Insert): Statement {
-  const [st] = insert(t, [m]);
   const where = t.processedAt === undefined ? '' : ` WHERE ${ident(t.processedAt)} IS NULL`;
-  const returning = ` RETURNING ${ident(t.id.column)}`;
-  const sql = st!.sql.slice(0, st!.sql.length - returning.length);
-  return {
-    sql: `${sql} ON CONFLICT (${ident(roleColumn(t, t.uniqueKey, 'uniqueKey'))})${where} DO NOTHING${returning}`,
-    params: st!.params,
-  };
+  const [st] = insert(
+    t,
+    [m],
+    ` ON CONFLICT (${ident(roleColumn(t, t.uniqueKey, 'uniqueKey'))})${where} DO NOTHING`,
+  );
+  return st!;
 }
 
 /** The id of the unsettled row that holds a unique key. */
