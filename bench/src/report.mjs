@@ -536,9 +536,10 @@ const ENGINE = `What the engine sends per job, on the three databases measured h
 - **Lease form.** A claim commits at once and the handler runs with no transaction open (PostgreSQL: one
   \`UPDATE .. FROM (SELECT .. FOR UPDATE SKIP LOCKED) .. RETURNING\`; MariaDB: a locking select and an update in one READ
   COMMITTED transaction, one claim at a time per subscription; SQLite: one \`UPDATE .. RETURNING\`, one claim at a time).
-  A claim takes up to a row per worker, and the rows beyond the free workers wait, leased, in the subscription: at
-  most twice the workers, or workers + n with \`prefetch(n)\`. Acks are batched as described above, at most 500 rows
-  per statement.
+  The rows beyond the free workers wait, leased, in the subscription: twice the workers at first, growing while the
+  workers drain faster than a claim comes back (up to workers + 200) and shrinking when rows wait; a claim tops them
+  up in one statement; \`prefetch(n)\` fixes them at workers + n instead. A worker takes its next row as soon as its
+  handler returns, while its ack settles in a batch, at most 500 rows per statement.
 - **Row lock form.** One row per claim: \`BEGIN\`, the locking select with \`LIMIT 1\`, the handler inside that
   transaction, then the \`DELETE\` and \`COMMIT\`: the statements of the raw k=1 loop.
 - **Advisory form.** Per row: the candidate select (shared by the rows it finds), the try-lock, the take, the
