@@ -105,6 +105,11 @@ interface Statement {
   readonly reader: boolean;
   /** Writes nothing. */
   readonly readonly: boolean;
+  /**
+   * node:sqlite reads text back only up to its first NUL (U+0000): such a value would be stored
+   * and then handed to the handler cut short, so it is refused before it is bound.
+   */
+  readonly refusesNul: boolean;
 }
 
 /**
@@ -235,10 +240,19 @@ function describeStatement(stmt: SqliteStatementLike, sql: string): Statement {
     typeof stmt.readonly === 'boolean'
       ? stmt.readonly
       : READS_ONLY.test(sql) || (WITH.test(sql) && !WRITES.test(sql));
-  return { stmt, reader, readonly };
+  return { stmt, reader, readonly, refusesNul: typeof stmt.reader !== 'boolean' };
 }
 
-function step({ stmt, reader }: Statement, values: unknown[]): QueryResult<Row> {
+function step({ stmt, reader, refusesNul }: Statement, values: unknown[]): QueryResult<Row> {
+  if (refusesNul && values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+    throw Object.assign(
+      new Error(
+        'sqlinbox: node:sqlite cannot hold a text value with a NUL character (U+0000): it reads the text back cut at the NUL. ' +
+          'Nothing was written; use a bytes payload, or better-sqlite3 as the driver',
+      ),
+      { code: 'SQLINBOX_NUL' },
+    );
+  }
   if (reader) {
     const rows = stmt.all(...values).map(toRow);
     return { rows, rowCount: rows.length };
