@@ -100,16 +100,18 @@ async function main(): Promise<void> {
   }
   progress(JOBS, JOBS, start);
   const drainMs = Date.now() - start;
+  // shutdown() ends the pool the adapter made from the file name: the summary reads the file anew.
   await broker.shutdown();
 
-  const conn = await adapter.pool.acquire();
+  const reader = sqlite({ filename: FILE, connections: 1 });
+  const conn = await reader.pool.acquire();
   const count = async (sql: string) => Number((await conn.query<{ n: number }>(sql)).rows[0]!.n);
   const sqliteVersion = String((await conn.query<{ v: string }>('SELECT sqlite_version() AS v')).rows[0]!.v);
   const left = await count('SELECT COUNT(*) AS n FROM thumbnails');
   const dead = await count('SELECT COUNT(*) AS n FROM thumbnails_dead');
   const done = await count('SELECT COUNT(*) AS n FROM done');
-  adapter.pool.release(conn);
-  await adapter.close();
+  reader.pool.release(conn);
+  await reader.close();
   rmSync(FILE, { force: true });
   for (const ext of ['-wal', '-shm']) rmSync(FILE + ext, { force: true });
 
