@@ -4,7 +4,7 @@
  * a bound parameter; SQL text may only be made of fixed text, quoted identifiers, placeholders
  * and fragments built the same way.
  *
- * It reads `packages/dialect-*\/src/**\/*.ts` with the TypeScript compiler (types included), finds
+ * It reads `packages/dialect-*\/src/**\/*.ts` and the statement builder (`packages/sql/src`) with the TypeScript compiler (types included), finds
  * the SQL it builds (a template literal or a `+` chain whose fixed text holds SQL keywords, and
  * every `sql` property or variable), and follows each interpolated expression back to where it
  * comes from. An expression passes when it is:
@@ -37,6 +37,8 @@ export const HELPERS = new Set([
   'quoteTable',
   'ident',
   'tableName',
+  'qualified',
+  'ansiIdent',
   'savepointName',
   // a string constant that reads the same under every server setting (trigger arguments)
   'escapeString',
@@ -73,7 +75,7 @@ export function dialectSources(root = ROOT) {
   const packages = join(root, 'packages');
   for (const d of readdirSync(packages))
     if (
-      d.startsWith('dialect-') &&
+      (d.startsWith('dialect-') || d === 'sql') &&
       statSync(join(packages, d, 'src'), { throwIfNoEntry: false })?.isDirectory()
     )
       walk(join(packages, d, 'src'));
@@ -105,7 +107,12 @@ export function checkSql(
   const calls = new Map(); // function declaration -> call expressions
   const mapped = new Map(); // symbol of a Map -> values set
   const symbolOf = (node) => {
-    let s = checker.getSymbolAtLocation(node);
+    // `{ where }`: the name stands for the variable `where`, not the property it writes.
+    const shorthand =
+      ts.isIdentifier(node) && ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node;
+    let s = shorthand
+      ? checker.getShorthandAssignmentValueSymbol(node.parent)
+      : checker.getSymbolAtLocation(node);
     if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
     return s;
   };
@@ -376,7 +383,7 @@ export function checkSql(
         return whyArray(callee.expression);
       return `parameter ${name} of a callback passed to ${short(callee)}`;
     }
-    const sites = calls.get(fn) ?? [];
+    const sites = calls.get(fn) ?? overridden(fn);
     if (sites.length === 0)
       return `parameter ${name} of ${fn.name?.getText() ?? 'a function'}: no call in the dialect sources shows it is SQL`;
     return all(sites, (c) => {
@@ -386,6 +393,30 @@ export function checkSql(
       const r = f(arg);
       return r && `${name} is given ${short(arg)} at ${where(c).file}:${where(c).line}: ${r}`;
     });
+  }
+
+  /**
+   * The call sites of the method `fn` overrides: a dialect's hook (`distinct(a, b)`) is called by
+   * the statement builder it extends, on `this`. Matched by the base class's name and the method's
+   * name, since the base may be read from its package's declarations.
+   */
+  function overridden(fn) {
+    if (!ts.isMethodDeclaration(fn) || !ts.isClassDeclaration(fn.parent)) return [];
+    const name = fn.name.getText();
+    const bases = checker.getTypeAtLocation(fn.parent).getBaseTypes?.() ?? [];
+    const out = [];
+    for (const base of bases) {
+      const baseName = base.getSymbol()?.getName();
+      for (const [decl, list] of calls)
+        if (
+          ts.isMethodDeclaration(decl) &&
+          decl.name.getText() === name &&
+          ts.isClassDeclaration(decl.parent) &&
+          decl.parent.name?.text === baseName
+        )
+          out.push(...list);
+    }
+    return out;
   }
 
   /** Why an element of a rest parameter may carry a value: every argument from its place on. */

@@ -1,5 +1,5 @@
 import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
-import { ident, tableName } from './sql.js';
+import { ansiIdent as ident, qualified as tableName } from '@sqlinbox/sql';
 
 /**
  * R-PLUS-2: the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.

@@ -1,10 +1,10 @@
 import type { AnyTable, BeginOptions, Connection, Dialect, SqliteMode } from '@sqlinbox/core';
 import { ConfigError, capabilities, ServerTooOldError } from '@sqlinbox/core';
+import { ansiIdent as ident } from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
 import { ddl } from './ddl.js';
 import { describeTable } from './describe.js';
 import { prepareTable } from './ops.js';
-import { ident } from './sql.js';
 
 /** The first SQLite with `UPDATE .. RETURNING`, which the lease claim and the take are. */
 export const SQLITE_FLOOR = '3.35.0';

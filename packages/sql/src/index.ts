@@ -1,0 +1,15 @@
+export { Params, type Placeholder, positional, type Statement } from './params.js';
+export {
+  ansiIdent,
+  type DeleteParts,
+  ID,
+  type InsertColumn,
+  type InsertParts,
+  KEY,
+  QueueStatements,
+  qualified,
+  type SelectParts,
+  STATE,
+  type UpdateParts,
+} from './statements.js';
+export { SqlTable, timeOf } from './table.js';

@@ -1,0 +1,901 @@
+import type {
+  AnyTable,
+  FinishSettlement,
+  Insert,
+  ListQuery,
+  PickQuery,
+  PrepareOptions,
+  Settlement,
+} from '@sqlinbox/core';
+import { ConfigError, validateIdentifier } from '@sqlinbox/core';
+import { Params, type Placeholder, positional, type Statement } from './params.js';
+
+/** The parts of a select the dialect assembles in its own syntax ({@link QueueStatements.select}). */
+export interface SelectParts {
+  readonly columns: string;
+  /** The table with its alias, e.g. `"jobs" AS q`. */
+  readonly table: string;
+  /** The alias the other parts name (for `FOR UPDATE OF q`, `WITH (..)` hints). */
+  readonly alias: string;
+  readonly where?: string | undefined;
+  readonly order?: string | undefined;
+  /** Most rows: bound by {@link QueueStatements.limit}. */
+  readonly limit?: number | undefined;
+  /** Lock the rows read, skipping rows another transaction holds (`FOR UPDATE SKIP LOCKED`). */
+  readonly lock?: boolean | undefined;
+}
+
+/** An update the dialect assembles ({@link QueueStatements.update}). */
+export interface UpdateParts {
+  readonly table: string;
+  readonly alias: string;
+  readonly set: readonly string[];
+  readonly where: string;
+  /** Columns to answer with (unqualified), or `*`; none for a plain update. */
+  readonly returning?: string | undefined;
+}
+
+/** A delete the dialect assembles ({@link QueueStatements.delete}). */
+export interface DeleteParts {
+  readonly table: string;
+  readonly where: string;
+  readonly returning?: string | undefined;
+}
+
+/** One column an insert writes, and its value for a message. */
+export interface InsertColumn {
+  readonly name: string;
+  readonly value: (m: Insert) => unknown;
+  /** The column's role, for a dialect that binds it in its own way (`payload` of a JSON column). */
+  readonly role?: 'payload' | 'time' | undefined;
+}
+
+/** An insert the dialect assembles ({@link QueueStatements.insertSql}). */
+export interface InsertParts {
+  readonly table: string;
+  /** Quoted column names; empty for a row of defaults. */
+  readonly columns: readonly string[];
+  /** One `(..)` of values per row. */
+  readonly rows: readonly string[];
+  /** Answer the new rows' ids. */
+  readonly returning?: string | undefined;
+  /** A unique key column: insert nothing where an unsettled row holds the key ({@link QueueStatements.onConflict}). */
+  readonly conflictKey?: string | undefined;
+}
+
+/** Quotes an identifier in standard SQL: `"name"`, a `"` in it doubled. */
+export function ansiIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Quotes a possibly qualified name (`schema.table`), each part with `ident`. */
+export function qualified(name: string, ident: (part: string) => string = ansiIdent): string {
+  return name.split('.').map(ident).join('.');
+}
+
+/** Private aliases in derived tables and answers, chosen so they never meet a user's column name. */
+export const ID = 'sqlinbox_id';
+export const KEY = 'sqlinbox_key';
+export const STATE = 'sqlinbox_state';
+
+/**
+ * The statement builder every sqlinbox dialect extends: the SQL of one queue table, one method per
+ * statement kind, named as the `TableOps` method that runs it (`claimLocked`, `claimLease`,
+ * `extendLeases`, `settleMany`, `candidates`, `lock`, `unlock`, `take`, `settle`,
+ * `moveToDeadLetter`, `insert`, `insertKeyed`, `keyHolder`, `stats`, and the admin API's `list`,
+ * `pick`, `fresh`, `copyBack`, `remove`, `reschedule`, `dueRows`). It holds no driver and runs
+ * nothing: {@link SqlTable} runs its statements.
+ *
+ * The statements are written once, in standard SQL, from fragments (the due condition, the FIFO
+ * group head, the claim order, the advisory key, the settlement's `SET` list); a dialect overrides
+ * the hooks where its database differs: quoting ({@link ident}), placeholders ({@link placeholder}),
+ * the clock ({@link clock}), how an instant is bound ({@link time}), `IS DISTINCT FROM`
+ * ({@link distinct}), lists ({@link inList}), text ({@link text}, {@link keyColumn},
+ * {@link concat}), counting ({@link countIf}), and the shape of a statement ({@link select} with its
+ * limit and lock, {@link update}, {@link delete}, {@link insertSql} with its `RETURNING` or
+ * `OUTPUT`, {@link onConflict}). A statement that differs as a whole (PostgreSQL's claim in one
+ * `WITH .. UPDATE`, SQL Server's `UPDATE TOP`) is overridden as a whole.
+ *
+ * Placeholders are written in text order: a dialect with positional `?` gets its values in the
+ * order they appear.
+ *
+ * Aliases: `q` the row being judged, `s` a sibling of the same group, `r` a row an admin statement
+ * reads, `x` a derived table.
+ */
+export class QueueStatements {
+  /** The quoted table. */
+  readonly table: string;
+  /** The quoted id column. */
+  readonly id: string;
+  /** The dead-letter group claims leave out, when the subscription has one. */
+  readonly deadGroup: string | undefined;
+  /** The dead-letter table's name (validated, unquoted), when the subscription has one. */
+  readonly deadTable: string | undefined;
+  /** Ids claims pass over (a relay's held-back records), read at each statement. */
+  readonly exclude: ReadonlySet<unknown> | undefined;
+
+  constructor(
+    readonly t: AnyTable,
+    opts: PrepareOptions = {},
+  ) {
+    const dead = opts.deadLetter;
+    this.deadGroup = dead !== undefined && 'group' in dead ? dead.group : undefined;
+    this.deadTable =
+      dead !== undefined && 'table' in dead
+        ? validateIdentifier(dead.table, 'dead-letter table', t.table, true)
+        : undefined;
+    this.exclude = opts.exclude;
+    this.table = this.tableName(t.table);
+    this.id = this.ident(t.id.column);
+  }
+
+  // ===========================================================================================
+  // Hooks: what differs between databases. Defaults are standard SQL as PostgreSQL and SQLite
+  // read it.
+
+  /** Most values one statement binds; long lists are split across statements. */
+  get maxParams(): number {
+    return 10_000;
+  }
+
+  /** The placeholder of the value at `index` (from 1). Default `?`. */
+  placeholder(index: number, value: unknown): string {
+    return positional(index, value);
+  }
+
+  /** Quotes one identifier (validated by the core already). Default `"name"`. */
+  ident(name: string): string {
+    return ansiIdent(name);
+  }
+
+  /** Quotes a table name; `schema.table` is two identifiers. */
+  tableName(name: string): string {
+    return qualified(name, (part) => this.ident(part));
+  }
+
+  /** The database's clock, for a table that reads it (`now` null). */
+  get clock(): string {
+    return 'CURRENT_TIMESTAMP';
+  }
+
+  /** A condition that always holds. */
+  get always(): string {
+    return 'TRUE';
+  }
+
+  /** Binds an instant. Default: the Date as it is. */
+  time(p: Params, at: Date): string {
+    return p.bind(at);
+  }
+
+  /** `a` differs from `b`, NULL being a value. */
+  distinct(a: string, b: string): string {
+    return `${a} IS DISTINCT FROM ${b}`;
+  }
+
+  /** `expr IN (..)`, or `NOT IN` with `not`. Never called with no values. */
+  inList(p: Params, expr: string, values: readonly unknown[], not = false): string {
+    return `${expr} ${not ? 'NOT IN' : 'IN'} (${p.list(values)})`;
+  }
+
+  /** A bound text value. */
+  text(p: Params, value: string): string {
+    return `CAST(${p.bind(value)} AS TEXT)`;
+  }
+
+  /** A column's value as text for an advisory key, NULL as the empty text. */
+  keyColumn(expr: string): string {
+    return `COALESCE(CAST(${expr} AS TEXT), '')`;
+  }
+
+  /** The empty text. */
+  get emptyText(): string {
+    return "''";
+  }
+
+  /** Text concatenation. */
+  concat(parts: readonly string[]): string {
+    return parts.join(' || ');
+  }
+
+  /** Counts the rows for which `cond` holds (an aggregate over the select's rows). */
+  countIf(cond: string): string {
+    return `COALESCE(SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END), 0)`;
+  }
+
+  /** The limit clause, appended after `ORDER BY` (with the lock clause after it). */
+  limit(p: Params, n: number): string {
+    return ` LIMIT ${p.bind(n)}`;
+  }
+
+  /** The clause that locks the rows a select reads and skips rows others hold ('' where none). */
+  lockClause(alias: string): string {
+    void alias;
+    return ' FOR UPDATE SKIP LOCKED';
+  }
+
+  /** A select, in the dialect's syntax for its limit and lock. */
+  select(p: Params, s: SelectParts): string {
+    const where = s.where === undefined ? '' : ` WHERE ${s.where}`;
+    const order = s.order === undefined ? '' : ` ORDER BY ${s.order}`;
+    const limit = s.limit === undefined ? '' : this.limit(p, s.limit);
+    const lock = s.lock === true ? this.lockClause(s.alias) : '';
+    return `SELECT ${s.columns} FROM ${s.table}${where}${order}${limit}${lock}`;
+  }
+
+  /** `RETURNING ..` after an update, delete or insert; undefined where the database has none. */
+  returning(columns: string): string | undefined {
+    return ` RETURNING ${columns}`;
+  }
+
+  /** An update of the rows `where` selects; `returning` answers them after the update. */
+  update(u: UpdateParts): string {
+    const ret = u.returning === undefined ? '' : (this.returning(u.returning) ?? '');
+    return `UPDATE ${u.table} AS ${u.alias} SET ${u.set.join(', ')} WHERE ${u.where}${ret}`;
+  }
+
+  /** A delete of the rows `where` selects. */
+  delete(d: DeleteParts): string {
+    const ret = d.returning === undefined ? '' : (this.returning(d.returning) ?? '');
+    return `DELETE FROM ${d.table} WHERE ${d.where}${ret}`;
+  }
+
+  /** A multi-row insert. */
+  insertSql(i: InsertParts): string {
+    const conflict = i.conflictKey === undefined ? '' : this.onConflict(i.conflictKey);
+    const ret = i.returning === undefined ? '' : (this.returning(i.returning) ?? '');
+    if (i.columns.length === 0) return `INSERT INTO ${i.table} DEFAULT VALUES${conflict}${ret}`;
+    return `INSERT INTO ${i.table} (${i.columns.join(', ')}) VALUES ${i.rows.join(', ')}${conflict}${ret}`;
+  }
+
+  /**
+   * The clause that makes an insert write nothing where an unsettled row holds the unique key
+   * (the table's partial unique index decides).
+   */
+  onConflict(keyColumn: string): string {
+    const where = this.t.processedAt === undefined ? '' : ` WHERE ${this.ident(this.t.processedAt)} IS NULL`;
+    return ` ON CONFLICT (${this.ident(keyColumn)})${where} DO NOTHING`;
+  }
+
+  /** Transaction statements, for the runner's own transactions (the dead-letter move). */
+  get begin(): string {
+    return 'BEGIN';
+  }
+  get commit(): string {
+    return 'COMMIT';
+  }
+  get rollback(): string {
+    return 'ROLLBACK';
+  }
+  savepoint(name: string): string {
+    return `SAVEPOINT ${name}`;
+  }
+  /** Undefined where the database has no release (it ends with the transaction). */
+  releaseSavepoint(name: string): string | undefined {
+    return `RELEASE SAVEPOINT ${name}`;
+  }
+  rollbackToSavepoint(name: string): string {
+    return `ROLLBACK TO SAVEPOINT ${name}`;
+  }
+
+  // ===========================================================================================
+  // Fragments
+
+  /** New parameters for one statement, with this dialect's placeholders. */
+  params(): Params {
+    const placeholder: Placeholder = (i, v) => this.placeholder(i, v);
+    return new Params(placeholder);
+  }
+
+  /** `alias.column`, quoted. */
+  col(alias: string, column: string): string {
+    return `${alias}.${this.ident(column)}`;
+  }
+
+  /** "Now": the bound host instant, or the database clock. */
+  now(p: Params, now: Date | null): string {
+    return now === null ? this.clock : this.time(p, now);
+  }
+
+  /** Claim order on alias `a`: the highest priority first, then id; id alone without one. */
+  order(a: string): string {
+    const id = this.col(a, this.t.id.column);
+    return this.t.priority === undefined ? id : `${this.col(a, this.t.priority)} DESC, ${id}`;
+  }
+
+  /** A role's column, or a ConfigError saying the description lacks it. */
+  role(column: string | undefined, role: string): string {
+    if (column !== undefined) return column;
+    throw new ConfigError(`the description names no ${role} column`, {
+      table: this.t.table,
+      fix: `describe the ${role} column`,
+    });
+  }
+
+  /** Unsettled and out of the dead-letter group. */
+  live(p: Params, a: string): string[] {
+    const t = this.t;
+    const parts: string[] = [];
+    if (t.processedAt !== undefined) parts.push(`${this.col(a, t.processedAt)} IS NULL`);
+    if (t.group !== undefined && this.deadGroup !== undefined) {
+      parts.push(this.distinct(this.col(a, t.group), p.bind(this.deadGroup)));
+    }
+    return parts;
+  }
+
+  /**
+   * A row is due: not processed, its `retry_after` reached, its lease absent or ended, not in the
+   * dead-letter group (each where the table has the column), and not an excluded id.
+   */
+  due(p: Params, now: Date | null, a: string): string {
+    const t = this.t;
+    const parts: string[] = [];
+    if (t.processedAt !== undefined) parts.push(`${this.col(a, t.processedAt)} IS NULL`);
+    if (t.retryAfter !== undefined) {
+      const c = this.col(a, t.retryAfter);
+      parts.push(`(${c} IS NULL OR ${c} <= ${this.now(p, now)})`);
+    }
+    if (t.lease !== undefined) {
+      const c = this.col(a, t.lease);
+      parts.push(`(${c} IS NULL OR ${c} <= ${this.now(p, now)})`);
+    }
+    if (t.group !== undefined && this.deadGroup !== undefined) {
+      parts.push(this.distinct(this.col(a, t.group), p.bind(this.deadGroup)));
+    }
+    if (this.exclude !== undefined && this.exclude.size > 0) {
+      parts.push(this.inList(p, this.col(a, t.id.column), [...this.exclude], true));
+    }
+    return parts.length === 0 ? this.always : parts.join(' AND ');
+  }
+
+  /**
+   * FIFO: row `a` is its group's head when no unsettled row of its group has a smaller id. A NULL
+   * group is no group (`=` never matches it). Rows of the dead-letter group have left their group.
+   * Answers `` when the table has no group column, else ` AND ..`.
+   */
+  head(a: string): string {
+    const t = this.t;
+    if (t.group === undefined) return '';
+    const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('s', t.processedAt)} IS NULL`;
+    return (
+      ` AND NOT EXISTS (SELECT 1 FROM ${this.table} s WHERE ${this.col('s', t.group)} = ${this.col(a, t.group)}` +
+      ` AND ${this.col('s', t.id.column)} < ${this.col(a, t.id.column)}${unsettled})`
+    );
+  }
+
+  /** The advisory key of row `a` as SQL text, as core's `keyOf()` renders it. */
+  keyExpr(p: Params, a: string): string {
+    const parts = (this.t.key ?? []).map((part) =>
+      'literal' in part ? this.text(p, part.literal) : this.keyColumn(this.col(a, part.column)),
+    );
+    return parts.length === 0 ? this.emptyText : this.concat(parts);
+  }
+
+  /** `id = ?` and, with a lease token, `lease = token`. */
+  owned(p: Params, id: unknown, token: Date | undefined, a?: string): string {
+    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
+    const byId = `${c(this.t.id.column)} = ${p.bind(id)}`;
+    if (token === undefined || this.t.lease === undefined) return byId;
+    return `${byId} AND ${c(this.t.lease)} = ${this.time(p, token)}`;
+  }
+
+  /** The `SET` list of a settlement (empty: nothing to write). */
+  settlementSets(p: Params, s: Settlement): string[] {
+    const t = this.t;
+    const sets: string[] = [];
+    const clearLease = () => {
+      if (t.lease !== undefined) sets.push(`${this.ident(t.lease)} = NULL`);
+    };
+    if (s.kind === 'finish') {
+      sets.push(`${this.ident(this.role(t.processedAt, 'processedAt'))} = ${this.time(p, s.now)}`);
+      clearLease();
+    } else if (s.kind === 'return') {
+      if (s.countAttempt && t.attempt !== undefined) sets.push(this.countAttempt());
+      if (s.retryAfter !== undefined && t.retryAfter !== undefined) {
+        sets.push(`${this.ident(t.retryAfter)} = ${this.time(p, s.retryAfter)}`);
+      }
+      if (s.clearLease) clearLease();
+    } else {
+      if (!('group' in s.target)) throw new Error('a dead-letter table move takes moveToDeadLetter');
+      sets.push(`${this.ident(this.role(t.group, 'group'))} = ${p.bind(s.target.group)}`);
+      clearLease();
+    }
+    return sets;
+  }
+
+  /** `attempt = attempt + 1`. */
+  countAttempt(): string {
+    const a = this.ident(this.role(this.t.attempt?.column, 'attempt'));
+    return `${a} = ${a} + 1`;
+  }
+
+  /** The `SET` list that puts a row back as new: attempt 1, no `retry_after`, no lease. */
+  freshSets(): string[] {
+    const t = this.t;
+    const set: string[] = [];
+    if (t.attempt !== undefined) set.push(`${this.ident(t.attempt.column)} = 1`);
+    if (t.retryAfter !== undefined) set.push(`${this.ident(t.retryAfter)} = NULL`);
+    if (t.lease !== undefined) set.push(`${this.ident(t.lease)} = NULL`);
+    return set;
+  }
+
+  /** Splits `items` into runs of at most `per`. */
+  chunks<T>(items: readonly T[], per: number): T[][] {
+    const out: T[][] = [];
+    const size = Math.max(1, per);
+    for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+    return out;
+  }
+
+  // ===========================================================================================
+  // Claims
+
+  /**
+   * Row lock form, inside the engine's transaction: up to `n` due rows (FIFO: group heads) in claim
+   * order, locked, rows other transactions hold skipped. A FIFO table's dialect adds its group
+   * guard (see the dialect).
+   */
+  claimLocked(n: number, now: Date | null): Statement {
+    const p = this.params();
+    return p.statement(
+      this.select(p, {
+        columns: 'q.*',
+        table: `${this.table} q`,
+        alias: 'q',
+        where: this.due(p, now, 'q') + this.head('q'),
+        order: this.order('q'),
+        limit: n,
+        lock: true,
+      }),
+    );
+  }
+
+  /**
+   * Lease form, one statement: an update of up to `n` due rows (lease absent or ended at `now`;
+   * FIFO: heads), writing `expiry` into the lease and counting the attempt, answering the rows
+   * after the update (in no promised order: the runner sorts).
+   */
+  claimLease(n: number, now: Date, expiry: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
+    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const pick = this.select(p, {
+      columns: this.col('q', t.id.column),
+      table: `${this.table} q`,
+      alias: 'q',
+      where: this.due(p, now, 'q') + this.head('q'),
+      order: this.order('q'),
+      limit: n,
+      lock: true,
+    });
+    return p.statement(
+      this.update({
+        table: this.table,
+        alias: 't',
+        set,
+        where: `${this.col('t', t.id.column)} IN (${pick})`,
+        returning: '*',
+      }),
+    );
+  }
+
+  /** `(id, lease) IN (VALUES (?, ?), ..)`: the rows that still hold their tokens. */
+  heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a: string): string {
+    const lease = this.role(this.t.lease, 'lease');
+    const pairs = leases.map((l) => `(${p.bind(l.id)}, ${this.time(p, l.token)})`).join(', ');
+    return `(${this.col(a, this.t.id.column)}, ${this.col(a, lease)}) IN (VALUES ${pairs})`;
+  }
+
+  /** Moves each lease that still holds its token to `expiry`, answering the ids it moved. */
+  extendLeases(leases: readonly { id: unknown; token: Date }[], expiry: Date): Statement[] {
+    const lease = this.role(this.t.lease, 'lease');
+    return this.chunks(leases, Math.floor((this.maxParams - 1) / 2)).map((part) => {
+      const p = this.params();
+      const set = [`${this.ident(lease)} = ${this.time(p, expiry)}`];
+      return p.statement(
+        this.update({
+          table: this.table,
+          alias: 't',
+          set,
+          where: this.heldTokens(p, part, 't'),
+          returning: this.id,
+        }),
+      );
+    });
+  }
+
+  /** Many lease-form acks: deletes (or stamps) the rows that still hold their tokens. */
+  settleMany(settlements: readonly FinishSettlement[]): Statement[] {
+    const t = this.t;
+    return this.chunks(settlements, Math.floor((this.maxParams - 1) / 2)).map((part) => {
+      const p = this.params();
+      if (t.processedAt === undefined) {
+        // DELETE takes no alias everywhere: the pairs compare the bare columns.
+        const where = this.heldTokensBare(p, part);
+        return p.statement(this.delete({ table: this.table, where, returning: this.id }));
+      }
+      const set = [
+        `${this.ident(t.processedAt)} = ${this.time(p, part[0]!.now)}`,
+        `${this.ident(this.role(t.lease, 'lease'))} = NULL`,
+      ];
+      return p.statement(
+        this.update({
+          table: this.table,
+          alias: 't',
+          set,
+          where: this.heldTokens(p, part, 't'),
+          returning: this.id,
+        }),
+      );
+    });
+  }
+
+  /** {@link heldTokens} over the bare columns (a delete's). */
+  heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
+    const lease = this.role(this.t.lease, 'lease');
+    const pairs = leases.map((l) => `(${p.bind(l.id)}, ${this.time(p, l.token)})`).join(', ');
+    return `(${this.id}, ${this.ident(lease)}) IN (VALUES ${pairs})`;
+  }
+
+  // ===========================================================================================
+  // Advisory form
+
+  /**
+   * Up to `n` due rows (FIFO: heads) in claim order with their keys as `id` and `key`, leaving
+   * out the keys in `own`.
+   */
+  candidates(n: number, now: Date | null, own: ReadonlySet<string>): Statement {
+    const p = this.params();
+    const key = this.keyExpr(p, 'q');
+    const where = this.due(p, now, 'q') + this.head('q');
+    const notOwn = own.size === 0 ? '' : ` AND ${this.inList(p, this.keyExpr(p, 'q'), [...own], true)}`;
+    return p.statement(
+      this.select(p, {
+        columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
+        table: `${this.table} q`,
+        alias: 'q',
+        where: where + notOwn,
+        order: this.order('q'),
+        limit: n,
+      }),
+    );
+  }
+
+  /** Tries the key's lock without waiting, answering `ok`. A dialect with session locks overrides it. */
+  lock(key: string): Statement {
+    void key;
+    throw new ConfigError('this dialect has no advisory lock statement', {
+      table: this.t.table,
+      fix: 'override lock() and unlock() in the dialect',
+    });
+  }
+
+  /** Releases the key's lock, answering `ok`. */
+  unlock(key: string): Statement {
+    return this.lock(key);
+  }
+
+  /**
+   * Takes the row while it is still due and (FIFO) its group's head: counts the attempt and
+   * answers the row after the count; without an attempt column, a select under the same condition.
+   */
+  take(id: unknown, now: Date | null): Statement {
+    const t = this.t;
+    const p = this.params();
+    const set = t.attempt === undefined ? [] : [this.countAttempt()];
+    const where = `${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}${this.head('q')}`;
+    if (set.length === 0) return p.statement(`SELECT q.* FROM ${this.table} q WHERE ${where}`);
+    return p.statement(this.update({ table: this.table, alias: 'q', set, where, returning: '*' }));
+  }
+
+  // ===========================================================================================
+  // Settlement
+
+  /**
+   * One settlement, with `AND lease = token` where it carries a token: finish (delete, or stamp
+   * `processed_at`), return, or the move to the dead-letter group. A return with nothing to write
+   * selects the row, so its count still says whether the row (and its lease) was there. The move
+   * to a dead-letter table is {@link moveToDeadLetter}.
+   */
+  settle(s: Settlement): Statement {
+    const p = this.params();
+    if (s.kind === 'finish' && this.t.processedAt === undefined) {
+      return p.statement(this.delete({ table: this.table, where: this.owned(p, s.id, s.token) }));
+    }
+    const set = this.settlementSets(p, s);
+    const where = this.owned(p, s.id, s.token, 'q');
+    if (set.length === 0)
+      return p.statement(`SELECT 1 AS ${this.ident('one')} FROM ${this.table} q WHERE ${where}`);
+    return p.statement(this.update({ table: this.table, alias: 'q', set, where }));
+  }
+
+  /**
+   * The move to a dead-letter table of the same columns: a copy, then a delete under the same
+   * condition; the runner runs them in one transaction. The last statement's count is the answer.
+   */
+  moveToDeadLetter(id: unknown, token: Date | undefined): Statement[] {
+    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+    const copy = this.params();
+    const remove = this.params();
+    return [
+      copy.statement(`INSERT INTO ${dead} SELECT * FROM ${this.table} WHERE ${this.owned(copy, id, token)}`),
+      remove.statement(this.delete({ table: this.table, where: this.owned(remove, id, token) })),
+    ];
+  }
+
+  // ===========================================================================================
+  // Insert
+
+  /** The columns an insert of `messages` writes: the union over them. */
+  insertColumns(messages: readonly Insert[]): InsertColumn[] {
+    const t = this.t;
+    const out: InsertColumn[] = [];
+    const add = (name: string, value: (m: Insert) => unknown, role?: InsertColumn['role']) => {
+      if (!out.some((c) => c.name === name)) out.push({ name, value, role });
+    };
+    const any = (f: (m: Insert) => unknown) => messages.some((m) => f(m) !== undefined);
+    if (!t.id.generated && messages.some((m) => m.columns?.[t.id.column] !== undefined)) {
+      add(t.id.column, (m) => m.columns?.[t.id.column]);
+    }
+    if (t.payload !== undefined) add(t.payload.column, (m) => m.payload, 'payload');
+    if (t.attempt !== undefined && !t.attempt.generated) add(t.attempt.column, () => 1);
+    if (any((m) => m.group)) add(this.role(t.group, 'group'), (m) => m.group);
+    if (any((m) => m.partitionKey)) add(this.role(t.partitionKey, 'partitionKey'), (m) => m.partitionKey);
+    if (any((m) => m.notBefore)) add(this.role(t.retryAfter, 'retryAfter'), (m) => m.notBefore, 'time');
+    if (any((m) => m.priority)) add(this.role(t.priority, 'priority'), (m) => m.priority);
+    if (any((m) => m.key)) add(this.role(t.uniqueKey, 'uniqueKey'), (m) => m.key);
+    for (const m of messages) {
+      for (const name of Object.keys(m.columns ?? {})) {
+        if (name === t.id.column && t.id.generated) continue;
+        add(name, (x) => x.columns?.[name]);
+      }
+    }
+    return out;
+  }
+
+  /** Binds one value of an insert. A dialect binds a JSON payload or an instant in its own way. */
+  insertValue(p: Params, column: InsertColumn, value: unknown): string {
+    void column;
+    if (value instanceof Date) return this.time(p, value);
+    return p.bind(value);
+  }
+
+  /**
+   * Multi-row inserts, as few statements as the parameter limit allows, each answering the new
+   * ids (where the database can). A message without a value for a column writes NULL there (the
+   * column's default where the dialect writes `DEFAULT`).
+   */
+  insert(messages: readonly Insert[], conflict = false): Statement[] {
+    const columns = this.insertColumns(messages);
+    const names = columns.map((c) => this.ident(c.name));
+    const conflictKey = conflict ? this.role(this.t.uniqueKey, 'uniqueKey') : undefined;
+    if (columns.length === 0) {
+      return messages.map(() => {
+        const p = this.params();
+        return p.statement(
+          this.insertSql({ table: this.table, columns: [], rows: [], returning: this.id, conflictKey }),
+        );
+      });
+    }
+    return this.chunks(messages, Math.floor(this.maxParams / columns.length)).map((part) => {
+      const p = this.params();
+      const rows = part.map((m) => `(${columns.map((c) => this.insertMissing(p, c, m)).join(', ')})`);
+      return p.statement(
+        this.insertSql({ table: this.table, columns: names, rows, returning: this.id, conflictKey }),
+      );
+    });
+  }
+
+  /** One value of a row, or what the database writes for a column the message leaves out. */
+  insertMissing(p: Params, c: InsertColumn, m: Insert): string {
+    const v = c.value(m);
+    return v === undefined ? this.missingValue : this.insertValue(p, c, v);
+  }
+
+  /** What an insert writes for a column a message leaves out. Default `DEFAULT`. */
+  get missingValue(): string {
+    return 'DEFAULT';
+  }
+
+  /** A keyed insert of one message: nothing where an unsettled row holds the key ({@link onConflict}). */
+  insertKeyed(m: Insert): Statement {
+    return this.insert([m], true)[0]!;
+  }
+
+  /** The id of the unsettled row that holds a unique key. */
+  keyHolder(key: string): Statement {
+    const p = this.params();
+    const unsettled =
+      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
+    return p.statement(
+      `SELECT ${this.id} FROM ${this.table}` +
+        ` WHERE ${this.ident(this.role(this.t.uniqueKey, 'uniqueKey'))} = ${p.bind(key)}${unsettled}`,
+    );
+  }
+
+  // ===========================================================================================
+  // Stats
+
+  /**
+   * Counts in one select: `in_work` (a lease running at `now`), `delayed` (a future `retry_after`,
+   * not in work), `ready` (due now), `dead` (the dead-letter group's or table's rows).
+   */
+  stats(now: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const later = (column: string | undefined) =>
+      column === undefined ? undefined : `${this.col('q', column)} > ${this.time(p, now)}`;
+    const and = (parts: (string | undefined)[]) => {
+      const ok = parts.filter((x): x is string => x !== undefined);
+      return ok.length === 0 ? this.always : ok.join(' AND ');
+    };
+    const leaseLater = () => later(t.lease);
+    const inWork = t.lease === undefined ? '0' : this.countIf(and([...this.live(p, 'q'), leaseLater()]));
+    const delayed =
+      t.retryAfter === undefined
+        ? '0'
+        : this.countIf(
+            and([
+              ...this.live(p, 'q'),
+              t.lease === undefined
+                ? undefined
+                : `NOT (${this.col('q', t.lease)} IS NOT NULL AND ${leaseLater()})`,
+              later(t.retryAfter),
+            ]),
+          );
+    const ready = this.countIf(this.due(p, now, 'q'));
+    let dead = '0';
+    if (this.deadTable !== undefined) dead = `(SELECT COUNT(*) FROM ${this.tableName(this.deadTable)})`;
+    else if (this.deadGroup !== undefined && t.group !== undefined) {
+      const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('q', t.processedAt)} IS NULL`;
+      dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${unsettled}`);
+    }
+    return p.statement(
+      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.table} q`,
+    );
+  }
+
+  /** The due rows' keys (advisory form; NULL otherwise) and `retry_after` (as `due_at`). */
+  dueRows(now: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const key = t.key === undefined ? 'NULL' : this.keyExpr(p, 'q');
+    const at = t.retryAfter === undefined ? 'NULL' : this.col('q', t.retryAfter);
+    return p.statement(
+      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.table} q WHERE ${this.due(p, now, 'q')}`,
+    );
+  }
+
+  // ===========================================================================================
+  // Admin
+
+  /** The state of row `a` as SQL sees it (see core's `RowState`), as a CASE expression. */
+  state(p: Params, now: Date, a: string): string {
+    const t = this.t;
+    const when: string[] = [];
+    if (t.group !== undefined && this.deadGroup !== undefined)
+      when.push(`WHEN ${this.col(a, t.group)} = ${p.bind(this.deadGroup)} THEN 'dead'`);
+    if (t.processedAt !== undefined) when.push(`WHEN ${this.col(a, t.processedAt)} IS NOT NULL THEN 'done'`);
+    if (t.lease !== undefined) when.push(`WHEN ${this.col(a, t.lease)} > ${this.time(p, now)} THEN 'inWork'`);
+    if (t.retryAfter !== undefined)
+      when.push(`WHEN ${this.col(a, t.retryAfter)} > ${this.time(p, now)} THEN 'delayed'`);
+    return when.length === 0 ? this.stateText('ready') : `CASE ${when.join(' ')} ELSE 'ready' END`;
+  }
+
+  /** A state's name as a text literal (a constant of this package, never user input). */
+  stateText(state: string): string {
+    return `'${state}'`;
+  }
+
+  /** Admin list: rows of one state in id order after `after`, each with `sqlinbox_state`. */
+  list(q: ListQuery): Statement {
+    const p = this.params();
+    const source =
+      q.state === 'dead' && this.deadTable !== undefined
+        ? `SELECT r.*, ${this.stateText('dead')} AS ${STATE} FROM ${this.tableName(this.deadTable)} r`
+        : `SELECT r.*, ${this.state(p, q.now, 'r')} AS ${STATE} FROM ${this.table} r`;
+    const where: string[] = [];
+    if (q.state !== 'all') where.push(`x.${STATE} = ${p.bind(q.state)}`);
+    if (q.after !== undefined) where.push(`${this.col('x', this.t.id.column)} > ${p.bind(q.after)}`);
+    if (q.ids !== undefined) where.push(this.inList(p, this.col('x', this.t.id.column), q.ids));
+    return p.statement(
+      this.select(p, {
+        columns: 'x.*',
+        table: `(${source}) x`,
+        alias: 'x',
+        where: where.length === 0 ? undefined : where.join(' AND '),
+        order: this.col('x', this.t.id.column),
+        limit: q.limit,
+      }),
+    );
+  }
+
+  /**
+   * Admin pick, inside the caller's transaction: dead rows or live ones (unsettled, not dead, lease
+   * absent or ended), optionally by ids and group, locked where the database locks rows; null when
+   * the table cannot hold such rows.
+   */
+  pick(q: PickQuery): Statement | null {
+    const t = this.t;
+    const p = this.params();
+    const where: string[] = [];
+    let from = this.table;
+    if (q.dead && this.deadTable !== undefined) from = this.tableName(this.deadTable);
+    else if (q.dead) {
+      if (t.group === undefined || this.deadGroup === undefined) return null;
+      where.push(`${this.col('r', t.group)} = ${p.bind(q.group ?? this.deadGroup)}`);
+      if (t.processedAt !== undefined) where.push(`${this.col('r', t.processedAt)} IS NULL`);
+    } else {
+      where.push(...this.live(p, 'r'));
+      if (t.lease !== undefined) {
+        const c = this.col('r', t.lease);
+        where.push(`(${c} IS NULL OR ${c} <= ${this.time(p, q.now)})`);
+      }
+    }
+    if (q.group !== undefined && !(q.dead && this.deadTable === undefined)) {
+      if (t.group === undefined) return null;
+      where.push(`${this.col('r', t.group)} = ${p.bind(q.group)}`);
+    }
+    if (q.ids !== undefined) where.push(this.inList(p, this.col('r', t.id.column), q.ids));
+    return p.statement(
+      this.select(p, {
+        columns: 'r.*',
+        table: `${from} r`,
+        alias: 'r',
+        where: where.length === 0 ? undefined : where.join(' AND '),
+        order: this.col('r', t.id.column),
+        lock: true,
+      }),
+    );
+  }
+
+  /** Puts rows back as new (attempt 1, no `retry_after`, no lease), with the group when given. */
+  fresh(ids: readonly unknown[], group: { value: string | null } | undefined): Statement | null {
+    const p = this.params();
+    const set = this.freshSets();
+    if (group !== undefined && this.t.group !== undefined)
+      set.push(`${this.ident(this.t.group)} = ${p.bind(group.value)}`);
+    if (set.length === 0) return null;
+    return p.statement(
+      this.update({
+        table: this.table,
+        alias: 'q',
+        set,
+        where: this.inList(p, this.col('q', this.t.id.column), ids),
+      }),
+    );
+  }
+
+  /** Copies dead-letter table rows back into the queue table (deleted from it after). */
+  copyBack(ids: readonly unknown[]): Statement {
+    const p = this.params();
+    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+    return p.statement(
+      `INSERT INTO ${this.table} SELECT * FROM ${dead} WHERE ${this.inList(p, this.id, ids)}`,
+    );
+  }
+
+  /** Deletes rows by id, from the dead-letter table with `dead`. */
+  remove(ids: readonly unknown[], dead: boolean): Statement {
+    const p = this.params();
+    const table = dead && this.deadTable !== undefined ? this.tableName(this.deadTable) : this.table;
+    return p.statement(this.delete({ table, where: this.inList(p, this.id, ids) }));
+  }
+
+  /** `retry_after = at` by id; null without a `retry_after` column. */
+  reschedule(ids: readonly unknown[], at: Date): Statement | null {
+    const ra = this.t.retryAfter;
+    if (ra === undefined) return null;
+    const p = this.params();
+    const set = [`${this.ident(ra)} = ${this.time(p, at)}`];
+    return p.statement(
+      this.update({
+        table: this.table,
+        alias: 'q',
+        set,
+        where: this.inList(p, this.col('q', this.t.id.column), ids),
+      }),
+    );
+  }
+}

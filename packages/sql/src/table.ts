@@ -1,0 +1,357 @@
+import type {
+  Advisory,
+  Candidate,
+  Connection,
+  FinishSettlement,
+  Insert,
+  ListQuery,
+  PickQuery,
+  QueueStats,
+  Row,
+  Settlement,
+  TableOps,
+} from '@sqlinbox/core';
+import type { Statement } from './params.js';
+import type { QueueStatements } from './statements.js';
+
+/**
+ * Runs a {@link QueueStatements}' statements as core's `TableOps`: the part of a dialect that
+ * talks to a connection. A database whose statements return their rows (`RETURNING`, `OUTPUT`)
+ * uses it as it is; a dialect whose database differs in a flow overrides that method (MySQL reads
+ * the rows a lease claim updated again, having no `RETURNING` for an update).
+ *
+ * Hooks: {@link idOf} reads an id from a returned row; {@link compareIds} orders ids as the
+ * database does; {@link heldKeys} and {@link lockedRows} let the admin counts see rows in work in
+ * the advisory and row lock forms.
+ */
+export class SqlTable<S extends QueueStatements = QueueStatements> implements TableOps {
+  readonly advisory: Advisory;
+
+  constructor(readonly sql: S) {
+    this.advisory = {
+      candidates: (conn, n, now, own) => this.candidates(conn, n, now, own),
+      lock: (conn, key) => this.lock(conn, key),
+      unlock: (conn, key) => this.unlock(conn, key),
+      take: (conn, id, now) => this.take(conn, id, now),
+    };
+  }
+
+  /** Runs one statement. */
+  run(conn: Connection, st: Statement) {
+    return conn.query<Row>(st.sql, st.params);
+  }
+
+  /** The rows of one statement. */
+  async rows(conn: Connection, st: Statement): Promise<Row[]> {
+    return (await this.run(conn, st)).rows;
+  }
+
+  /** The id of a row a statement returned. */
+  idOf(row: Row): unknown {
+    return row[this.sql.t.id.column];
+  }
+
+  /** Id order as the database sorts them where it matters: numbers by value, text by text. */
+  compareIds(a: unknown, b: unknown): number {
+    const numeric = (v: unknown) => typeof v === 'number' || typeof v === 'bigint';
+    if ((numeric(a) && numeric(b)) || (typeof a === 'string' && typeof b === 'string')) {
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    }
+    return 0;
+  }
+
+  /** Rows in claim order (priority, then id): `RETURNING` and `OUTPUT` promise none. */
+  inClaimOrder(rows: Row[]): Row[] {
+    const prio = this.sql.t.priority;
+    return rows.sort(
+      (a, b) =>
+        (prio === undefined ? 0 : Number(b[prio]) - Number(a[prio])) ||
+        this.compareIds(this.idOf(a), this.idOf(b)),
+    );
+  }
+
+  /** Runs `body` in a transaction of its own, or under a savepoint when `nested`. */
+  async atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
+    const s = this.sql;
+    const name = 'sqlinbox_step';
+    await conn.query(nested ? s.savepoint(name) : s.begin);
+    let result: T;
+    try {
+      result = await body();
+    } catch (err) {
+      await conn.query(nested ? s.rollbackToSavepoint(name) : s.rollback).catch(() => undefined);
+      const release = nested ? s.releaseSavepoint(name) : undefined;
+      if (release !== undefined) await conn.query(release).catch(() => undefined);
+      throw err;
+    }
+    const done = nested ? s.releaseSavepoint(name) : s.commit;
+    if (done !== undefined) await conn.query(done);
+    return result;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Claims
+
+  async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
+    if (n <= 0) return [];
+    return this.rows(conn, this.sql.claimLocked(n, now));
+  }
+
+  async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
+    if (n <= 0) return [];
+    return this.inClaimOrder(await this.rows(conn, this.sql.claimLease(n, now, expiry)));
+  }
+
+  async extendLeases(
+    conn: Connection,
+    leases: readonly { id: unknown; token: Date }[],
+    expiry: Date,
+  ): Promise<unknown[]> {
+    if (leases.length === 0) return [];
+    const moved: unknown[] = [];
+    for (const st of this.sql.extendLeases(leases, expiry)) {
+      for (const row of await this.rows(conn, st)) moved.push(this.idOf(row));
+    }
+    return moved;
+  }
+
+  async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
+    if (settlements.length === 0) return [];
+    const changed: unknown[] = [];
+    for (const st of this.sql.settleMany(settlements)) {
+      for (const row of await this.rows(conn, st)) changed.push(this.idOf(row));
+    }
+    return changed;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Advisory form
+
+  async candidates(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+    own: ReadonlySet<string>,
+  ): Promise<Candidate[]> {
+    if (n <= 0) return [];
+    const found = await this.rows(conn, this.sql.candidates(n, now, own));
+    return found.map((r) => ({ id: r.id, key: String(r.key) }));
+  }
+
+  async lock(conn: Connection, key: string): Promise<boolean> {
+    return truthy((await this.rows(conn, this.sql.lock(key)))[0]?.ok);
+  }
+
+  async unlock(conn: Connection, key: string): Promise<boolean> {
+    return truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
+  }
+
+  async take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null> {
+    return (await this.rows(conn, this.sql.take(id, now)))[0] ?? null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Settlement
+
+  async settle(conn: Connection, s: Settlement): Promise<number> {
+    if (s.kind === 'deadLetter' && 'table' in s.target) {
+      const statements = this.sql.moveToDeadLetter(s.id, s.token);
+      const runAll = async () => {
+        let changed = 0;
+        for (const st of statements) changed = (await this.run(conn, st)).rowCount;
+        return changed;
+      };
+      return statements.length === 1 ? runAll() : this.atomically(conn, s.inTransaction, runAll);
+    }
+    return (await this.run(conn, this.sql.settle(s))).rowCount;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Insert
+
+  /**
+   * Inserts, answering ids in message order. Keyed messages go one statement each, so a later
+   * message sees an earlier one's key; several statements run under a savepoint (in the caller's
+   * transaction, or opening one).
+   */
+  async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
+    if (messages.length === 0) return [];
+    const t = this.sql.t;
+    if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
+      return this.atomically(conn, true, async () => {
+        const ids: unknown[] = [];
+        for (const m of messages) ids.push(await this.insertOne(conn, m));
+        return ids;
+      });
+    }
+    const statements = this.sql.insert(messages);
+    const returned: unknown[] = [];
+    const runAll = async () => {
+      for (const st of statements) returned.push(...(await this.insertIds(conn, st)));
+    };
+    if (statements.length === 1) await runAll();
+    else await this.atomically(conn, true, runAll);
+    const given = messages.map((m) => m.columns?.[t.id.column]);
+    // Given ids are known already; generated ones ascend in insert order.
+    return !t.id.generated && given.every((v) => v !== undefined)
+      ? given
+      : returned.sort((a, b) => this.compareIds(a, b));
+  }
+
+  /** One message, keyed or not: its new id, or the id of the unsettled row holding its key. */
+  async insertOne(conn: Connection, m: Insert): Promise<unknown> {
+    if (m.key === undefined) return (await this.insertIds(conn, this.sql.insert([m])[0]!))[0];
+    const inserted = await this.insertIds(conn, this.sql.insertKeyed(m));
+    if (inserted.length > 0) return inserted[0];
+    const holder = (await this.rows(conn, this.sql.keyHolder(m.key)))[0];
+    return holder === undefined ? undefined : this.idOf(holder);
+  }
+
+  /** Runs an insert and answers the ids it returned. */
+  async insertIds(conn: Connection, st: Statement): Promise<unknown[]> {
+    return (await this.rows(conn, st)).map((r) => this.idOf(r));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Stats
+
+  async stats(conn: Connection, now: Date, opts: { inWork?: boolean } = {}): Promise<QueueStats> {
+    const row = (await this.rows(conn, this.sql.stats(now)))[0] ?? {};
+    const base: QueueStats = {
+      ready: Number(row.ready ?? 0),
+      delayed: Number(row.delayed ?? 0),
+      inWork: Number(row.in_work ?? 0),
+      dead: Number(row.dead ?? 0),
+    };
+    return opts.inWork === true ? this.statsInWork(conn, now, base) : base;
+  }
+
+  /**
+   * The counts with rows in work in every form the database shows, and the oldest ready row's
+   * age: leases (counted already); due rows whose key another session holds ({@link heldKeys});
+   * due rows another transaction locks ({@link lockedRows}).
+   */
+  async statsInWork(conn: Connection, now: Date, base: QueueStats): Promise<QueueStats> {
+    const t = this.sql.t;
+    const due = await this.rows(conn, this.sql.dueRows(now));
+    let oldest: number | null = null;
+    for (const r of due) {
+      const at = timeOf(r.due_at);
+      if (at !== null && (oldest === null || at < oldest)) oldest = at;
+    }
+    let inWork = base.inWork;
+    let seen: QueueStats['inWorkSeen'] = t.form === 'lease' ? 'lease' : 'none';
+    if (t.form === 'advisory' && t.lock === undefined) {
+      const held = await this.heldKeys(
+        conn,
+        due.map((r) => String(r.key)),
+      );
+      if (held !== undefined) {
+        inWork = held;
+        seen = 'keys';
+      }
+    } else if (t.form === 'rowlock') {
+      const locked = await this.lockedRows(conn, now, due.length);
+      if (locked !== undefined) {
+        inWork = locked;
+        seen = 'locks';
+      }
+    }
+    return {
+      ...base,
+      ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
+      inWork,
+      inWorkSeen: seen,
+      oldestReadyAgeMs: oldest === null ? null : Math.max(0, now.getTime() - oldest),
+    };
+  }
+
+  /** How many of these due rows' keys another session holds; undefined where the database cannot tell. */
+  async heldKeys(conn: Connection, keys: readonly string[]): Promise<number | undefined> {
+    void conn;
+    void keys;
+    return undefined;
+  }
+
+  /** How many of the `due` due rows another transaction locks; undefined where the database cannot tell. */
+  async lockedRows(conn: Connection, now: Date, due: number): Promise<number | undefined> {
+    void conn;
+    void now;
+    void due;
+    return undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Admin (the caller holds a transaction for changes)
+
+  /** Most ids in one admin statement. */
+  get adminChunk(): number {
+    return Math.max(1, Math.floor(this.sql.maxParams / 2));
+  }
+
+  async list(conn: Connection, q: ListQuery): Promise<Row[]> {
+    return this.rows(conn, this.sql.list(q));
+  }
+
+  async pick(conn: Connection, q: PickQuery): Promise<Row[]> {
+    if (q.ids !== undefined && q.ids.length === 0) return [];
+    const parts = q.ids === undefined ? [undefined] : this.sql.chunks(q.ids, this.adminChunk);
+    const found: Row[] = [];
+    for (const ids of parts) {
+      const st = this.sql.pick({ ...q, ids });
+      if (st !== null) found.push(...(await this.rows(conn, st)));
+    }
+    return found;
+  }
+
+  async requeue(
+    conn: Connection,
+    ids: readonly unknown[],
+    opts: { toGroup: string | null },
+  ): Promise<unknown[]> {
+    const s = this.sql;
+    const fromTable = s.deadTable !== undefined;
+    if (!fromTable && s.t.group === undefined) return [];
+    for (const part of s.chunks(ids, this.adminChunk)) {
+      if (fromTable) {
+        await this.run(conn, s.copyBack(part));
+        await this.run(conn, s.remove(part, true));
+      }
+      const group = fromTable && opts.toGroup === null ? undefined : { value: opts.toGroup };
+      const reset = s.fresh(part, group);
+      if (reset !== null) await this.run(conn, reset);
+    }
+    return [...ids];
+  }
+
+  async remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]> {
+    for (const part of this.sql.chunks(ids, this.adminChunk))
+      await this.run(conn, this.sql.remove(part, opts.dead));
+    return [...ids];
+  }
+
+  async reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]> {
+    const done: unknown[] = [];
+    for (const part of this.sql.chunks(ids, this.adminChunk)) {
+      const st = this.sql.reschedule(part, at);
+      if (st === null) return [];
+      await this.run(conn, st);
+      done.push(...part);
+    }
+    return done;
+  }
+}
+
+/** A driver's answer to "was it taken": true, 1, '1' or 1n. */
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || v === '1' || v === 1n;
+}
+
+/** An instant as epoch milliseconds, however the driver returned it (Date, number, text). */
+export function timeOf(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === 'number' || typeof v === 'bigint') return Number(v);
+  const ms = new Date(String(v)).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
