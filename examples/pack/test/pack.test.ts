@@ -22,12 +22,16 @@ function pack(pkg: string): string {
 
 test('R-SHAPE-2 R-RUN-2 core and dialect-sqlite, packed and installed into an empty project with no driver (node:sqlite), publish and process a message', () => {
   const core = pack('core');
+  const builder = pack('sql');
   const dialect = pack('dialect-sqlite');
   const app = join(work, 'app');
   execFileSync('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   // No driver: better-sqlite3 is an optional peer, and a file name opens through node:sqlite.
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', core, dialect], { cwd: app, stdio: 'pipe' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', core, builder, dialect], {
+    cwd: app,
+    stdio: 'pipe',
+  });
   writeFileSync(
     join(app, 'main.mjs'),
     `
@@ -51,4 +55,41 @@ await adapter.close();
   const out = execFileSync('node', ['main.mjs'], { cwd: app, encoding: 'utf8' });
   expect(JSON.parse(out.trim())).toEqual({ hello: 'from a tarball' });
   expect(readdirSync(join(app, 'node_modules'))).not.toContain('better-sqlite3');
+});
+
+test('R-KIT-1 the statement builder, packed and installed, serves a dialect written outside the repository', () => {
+  const app = join(work, 'outside');
+  execFileSync('mkdir', ['-p', app]);
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'outside', private: true, type: 'module' }),
+  );
+  const core = readdirSync(work).find((f) => f.startsWith('sqlinbox-core-'));
+  const builder = readdirSync(work).find((f) => f.startsWith('sqlinbox-sql-'));
+  if (core === undefined || builder === undefined)
+    throw new Error('the tarballs of the first test are missing');
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', join(work, core), join(work, builder)], {
+    cwd: app,
+    stdio: 'pipe',
+  });
+  writeFileSync(
+    join(app, 'main.mjs'),
+    `
+import { inbox } from '@sqlinbox/core';
+import { QueueStatements, SqlTable } from '@sqlinbox/sql';
+// A dialect of a database with numbered placeholders and square-bracket identifiers.
+class Outside extends QueueStatements {
+  placeholder(i) { return ':' + i; }
+  ident(name) { return '[' + name + ']'; }
+}
+const jobs = inbox({ table: 'jobs', id: 'id', payload: 'payload', lease: 'locked_until' });
+const ops = new SqlTable(new Outside(jobs));
+console.log(JSON.stringify({ claim: ops.sql.claimLease(5, new Date(0), new Date(1000)), take: typeof ops.advisory.take }));
+`,
+  );
+  const out = JSON.parse(execFileSync('node', ['main.mjs'], { cwd: app, encoding: 'utf8' }).trim());
+  expect(out.take).toBe('function');
+  expect(out.claim.sql).toContain('UPDATE [jobs] AS t SET [locked_until] = :1');
+  expect(out.claim.sql).toContain('LIMIT :3');
+  expect(out.claim.params).toEqual(['1970-01-01T00:00:01.000Z', '1970-01-01T00:00:00.000Z', 5]);
 });
