@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { defineTarget, runContract } from '@sqlinbox/conformance';
 import { afterAll } from 'vitest';
 import { sqlite } from '../src/index.js';
-import { CONTRACT_DRIFTS } from './target.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-contract-'));
 const file = join(dir, 'contract.db');
@@ -21,5 +20,4 @@ const target = defineTarget({
   close: async () => rmSync(dir, { recursive: true, force: true }),
 });
 afterAll(() => target.close?.());
-// CONTRACT_DRIFTS (target.ts): the contract tests this dialect fails today, skipped by name.
-await runContract(target, { skip: CONTRACT_DRIFTS });
+await runContract(target);

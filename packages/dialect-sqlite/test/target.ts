@@ -76,22 +76,3 @@ export function sqliteTarget(driverName: SqliteDriverName = 'better-sqlite3'): C
   };
   return target;
 }
-
-/**
- * Where this dialect drifts from the per-method contract today, each skipped by name in the
- * contract runs (`runContract(target, { skip: CONTRACT_DRIFTS })`) until the dialect is fixed:
- *
- * - `insert` of one call whose messages differ in which optional columns they give binds NULL
- *   for a message that leaves a column out (`insertColumns()` in src/statements.ts: a column any
- *   message gives goes into the shared column list, `VALUES` has no `DEFAULT` on SQLite), so the
- *   column's default is lost and a `NOT NULL DEFAULT 0` priority column fails the insert.
- *   PostgreSQL writes `DEFAULT` there and MySQL its own; the broker's `publishMany` gives every
- *   message the same options, so only a direct `insert` call meets it today.
- */
-export const CONTRACT_DRIFTS = [
-  {
-    test: 'insert R-FLOW-1 R-PUB-1 one call of messages with and without a priority',
-    reason:
-      "SQLite's multi-row insert binds NULL, not the column's default, for a column another message of the call gives (NOT NULL constraint failed: priority)",
-  },
-] as const;

@@ -614,8 +614,8 @@ export class QueueStatements {
    * The move to a dead-letter table of the same columns: a copy, then a delete under the same
    * condition; the runner runs them in one transaction. The last statement's count is the answer.
    */
-  moveToDeadLetter(id: unknown, token: Date | undefined): Statement[] {
-    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+  moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
+    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
     const copy = this.params();
     const remove = this.params();
     return [
@@ -667,6 +667,26 @@ export class QueueStatements {
    * column's default where the dialect writes `DEFAULT`).
    */
   insert(messages: readonly Insert[], conflict = false): Statement[] {
+    // Where VALUES takes no DEFAULT, a run of messages giving the same columns is one statement
+    // (consecutive runs, so generated ids still ascend in message order).
+    if (this.missingValue === undefined) {
+      const runs: Insert[][] = [];
+      let last: string | undefined;
+      for (const m of messages) {
+        const given = this.insertColumns([m])
+          .map((c) => c.name)
+          .join('\0');
+        if (given === last) runs[runs.length - 1]!.push(m);
+        else runs.push([m]);
+        last = given;
+      }
+      if (runs.length > 1) return runs.flatMap((run) => this.insertRun(run, conflict));
+    }
+    return this.insertRun(messages, conflict);
+  }
+
+  /** {@link insert} of messages written with one column list. */
+  insertRun(messages: readonly Insert[], conflict: boolean): Statement[] {
     const columns = this.insertColumns(messages);
     const names = columns.map((c) => this.ident(c.name));
     const conflictKey = conflict ? this.role(this.t.uniqueKey, 'uniqueKey') : undefined;
@@ -690,11 +710,15 @@ export class QueueStatements {
   /** One value of a row, or what the database writes for a column the message leaves out. */
   insertMissing(p: Params, c: InsertColumn, m: Insert): string {
     const v = c.value(m);
-    return v === undefined ? this.missingValue : this.insertValue(p, c, v);
+    return v === undefined ? (this.missingValue ?? 'NULL') : this.insertValue(p, c, v);
   }
 
-  /** What an insert writes for a column a message leaves out. Default `DEFAULT`. */
-  get missingValue(): string {
+  /**
+   * What an insert writes for a column a message leaves out: default `DEFAULT`; undefined where
+   * `VALUES` takes no `DEFAULT` (SQLite), and then messages giving different columns go in
+   * statements of their own.
+   */
+  get missingValue(): string | undefined {
     return 'DEFAULT';
   }
 

@@ -155,7 +155,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind === 'deadLetter' && 'table' in s.target) {
-      const statements = this.sql.moveToDeadLetter(s.id, s.token);
+      const statements = this.sql.moveToDeadLetter(s.id, s.token, s.target.table);
       const runAll = async () => {
         let changed = 0;
         for (const st of statements) changed = (await this.run(conn, st)).rowCount;
