@@ -4,7 +4,6 @@
  * (`mssql(config)`). The package is also the worked example of a dialect of your own
  * (`docs/custom-dialect.md`).
  */
-export { type ParameterType, parameterType, parameterValue } from './bind.js';
 export { classifyError, ERROR_NUMBERS } from './classify.js';
 export { ddl } from './ddl.js';
 export {
@@ -20,6 +19,5 @@ export {
   mssqlDialect,
   parseVersion,
 } from './dialect.js';
-export { compareIds, prepareTable } from './ops.js';
-export { ident, RESOURCE_MAX, resourceName, resourceSql, tableName } from './sql.js';
-export { TableStatements } from './statements.js';
+export { compareIds, MssqlTable, prepareTable } from './ops.js';
+export { MssqlStatements, RESOURCE_MAX, resourceName } from './statements.js';

@@ -214,6 +214,14 @@ export class QueueStatements {
     return ' FOR UPDATE SKIP LOCKED';
   }
 
+  /**
+   * A table a read scans without locking rows (candidates, stats, the admin list), with its alias
+   * when it has one. SQL Server adds hints that pass over rows being written.
+   */
+  scan(table: string, alias?: string): string {
+    return alias === undefined ? table : `${table} ${alias}`;
+  }
+
   /** A select, in the dialect's syntax for its limit and lock. */
   select(p: Params, s: SelectParts): string {
     const where = s.where === undefined ? '' : ` WHERE ${s.where}`;
@@ -553,7 +561,7 @@ export class QueueStatements {
     return p.statement(
       this.select(p, {
         columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
-        table: `${this.table} q`,
+        table: this.scan(this.table, 'q'),
         alias: 'q',
         where: where + notOwn,
         order: this.order('q'),
@@ -680,11 +688,22 @@ export class QueueStatements {
     }
     return this.chunks(messages, Math.floor(this.maxParams / columns.length)).map((part) => {
       const p = this.params();
-      const rows = part.map((m) => `(${columns.map((c) => this.insertMissing(p, c, m)).join(', ')})`);
+      const rows = part.map((m, k) =>
+        this.insertRow(
+          columns.map((c) => this.insertMissing(p, c, m)),
+          k,
+        ),
+      );
       return p.statement(
         this.insertSql({ table: this.table, columns: names, rows, returning: this.id, conflictKey }),
       );
     });
+  }
+
+  /** One row of an insert's `VALUES`, the `index`th of its statement. */
+  insertRow(values: readonly string[], index: number): string {
+    void index;
+    return `(${values.join(', ')})`;
   }
 
   /** One value of a row, or what the database writes for a column the message leaves out. */
@@ -746,13 +765,14 @@ export class QueueStatements {
           );
     const ready = this.countIf(this.due(p, now, 'q'));
     let dead = '0';
-    if (this.deadTable !== undefined) dead = `(SELECT COUNT(*) FROM ${this.tableName(this.deadTable)})`;
+    if (this.deadTable !== undefined)
+      dead = `(SELECT COUNT(*) FROM ${this.scan(this.tableName(this.deadTable))})`;
     else if (this.deadGroup !== undefined && t.group !== undefined) {
       const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('q', t.processedAt)} IS NULL`;
       dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${unsettled}`);
     }
     return p.statement(
-      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.table} q`,
+      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.scan(this.table, 'q')}`,
     );
   }
 
@@ -763,7 +783,7 @@ export class QueueStatements {
     const key = t.key === undefined ? 'NULL' : this.keyExpr(p, 'q');
     const at = t.retryAfter === undefined ? 'NULL' : this.col('q', t.retryAfter);
     return p.statement(
-      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.table} q WHERE ${this.due(p, now, 'q')}`,
+      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.scan(this.table, 'q')} WHERE ${this.due(p, now, 'q')}`,
     );
   }
 
@@ -793,8 +813,8 @@ export class QueueStatements {
     const p = this.params();
     const source =
       q.state === 'dead' && this.deadTable !== undefined
-        ? `SELECT r.*, ${this.stateText('dead')} AS ${STATE} FROM ${this.tableName(this.deadTable)} r`
-        : `SELECT r.*, ${this.state(p, q.now, 'r')} AS ${STATE} FROM ${this.table} r`;
+        ? `SELECT r.*, ${this.stateText('dead')} AS ${STATE} FROM ${this.scan(this.tableName(this.deadTable), 'r')}`
+        : `SELECT r.*, ${this.state(p, q.now, 'r')} AS ${STATE} FROM ${this.scan(this.table, 'r')}`;
     const where: string[] = [];
     if (q.state !== 'all') where.push(`x.${STATE} = ${p.bind(q.state)}`);
     if (q.after !== undefined) where.push(`${this.col('x', this.t.id.column)} > ${p.bind(q.after)}`);
