@@ -115,18 +115,17 @@ export class MssqlStatements extends QueueStatements {
   override insertSql(i: InsertParts): string {
     const out = ` OUTPUT inserted.${this.id}`;
     if (i.columns.length === 0) return `INSERT INTO ${i.table}${out} DEFAULT VALUES`;
-    const names = i.columns.map((_, k) => `[c${k}]`);
-    let where = '';
-    if (i.conflictKey !== undefined) {
-      const key = this.ident(i.conflictKey);
-      const at = `v.[c${i.columns.indexOf(key)}]`;
-      const unsettled =
-        this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
-      where = ` WHERE NOT EXISTS (SELECT 1 FROM ${i.table} WITH (UPDLOCK, HOLDLOCK) WHERE ${key} = ${at}${unsettled})`;
-    }
+    const columns = i.columns.join(', ');
+    const key = i.conflictKey === undefined ? undefined : this.ident(i.conflictKey);
+    const unsettled =
+      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
+    const free =
+      key === undefined
+        ? ''
+        : ` WHERE NOT EXISTS (SELECT 1 FROM ${i.table} WITH (UPDLOCK, HOLDLOCK) WHERE ${key} = v.${key}${unsettled})`;
     return (
-      `INSERT INTO ${i.table} (${i.columns.join(', ')})${out} SELECT ${names.map((n) => `v.${n}`).join(', ')}` +
-      ` FROM (VALUES ${i.rows.join(', ')}) AS v (${names.join(', ')}, [sqlinbox_pos])${where} ORDER BY v.[sqlinbox_pos]`
+      `INSERT INTO ${i.table} (${columns})${out} SELECT ${i.columns.map((c) => `v.${c}`).join(', ')}` +
+      ` FROM (VALUES ${i.rows.join(', ')}) AS v (${columns}, [sqlinbox_pos])${free} ORDER BY v.[sqlinbox_pos]`
     );
   }
 
