@@ -32,33 +32,20 @@ export interface MssqlDialectOptions {
   readonly serverVersion?: string | undefined;
 }
 
-/** All three forms, all four isolation levels, the FIFO guard, claims side by side. */
+/** Every form and all four isolation levels; the rest as the core's defaults. */
 export const mssqlCapabilities: Capabilities = capabilities({
-  forms: ['rowlock', 'lease', 'advisory'],
   isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-  transactionModes: [],
-  multipleConnections: true,
-  fifoGuard: true,
-  transactional: true,
-  oneClaimAtATime: false,
-  oneLeaseClaimAtATime: false,
-  claimAhead: false,
-  timeKinds: ['timestamp'],
 });
 
-/** A `ProductVersion`, read. */
-export interface MssqlVersion {
-  readonly major: number;
-  readonly minor: number;
-  readonly raw: string;
-}
-
 /** Reads `major.minor` from `14.0.3456.2` or a `@@VERSION` line. */
-export function parseVersion(raw: string): MssqlVersion {
+export function parseVersion(raw: string) {
   const m = /(\d+)\.(\d+)/.exec(raw);
   if (m === null) throw new Error(`sqlinbox: cannot read the SQL Server version ${JSON.stringify(raw)}`);
   return { major: Number(m[1]), minor: Number(m[2]), raw };
 }
+
+/** A `ProductVersion`, read. */
+export type MssqlVersion = ReturnType<typeof parseVersion>;
 
 /**
  * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`engineEdition` 5 and 8)
@@ -70,19 +57,19 @@ export function checkVersion(raw: string, engineEdition?: number): MssqlVersion 
   throw new ServerTooOldError('SQL Server', raw, MSSQL_FLOOR);
 }
 
-const KINDS: Record<string, ColumnKind> = {
-  ...Object.fromEntries(['tinyint', 'smallint', 'int', 'bigint'].map((k) => [k, 'integer'])),
-  ...Object.fromEntries(['char', 'varchar', 'nchar', 'nvarchar', 'text', 'ntext'].map((k) => [k, 'text'])),
-  ...Object.fromEntries(['binary', 'varbinary', 'image'].map((k) => [k, 'bytes'])),
-  ...Object.fromEntries(
-    ['datetime2', 'datetime', 'smalldatetime', 'datetimeoffset'].map((k) => [k, 'timestamp']),
-  ),
-  json: 'json',
-};
+const KINDS = new Map<string, ColumnKind>(
+  Object.entries({
+    integer: 'tinyint smallint int bigint',
+    text: 'char varchar nchar nvarchar text ntext',
+    bytes: 'binary varbinary image',
+    timestamp: 'datetime2 datetime smalldatetime datetimeoffset',
+    json: 'json',
+  }).flatMap(([kind, types]) => types.split(' ').map((type) => [type, kind as ColumnKind])),
+);
 
 /** A column's kind from `INFORMATION_SCHEMA.COLUMNS.DATA_TYPE`. */
 export function kindOf(dataType: string): ColumnKind {
-  return KINDS[dataType.toLowerCase()] ?? 'other';
+  return KINDS.get(dataType.toLowerCase()) ?? 'other';
 }
 
 /** The columns of a table; an unqualified name resolves as the server does: default schema, then `dbo`. */

@@ -72,14 +72,4 @@ export class MssqlTable extends SqlTable<MssqlStatements> {
     }
     return n;
   }
-
-  /** Due rows minus those an `UPDLOCK, READPAST` read can lock, in a transaction rolled back at once. */
-  override async lockedRows(conn: Connection, now: Date, due: number): Promise<number> {
-    await conn.query(this.sql.begin);
-    try {
-      return Math.max(0, due - Number((await this.rows(conn, this.sql.lockable(now)))[0]?.n ?? 0));
-    } finally {
-      await conn.query(this.sql.rollback);
-    }
-  }
 }

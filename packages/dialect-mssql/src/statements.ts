@@ -75,8 +75,9 @@ export class MssqlStatements extends QueueStatements {
   override get emptyText(): string {
     return "N''";
   }
+  /** Keys compare as binary strings, as lock names do. */
   override concat(parts: readonly string[]): string {
-    return parts.join(' + ');
+    return `(${parts.join(' + ')}) COLLATE Latin1_General_BIN2`;
   }
   override get missingValue(): string {
     return 'NULL';
@@ -202,25 +203,13 @@ export class MssqlStatements extends QueueStatements {
     return this.heldTokens(p, leases);
   }
 
-  /**
-   * Leaves out the keys this process holds, compared as binary strings as lock names are, and
-   * (unless the table brings its own lock) those another session holds: `APPLOCK_TEST` needs no
-   * permission beyond `public`, where `sys.dm_tran_locks` shows 32 characters of a name.
-   */
   override candidates(n: number, now: Date | null, own: ReadonlySet<string>): Statement {
-    const p = this.params();
-    const key = this.keyExpr(p, 'q');
-    const where = [this.due(p, now, 'q') + this.head('q')];
-    if (own.size > 0) where.push(this.inList(p, `(${key}) COLLATE Latin1_General_BIN2`, [...own], true));
-    if (this.t.lock === undefined) where.push(`${this.applockTest(key)} = 1`);
-    const columns = `${this.col('q', this.t.id.column)} AS [id], ${key} AS [key]`;
-    const table = this.scan(this.table, 'q');
-    const order = this.order('q');
-    return this.committed(
-      p.statement(
-        this.select(p, { columns, table, alias: 'q', where: where.join(' AND '), order, limit: n }),
-      ),
-    );
+    return this.committed(super.candidates(n, now, own));
+  }
+
+  /** Keys other sessions hold: `APPLOCK_TEST` needs only `public` (`sys.dm_tran_locks` shows 32 characters of a name). */
+  override freeKey(p: Params, a: string): string {
+    return `${this.applockTest(this.keyExpr(p, a))} = 1`;
   }
 
   /** `APPLOCK_TEST` of a key (an `nvarchar` expression) under its lock name: 1 when it is free. */
@@ -305,13 +294,7 @@ export class MssqlStatements extends QueueStatements {
     );
   }
 
-  /** How many due rows an `UPDLOCK, READPAST` read can lock (run it in a transaction rolled back). */
-  lockable(now: Date): Statement {
-    const p = this.params();
-    const where = this.due(p, now, 'q');
-    const table = `${this.table} q`;
-    return this.committed(
-      p.statement(this.select(p, { columns: 'COUNT(*) AS [n]', table, alias: 'q', where, lock: true })),
-    );
+  override lockable(now: Date): Statement {
+    return this.committed(super.lockable(now)!);
   }
 }

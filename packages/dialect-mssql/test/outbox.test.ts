@@ -37,7 +37,7 @@ test('R-OUT-1 advisory candidates and take of a relay leave out the held-back id
   const s = statements(advisoryTable({ processedAt: 'relayed_at' }), undefined, held);
   const c = s.candidates(2, NOW, new Set());
   expect(c.sql).toContain('WHERE q.[relayed_at] IS NULL AND q.[id] NOT IN (@p2) AND APPLOCK_TEST(');
-  expect(c.params).toEqual(['jobs-', '5', 2]);
+  expect(c.params).toEqual(['jobs-', '5', 'jobs-', 2]);
   expect(bindsExactly(c)).toBe(true);
   const t = s.take('5', NOW);
   expect(t.sql).toContain('q.[id] NOT IN (');

@@ -165,40 +165,46 @@ describe('lease claim', () => {
 });
 
 describe('advisory form', () => {
-  const key = "@p1 + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N'')";
+  /** The key of row q, its literal part bound as `@pN`: binary collation, as lock names compare. */
+  const key = (n: number) =>
+    `(@p${n} + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N'')) COLLATE Latin1_General_BIN2`;
+  const free = (n: number) =>
+    `APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(${key(n)}) / 2 > 255` +
+    ` THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', ${key(n)}), 2) ELSE ${key(n)} END,` +
+    " 'Exclusive', 'Session') = 1";
 
   test('R-ADV-1 candidates: due rows with their keys, READPAST, keys other sessions hold left out with APPLOCK_TEST', () => {
     const st = statements(advisoryTable()).candidates(5, NOW, new Set());
     expect(st.sql).toBe(
       RC +
-        `SELECT TOP (@p2) q.[id] AS [id], ${key} AS [key] FROM [jobs] q ${SKIP} WHERE 1 = 1` +
-        ` AND APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(${key}) / 2 > 255` +
-        ` THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', ${key}), 2) ELSE ${key} END,` +
-        " 'Exclusive', 'Session') = 1 ORDER BY q.[id]",
+        `SELECT TOP (@p3) q.[id] AS [id], ${key(1)} AS [key] FROM [jobs] q ${SKIP}` +
+        ` WHERE 1 = 1 AND ${free(2)} ORDER BY q.[id]`,
     );
-    expect(st.params).toEqual(['jobs-', 5]);
+    expect(st.params).toEqual(['jobs-', 'jobs-', 5]);
   });
 
   test('R-ADV-1 the keys this process holds are left out, compared as binary strings', () => {
     const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1', 'jobs-2']));
-    expect(st.sql).toContain(`AND (${key}) COLLATE Latin1_General_BIN2 NOT IN (@p2, @p3) AND APPLOCK_TEST(`);
-    expect(st.params).toEqual(['jobs-', 'jobs-1', 'jobs-2', 2]);
+    expect(st.sql).toContain(`WHERE 1 = 1 AND ${key(2)} NOT IN (@p3, @p4) AND ${free(5)} ORDER BY`);
+    expect(st.params).toEqual(['jobs-', 'jobs-', 'jobs-1', 'jobs-2', 'jobs-', 2]);
+    expect(bindsExactly(st)).toBe(true);
   });
 
   test("R-ADV-10 with the table's own lock only its own keys are left out: no APPLOCK_TEST", () => {
     const own = { lock: async () => true, unlock: async () => true };
     const st = statements(advisoryTable(own)).candidates(2, NOW, new Set(['jobs-1']));
     expect(st.sql).not.toContain('APPLOCK_TEST');
-    expect(st.sql).toContain(`(${key}) COLLATE Latin1_General_BIN2 NOT IN (@p2) ORDER BY`);
+    expect(st.sql).toContain(`${key(2)} NOT IN (@p3) ORDER BY`);
   });
 
   test('R-DESC-3 the key renders literals bound and columns cast; several parts concatenate in order', () => {
     const t = advisoryTable({ advisory: 'acct-{account}/{id}', columns: ['account'] });
     const st = statements(t).candidates(1, NOW, new Set());
     expect(st.sql).toContain(
-      "@p1 + COALESCE(CAST(q.[account] AS NVARCHAR(MAX)), N'') + @p2 + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N'') AS [key]",
+      "(@p1 + COALESCE(CAST(q.[account] AS NVARCHAR(MAX)), N'') + @p2 + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N''))" +
+        ' COLLATE Latin1_General_BIN2 AS [key]',
     );
-    expect(st.params).toEqual(['acct-', '/', 1]);
+    expect(st.params).toEqual(['acct-', '/', 'acct-', '/', 1]);
   });
 
   test('R-FIFO-1 candidates of a FIFO table are group heads', () => {

@@ -558,16 +558,28 @@ export class QueueStatements {
     const key = this.keyExpr(p, 'q');
     const where = this.due(p, now, 'q') + this.head('q');
     const notOwn = own.size === 0 ? '' : ` AND ${this.inList(p, this.keyExpr(p, 'q'), [...own], true)}`;
+    // A table with its own lock: only its own keys are left out (the database's locks are not its).
+    const free = this.t.lock === undefined ? this.freeKey(p, 'q') : undefined;
     return p.statement(
       this.select(p, {
         columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
         table: this.scan(this.table, 'q'),
         alias: 'q',
-        where: where + notOwn,
+        where: where + notOwn + (free === undefined ? '' : ` AND ${free}`),
         order: this.order('q'),
         limit: n,
       }),
     );
+  }
+
+  /**
+   * A condition that holds while no other session holds row `a`'s advisory key, where the database
+   * can see other sessions' locks: the candidates leave the other rows out. Default: undefined.
+   */
+  freeKey(p: Params, a: string): string | undefined {
+    void p;
+    void a;
+    return undefined;
   }
 
   /** Tries the key's lock without waiting, answering `ok`. A dialect with session locks overrides it. */
@@ -774,6 +786,24 @@ export class QueueStatements {
     return p.statement(
       `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.scan(this.table, 'q')}`,
     );
+  }
+
+  /**
+   * How many due rows a locking read can lock now, as `n`: the runner runs it in a transaction it
+   * rolls back at once, and the due rows it could not lock are those other transactions hold (the
+   * row lock form's rows in work). Undefined where the database cannot tell.
+   */
+  lockable(now: Date): Statement | undefined {
+    const p = this.params();
+    const where = this.due(p, now, 'q');
+    const pick = this.select(p, {
+      columns: `1 AS ${this.ident('one')}`,
+      table: `${this.table} q`,
+      alias: 'q',
+      where,
+      lock: true,
+    });
+    return p.statement(`SELECT COUNT(*) AS ${this.ident('n')} FROM (${pick}) x`);
   }
 
   /** The due rows' keys (advisory form; NULL otherwise) and `retry_after` (as `due_at`). */
