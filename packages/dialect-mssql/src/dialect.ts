@@ -114,21 +114,11 @@ export const VERSION_SQL =
 
 /**
  * Sets the level (READ COMMITTED when none is declared: a pooled session keeps its last one), then
- * begins. A driver runs it as a plain batch: `sp_executesql` would undo the `SET` when it ends.
+ * begins. A driver runs it as a plain batch: `sp_executesql` would undo the `SET` when it ends. (The
+ * core has checked the level against the capabilities.)
  */
 export function beginSql(opts: BeginOptions): string {
-  if (opts.mode !== undefined) {
-    throw new ConfigError(`SQL Server takes an isolation level, not the SQLite mode ${opts.mode}`, {
-      fix: 'declare isolation instead of mode',
-    });
-  }
-  const level = ISOLATION_SQL[opts.isolation ?? 'read_committed'] as string | undefined;
-  if (level === undefined) {
-    throw new ConfigError(`unknown isolation level ${String(opts.isolation)}`, {
-      fix: 'declare read_uncommitted, read_committed, repeatable_read or serializable',
-    });
-  }
-  return `SET TRANSACTION ISOLATION LEVEL ${level}; BEGIN TRANSACTION`;
+  return `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[opts.isolation ?? 'read_committed']}; BEGIN TRANSACTION`;
 }
 
 /** A savepoint name: at most 32 characters, written bare (`SAVE TRANSACTION` takes an identifier). */

@@ -14,21 +14,14 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
   return new MssqlTable(new MssqlStatements(t, opts));
 }
 
-/**
- * Ids as SQL Server sorts them: numbers, bigints and the decimal text tedious returns for BIGINT
- * by value, other text as text.
- */
-export function compareIds(a: unknown, b: unknown): number {
-  const big = (v: unknown) => (/^-?\d+$/.test(String(v)) ? BigInt(String(v)) : undefined);
-  const [x, y] = [big(a), big(b)];
-  if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
-}
-
 /** SQL Server's runner: the FIFO guard after the row lock claim, savepoints only inside a transaction, the held keys. */
 export class MssqlTable extends SqlTable<MssqlStatements> {
+  /** Numbers, bigints and the decimal text tedious returns for BIGINT by value; other text as text. */
   override compareIds(a: unknown, b: unknown): number {
-    return compareIds(a, b);
+    const big = (v: unknown) => (/^-?\d+$/.test(String(v)) ? BigInt(String(v)) : undefined);
+    const [x, y] = [big(a), big(b)];
+    if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
+    return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
   }
 
   /** A head whose group guard another transaction holds is left out (its row lock ends with the claim). */
@@ -37,14 +30,10 @@ export class MssqlTable extends SqlTable<MssqlStatements> {
     const kept: Row[] = [];
     for (const row of await super.claimLocked(conn, n, now)) {
       const g = group === undefined ? null : row[group];
-      if (g === null || g === undefined || (await this.ok(conn, this.sql.fifoGuard(String(g)))))
-        kept.push(row);
+      const guard = async () => Number((await this.rows(conn, this.sql.fifoGuard(String(g))))[0]?.ok) === 1;
+      if (g === null || g === undefined || (await guard())) kept.push(row);
     }
     return kept;
-  }
-
-  private async ok(conn: Connection, st: { sql: string; params: readonly unknown[] }): Promise<boolean> {
-    return Number((await this.rows(conn, st))[0]?.ok) === 1;
   }
 
   override async lock(conn: Connection, key: string): Promise<boolean> {

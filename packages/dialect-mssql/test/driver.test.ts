@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { classifyError } from '../src/classify.js';
-import { compareIds } from '../src/ops.js';
+import { MssqlTable } from '../src/ops.js';
 import { RESOURCE_MAX, resourceName } from '../src/statements.js';
 import {
   adapterConfig,
@@ -89,6 +89,8 @@ describe('names', () => {
   });
 
   test('ids sort by value, BIGINT ids arriving as decimal text included', () => {
+    const runner = new MssqlTable(statements(table()));
+    const compareIds = (a: unknown, b: unknown) => runner.compareIds(a, b);
     expect(['10', '9', '100', '-1'].sort(compareIds)).toEqual(['-1', '9', '10', '100']);
     expect([3, 1n, '2'].sort(compareIds)).toEqual([1n, '2', 3]);
     expect(['b', 'a'].sort(compareIds)).toEqual(['a', 'b']);
