@@ -172,15 +172,7 @@ export class MssqlStatements extends QueueStatements {
   override claimLease(n: number, now: Date, expiry: Date): Statement {
     const t = this.t;
     const p = this.params();
-    const pick = this.select(p, {
-      columns: 'q.*',
-      table: `${this.table} q`,
-      alias: 'q',
-      where: this.due(p, now, 'q') + this.head('q'),
-      order: this.order('q'),
-      limit: n,
-      lock: true,
-    });
+    const pick = this.claimSelect(p, n, now, 'q.*');
     const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
     if (t.attempt !== undefined) set.push(this.countAttempt());
     return this.committed(

@@ -445,17 +445,22 @@ export class QueueStatements {
    */
   claimLocked(n: number, now: Date | null): Statement {
     const p = this.params();
-    return p.statement(
-      this.select(p, {
-        columns: 'q.*',
-        table: `${this.table} q`,
-        alias: 'q',
-        where: this.due(p, now, 'q') + this.head('q'),
-        order: this.order('q'),
-        limit: n,
-        lock: true,
-      }),
-    );
+    return p.statement(this.claimSelect(p, n, now, 'q.*'));
+  }
+
+  /** The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order. */
+  claimSelect(p: Params, n: number, now: Date | null, columns: string): string {
+    const where = this.due(p, now, 'q') + this.head('q');
+    const table = `${this.table} q`;
+    return this.select(p, {
+      columns,
+      table,
+      alias: 'q',
+      where,
+      order: this.order('q'),
+      limit: n,
+      lock: true,
+    });
   }
 
   /**
@@ -468,15 +473,7 @@ export class QueueStatements {
     const p = this.params();
     const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
     if (t.attempt !== undefined) set.push(this.countAttempt());
-    const pick = this.select(p, {
-      columns: this.col('q', t.id.column),
-      table: `${this.table} q`,
-      alias: 'q',
-      where: this.due(p, now, 'q') + this.head('q'),
-      order: this.order('q'),
-      limit: n,
-      lock: true,
-    });
+    const pick = this.claimSelect(p, n, now, this.col('q', t.id.column));
     return p.statement(
       this.update({
         table: this.table,
