@@ -91,9 +91,10 @@ export const STATE = 'sqlinbox_state';
  * the hooks where its database differs: quoting ({@link ident}), placeholders ({@link placeholder}),
  * the clock ({@link clock}), how an instant is bound ({@link time}), `IS DISTINCT FROM`
  * ({@link distinct}), lists ({@link inList}), text ({@link text}, {@link keyColumn},
- * {@link concat}), counting ({@link countIf}), and the shape of a statement ({@link select} with its
- * limit and lock, {@link update}, {@link delete}, {@link insertSql} with its `RETURNING` or
- * `OUTPUT`, {@link onConflict}). A statement that differs as a whole (PostgreSQL's claim in one
+ * {@link concat}), counting ({@link countIf}), other sessions' advisory locks ({@link freeKey}),
+ * and the shape of a statement ({@link select} with its limit and lock, {@link scan} for a plain
+ * read, {@link update}, {@link delete}, {@link insertSql} and {@link insertRow} with their
+ * `RETURNING` or `OUTPUT`, {@link onConflict}). A statement that differs as a whole (PostgreSQL's claim in one
  * `WITH .. UPDATE`, SQL Server's `UPDATE TOP`) is overridden as a whole.
  *
  * Placeholders are written in text order: a dialect with positional `?` gets its values in the
