@@ -273,12 +273,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return undefined;
   }
 
-  /** How many of the `due` due rows another transaction locks; undefined where the database cannot tell. */
+  /**
+   * How many of the `due` due rows another transaction locks: those a locking read cannot lock, in
+   * a transaction rolled back at once ({@link QueueStatements.lockable}); undefined where the
+   * database cannot tell.
+   */
   async lockedRows(conn: Connection, now: Date, due: number): Promise<number | undefined> {
-    void conn;
-    void now;
-    void due;
-    return undefined;
+    const st = this.sql.lockable(now);
+    if (st === undefined) return undefined;
+    await conn.query(this.sql.begin);
+    try {
+      return Math.max(0, due - Number((await this.rows(conn, st))[0]?.n ?? 0));
+    } finally {
+      await conn.query(this.sql.rollback);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
