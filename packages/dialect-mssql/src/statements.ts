@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type IsolationLevel, type ListQuery, namedColumns } from '@sqlinbox/core';
+import { type IsolationLevel, type ListQuery, namedColumns, validateIdentifier } from '@sqlinbox/core';
 import {
   type DeleteParts,
   type InsertParts,
@@ -245,9 +245,9 @@ export class MssqlStatements extends QueueStatements {
   }
 
   /** One statement, in a transaction or not: `DELETE .. OUTPUT deleted.* INTO` the dead-letter table. */
-  override moveToDeadLetter(id: unknown, token: Date | undefined): Statement[] {
+  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
     const p = this.params();
-    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
     const where = this.owned(p, id, token);
     return [p.statement(`DELETE FROM ${this.table} OUTPUT deleted.* INTO ${dead} WHERE ${where}`)];
   }

@@ -342,11 +342,11 @@ describe('settlement', () => {
   });
 
   test('R-DLQ-2 dead letter to a table: one DELETE .. OUTPUT deleted.* INTO, so no transaction of its own', () => {
-    const sts = statements(table(), { table: 'app.jobs_dlq' }).moveToDeadLetter(3, undefined);
+    const sts = statements(table(), { table: 'app.jobs_dlq' }).moveToDeadLetter(3, undefined, 'app.jobs_dlq');
     expect(sts).toEqual([
       { sql: 'DELETE FROM [jobs] OUTPUT deleted.* INTO [app].[jobs_dlq] WHERE [id] = @p1', params: [3] },
     ]);
-    const held = statements(leaseTable(), { table: 'jobs_dlq' }).moveToDeadLetter(3, token);
+    const held = statements(leaseTable(), { table: 'jobs_dlq' }).moveToDeadLetter(3, token, 'jobs_dlq');
     expect(held[0]!.sql).toBe(
       'DELETE FROM [jobs] OUTPUT deleted.* INTO [jobs_dlq] WHERE [id] = @p1 AND [locked_until] = @p2',
     );
