@@ -299,7 +299,11 @@ export async function buildSite(
         const { target } = project.files.registerAbsolute(absolute.replace(/\\/g, '/') as never);
         const reflection = project.files.resolve(target, project);
         if (reflection === undefined || typeof reflection === 'string') return whole;
-        const to = app.renderer.router!.relativeUrl(page.model, reflection);
+        const router = app.renderer.router!;
+        // The project's README is the index page (the project's own page is the modules list).
+        const to = reflection.isProject()
+          ? router.baseRelativeUrl(page.model, 'index.html')
+          : router.relativeUrl(page.model, reflection);
         return `href="${to}${anchor ? `#${anchor}` : ''}"`;
       });
     });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
@@ -77,9 +77,18 @@ test('R-DOC-3 the API reference of every published package and the user docs bui
   for (const { name } of packages) expect(index).toContain(`>${name}<`);
   expect(built.pages).toBeGreaterThan(packages.length + docPages().length);
   // A package README links the docs by their repository address (for npm); the site links its own page.
+  // Only a markdown file that is no page of the site (docs/dev) is still linked in the repository.
   const filesUrl = repositoryFilesUrl();
   const core = readFileSync(join(out, 'modules', '_sqlinbox_core.html'), 'utf8');
-  expect(core).not.toContain(`${filesUrl}docs/README.md`);
+  expect(core).toContain('href="../docs/index.html"');
+  expect(core).toContain('href="../index.html"');
+  const markdownLinks = new Set<string>();
+  for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.html'),
+  ))
+    for (const match of readFileSync(join(out, file), 'utf8').matchAll(/href="([^"]+\.md)(?:#[^"]*)?"/g))
+      markdownLinks.add((match[1] ?? '').replace(filesUrl, ''));
+  expect([...markdownLinks].filter((link) => !link.startsWith('docs/dev/'))).toEqual([]);
   const checked = await checkSite(out);
   expect(checked.broken).toEqual([]);
   expect(checked.checked).toBeGreaterThan(built.pages);
