@@ -1,8 +1,11 @@
 /**
- * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `show <id>`. Each run
- * opens one small pool (two connections), runs one command through the admin API and closes it.
+ * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `show <id>`, `dashboard`.
+ * Each run opens one small pool (two connections), runs one command through the admin API and
+ * closes it; `dashboard` serves the web dashboard on it until SIGINT or SIGTERM.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import {
   type Adapter,
@@ -39,6 +42,8 @@ export class UsageError extends Error {}
 export interface QueueConfig extends Omit<InboxInput, 'lock' | 'unlock' | 'custom'> {
   /** Where the queue keeps dead letters. Default: none. */
   readonly deadLetter?: DeadLetterTarget;
+  /** `dashboard`: a column where the application writes a row's last error. Default: none. */
+  readonly errorColumn?: string;
 }
 
 /** A config file (`--config file.json`): an optional URL and named queues. */
@@ -80,6 +85,11 @@ interface Flags {
   all?: boolean;
   deadLetter?: string;
   watch?: number | string | boolean;
+  port?: number | string;
+  host?: string;
+  basePath?: string;
+  actions?: boolean;
+  errorColumn?: string;
   help?: boolean;
 }
 
@@ -139,6 +149,7 @@ function queuesOf(flags: Flags, config: CliConfig | undefined): { name: string; 
     }
     if (flags.deadLetterTable !== undefined) q.deadLetter = { table: flags.deadLetterTable };
     if (flags.deadLetterGroup !== undefined) q.deadLetter = { group: flags.deadLetterGroup };
+    if (flags.errorColumn !== undefined) q.errorColumn = String(flags.errorColumn);
     return [{ name: flags.table, q: q as unknown as QueueConfig }];
   }
   if (config === undefined)
@@ -177,10 +188,14 @@ function readConfig(path: string | undefined): CliConfig | undefined {
   return c;
 }
 
-function describeQueue(q: QueueConfig): { table: AnyTable; deadLetter: DeadLetterTarget | undefined } {
-  const { deadLetter, ...input } = q;
+function describeQueue(q: QueueConfig): {
+  table: AnyTable;
+  deadLetter: DeadLetterTarget | undefined;
+  errorColumn: string | undefined;
+} {
+  const { deadLetter, errorColumn, ...input } = q;
   try {
-    return { table: inbox(input as never) as AnyTable, deadLetter };
+    return { table: inbox(input as never) as AnyTable, deadLetter, errorColumn };
   } catch (err) {
     // A description the flags or the config file got wrong is a usage error, found before any connection.
     throw new UsageError(messageOf(err));
@@ -410,6 +425,71 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         }
         if (flags.json) io.out(json({ ...rowJson(row), row: row.row }));
         else io.out(rowLine(row));
+        return EXIT.ok;
+      };
+    });
+
+  cli
+    .command('dashboard', 'Serve the web dashboard of the queues until interrupted (read-only by default)')
+    .option('--port <n>', 'The port to listen on (default 3000; 0 picks a free one)')
+    .option('--host <host>', 'The address to listen on (default 127.0.0.1: this machine only)')
+    .option('--base-path <path>', 'Serve under this path, e.g. /queues (default: the root)')
+    .option('--actions', 'Enable requeue and delete (default: read-only)')
+    .option('--error-column <column>', "A column holding a row's last error, shown beside dead letters")
+    .action(() => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const qs = queuesOf(flags, config).map((q) => ({ name: q.name, ...describeQueue(q.q) }));
+        const port = flags.port === undefined ? 3000 : Number(flags.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+          throw new UsageError(`--port takes a port number, 0 to 65535 (got ${String(flags.port)})`);
+        }
+        const host = flags.host === undefined ? '127.0.0.1' : String(flags.host);
+        const basePath = flags.basePath === undefined ? '' : String(flags.basePath).replace(/\/+$/, '');
+        const admin = await open(config);
+        const { dashboard } = await import('@sqlinbox/dashboard');
+        let handler: ReturnType<typeof dashboard>;
+        try {
+          handler = dashboard(admin, {
+            queues: Object.fromEntries(
+              qs.map((q) => [
+                q.name,
+                { table: q.table, deadLetter: q.deadLetter, errorColumn: q.errorColumn },
+              ]),
+            ),
+            basePath,
+            readOnly: flags.actions !== true,
+            secret: io.env.SQLINBOX_DASHBOARD_SECRET || undefined,
+          });
+        } catch (err) {
+          throw new UsageError(messageOf(err));
+        }
+        const server = createServer(handler);
+        try {
+          await new Promise<void>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(port, host, () => resolve());
+          });
+          const { port: bound } = server.address() as AddressInfo;
+          const shown = host.includes(':') ? `[${host}]` : host;
+          io.out(
+            `sqlinbox dashboard on http://${shown}:${bound}${basePath}/ (${flags.actions ? 'actions enabled' : 'read-only'}; Ctrl-C stops it)`,
+          );
+          await new Promise<void>((resolve) => {
+            process.once('SIGINT', resolve);
+            process.once('SIGTERM', resolve);
+          });
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+            throw new UsageError(`cannot listen on ${host}:${port}: ${messageOf(err)}`);
+          }
+          throw err;
+        } finally {
+          handler.close();
+          server.closeAllConnections();
+          await new Promise((resolve) => server.close(resolve));
+        }
         return EXIT.ok;
       };
     });

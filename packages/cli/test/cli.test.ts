@@ -38,6 +38,38 @@ function sqlinbox(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/**
+ * Starts `sqlinbox dashboard` (the args after `dashboard`, or all of them when they name it) and
+ * answers the URL it prints, its line, and `stop()`, which sends SIGTERM and answers the exit code.
+ */
+async function serveDashboard(args: string[], env: Record<string, string> = {}) {
+  const argv = args[0] === 'dashboard' ? args : ['dashboard', ...args];
+  const child = spawn('node', [BIN, ...argv], { env: { ...process.env, SQLINBOX_URL: '', ...env } });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const found = out.split('\n').find((l) => l.startsWith('sqlinbox dashboard on '));
+      if (found) resolve(found);
+    });
+    void exited.then((code) => reject(new Error(`exited early with ${code}: ${err}`)));
+  });
+  const url = /on (http:\/\/\S+?)\/ /.exec(line)![1]!;
+  return {
+    url,
+    line,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 for (const target of targets) {
   describe(`sqlinbox on ${target.name}`, () => {
     test(`R-ADM-4 ddl, stats, dead list, requeue and purge, show; --json and exit codes (${target.name})`, async () => {
@@ -164,6 +196,85 @@ for (const target of targets) {
         const viaConfig = await sqlinbox(['stats', '--json', '--config', config]);
         expect(viaConfig.code).toBe(0);
         expect(JSON.parse(viaConfig.out).jobs).toMatchObject({ ready: 4, delayed: 1, dead: 0 });
+      } finally {
+        await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+
+    test(`R-ADM-4 R-ADM-5 dashboard serves the queues until stopped, read-only unless --actions (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const flags = [
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+        '--group',
+        'grp',
+        '--dead-letter-group',
+        'dead',
+      ];
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      try {
+        const ddl = await sqlinbox(['ddl', '--url', target.url, ...flags, '--json']);
+        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+        const table = inbox({
+          table: name,
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          attempt: { column: 'attempt', generated: true },
+          lease: 'locked_until',
+          group: 'grp',
+        }) as AnyTable;
+        const broker = new Broker(adapter);
+        await broker.publish(table, { n: 1 });
+        const dead = await broker.publishMany(table, [{ d: 1 }, { d: 2 }], { group: 'dead' });
+
+        const ro = await serveDashboard(['--url', target.url, ...flags, '--port', '0']);
+        expect(ro.line).toContain('(read-only;');
+        const home = await fetch(`${ro.url}/`);
+        const body = await home.text();
+        expect(home.status).toBe(200);
+        expect(body).toContain(`data-queue="${name}"`);
+        expect(body).toMatch(/data-count="ready">1</);
+        expect(body).toMatch(/data-count="dead">2</);
+        const refused = await fetch(`${ro.url}/queues/${name}/requeue`, {
+          method: 'POST',
+          headers: { origin: new URL(ro.url).origin, 'content-type': 'application/x-www-form-urlencoded' },
+          body: `id=${String(dead[0])}`,
+        });
+        expect(refused.status).toBe(403);
+        expect(await ro.stop()).toBe(0);
+
+        const ops = await serveDashboard(
+          ['dashboard', '--port', '0', '--actions', '--base-path', '/queues', ...flags],
+          { SQLINBOX_URL: target.url },
+        );
+        expect(ops.url).toMatch(/\/queues$/);
+        const page = await fetch(`${ops.url}/queues/${name}?state=dead`);
+        const html = await page.text();
+        const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+        const token = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+        const done = await fetch(`${ops.url}/queues/${name}/requeue`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            origin: new URL(ops.url).origin,
+            cookie,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ id: String(dead[0]), csrf: token }),
+        });
+        expect(done.status).toBe(303);
+        expect(await ops.stop()).toBe(0);
+        const stats = await sqlinbox(['stats', '--json', '--url', target.url, ...flags]);
+        expect(JSON.parse(stats.out)[name]).toMatchObject({ ready: 2, dead: 1 });
+
+        const badPort = await sqlinbox(['dashboard', '--url', target.url, ...flags, '--port', '70000']);
+        expect(badPort.code).toBe(2);
+        expect(badPort.err).toContain('--port takes a port number');
       } finally {
         await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
         adapter.pool.release(conn);

@@ -1,0 +1,364 @@
+import type { AdminPage, AdminRow, QueueStats, RowState } from '@sqlinbox/core';
+import { lineChart, type Series, sparkline } from './chart.js';
+import { CLIENT_JS, CSS } from './client.js';
+import { Html, html } from './html.js';
+import type { Sample } from './sampler.js';
+
+/** What every page needs to know about the request and the dashboard. */
+export interface View {
+  readonly base: string;
+  readonly title: string;
+  /** The CSP nonce of this response. */
+  readonly nonce: string;
+  /** The CSRF token the forms carry. */
+  readonly csrf: string;
+  readonly readOnly: boolean;
+  /** Milliseconds between live refreshes; 0 for none. */
+  readonly refresh: number;
+}
+
+/** One queue as a page shows it. */
+export interface QueueView {
+  readonly name: string;
+  readonly table: string;
+  readonly hasDead: boolean;
+  readonly hasDone: boolean;
+  readonly stats: QueueStats | null;
+  readonly error?: string;
+  readonly samples: readonly Sample[];
+}
+
+export type ListState = RowState | 'all';
+export const STATES: readonly ListState[] = ['ready', 'delayed', 'inWork', 'dead', 'done', 'all'];
+const STATE_LABEL: Record<ListState, string> = {
+  ready: 'ready',
+  delayed: 'delayed',
+  inWork: 'in work',
+  dead: 'dead',
+  done: 'done',
+  all: 'all',
+};
+
+/** What an action did, read back from the redirect's query (numbers and fixed words only). */
+export interface Notice {
+  readonly verb: 'requeued' | 'deleted';
+  readonly changed: number;
+  readonly left: number;
+  readonly why: readonly string[];
+}
+
+export const q = (view: View, name: string, rest = ''): string =>
+  `${view.base}/queues/${encodeURIComponent(name)}${rest}`;
+
+export function page(view: View, title: string, body: Html): string {
+  return `<!doctype html>${
+    html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · ${view.title}</title>
+<style nonce="${view.nonce}">${STYLE}</style>
+</head>
+<body data-refresh="${view.refresh}">
+<header><a href="${view.base}/">${view.title}</a><span class="mode">${view.readOnly ? 'read-only' : 'actions enabled'}</span></header>
+<main>
+${body}
+</main>
+<script nonce="${view.nonce}">${SCRIPT}</script>
+</body>
+</html>`.text
+  }`;
+}
+
+// The stylesheet and the script are constants of this package, not data: kept as they are.
+const STYLE = new Html(CSS);
+const SCRIPT = new Html(CLIENT_JS);
+
+export function errorPage(view: View, status: number, message: string): string {
+  return page(
+    view,
+    `${status}`,
+    html`<h1>${statusText(status)}</h1><p class="notice problem" id="problem">${message}</p><p><a href="${view.base}/">All queues</a></p>`,
+  );
+}
+
+function statusText(status: number): string {
+  return (
+    {
+      400: 'Bad request',
+      403: 'Refused',
+      404: 'Not found',
+      405: 'Method not allowed',
+      413: 'Too large',
+      415: 'Unsupported form',
+      500: 'The database said no',
+    }[status] ?? 'Error'
+  );
+}
+
+export function age(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–';
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 172_800_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  return `${Math.round(ms / 86_400_000)} d`;
+}
+
+export function when(d: Date | null): string {
+  return d === null ? '–' : `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+}
+
+/** Settled rows a minute over the last `windowMs`, or null without counts. */
+function perMinute(samples: readonly Sample[], windowMs: number): number | null {
+  const recent = samples.filter((s) => s.settled !== null && s.at >= Date.now() - windowMs);
+  if (recent.length === 0) return null;
+  const span = recent.reduce((n, s) => n + s.spanMs, 0);
+  const done = recent.reduce((n, s) => n + s.settled!.done, 0);
+  return span > 0 ? (done * 60_000) / span : null;
+}
+
+export function overview(
+  view: View,
+  queues: readonly QueueView[],
+  counting: boolean,
+  windowMs: number,
+): string {
+  const rows = queues.map((qv) => {
+    const s = qv.stats;
+    const rate = perMinute(qv.samples, 60_000);
+    const recent = qv.samples.filter((x) => x.stats !== null && x.at >= Date.now() - windowMs);
+    const trend = sparkline(
+      `rows waiting in ${qv.name}`,
+      's-ready',
+      recent.map((x) => x.stats!.ready + x.stats!.delayed + x.stats!.inWork),
+    );
+    return html`<tr data-queue="${qv.name}">
+<td><a href="${q(view, qv.name)}">${qv.name}</a> <span class="muted">${qv.table === qv.name ? '' : qv.table}</span></td>
+${
+  s === null
+    ? html`<td colspan="${counting ? 7 : 6}" class="error">${qv.error ?? 'no reading'}</td>`
+    : html`<td class="num" data-count="ready">${s.ready}</td><td class="num" data-count="delayed">${s.delayed}</td>
+<td class="num" data-count="inWork">${s.inWorkSeen === 'none' ? '–' : s.inWork}</td>
+<td class="num" data-count="dead">${qv.hasDead ? s.dead : '–'}</td><td class="num">${age(s.oldestReadyAgeMs)}</td>
+${counting ? html`<td class="num">${rate === null ? '–' : rate.toFixed(1)}</td>` : ''}<td>${trend}</td>`
+}
+</tr>`;
+  });
+  return page(
+    view,
+    'Queues',
+    html`<h1>Queues</h1>
+<section id="overview" data-live>
+<table>
+<thead><tr><th>queue</th><th class="num">ready</th><th class="num">delayed</th><th class="num">in work</th><th class="num">dead</th><th class="num">oldest ready</th>${counting ? html`<th class="num">done / min</th>` : ''}<th>waiting, last ${Math.round(windowMs / 60_000)} min</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>
+</section>`,
+  );
+}
+
+function cards(qv: QueueView): Html {
+  const s = qv.stats;
+  if (s === null) return html`<p class="notice problem">${qv.error ?? 'no reading'}</p>`;
+  const card = (key: string, labelText: string, value: string | number) =>
+    html`<div class="card" data-count="${key}"><b>${value}</b><span>${labelText}</span></div>`;
+  return html`<div class="cards">
+${card('ready', 'ready', s.ready)}${card('delayed', 'delayed', s.delayed)}
+${card('inWork', 'in work', s.inWorkSeen === 'none' ? '–' : s.inWork)}${qv.hasDead ? card('dead', 'dead', s.dead) : ''}
+${card('oldest', 'oldest ready', age(s.oldestReadyAgeMs))}
+</div>${s.inWorkSeen === 'none' ? html`<p class="muted">Rows in work are not visible for this table; they count as ready.</p>` : ''}`;
+}
+
+function charts(qv: QueueView, counting: boolean, windowMs: number): Html {
+  const to = Date.now();
+  // The x axis spans the history kept, or less while the first readings come in.
+  const from = Math.min(to - 20_000, Math.max(to - windowMs, qv.samples[0]?.at ?? to));
+  const samples = qv.samples.filter((s) => s.at >= from);
+  const series = (label: string, cls: string, pick: (s: Sample) => number | null): Series => ({
+    label,
+    cls,
+    points: samples.map((s) => ({ at: s.at, value: pick(s) })),
+  });
+  const depth = lineChart({
+    title: 'Depth',
+    unit: 'rows',
+    from,
+    to,
+    series: [
+      series('ready', 's-ready', (s) => s.stats?.ready ?? null),
+      series('delayed', 's-delayed', (s) => s.stats?.delayed ?? null),
+      series('in work', 's-work', (s) => s.stats?.inWork ?? null),
+      ...(qv.hasDead ? [series('dead', 's-dead', (s) => s.stats?.dead ?? null)] : []),
+    ],
+  });
+  const lag = lineChart({
+    title: 'Lag: oldest ready row',
+    unit: 'seconds',
+    from,
+    to,
+    series: [
+      series('oldest ready', 's-lag', (s) =>
+        s.stats === null ? null : (s.stats.oldestReadyAgeMs ?? 0) / 1000,
+      ),
+    ],
+  });
+  const rate = (n: (c: NonNullable<Sample['settled']>) => number) => (s: Sample) =>
+    s.settled === null || s.spanMs <= 0 ? null : (n(s.settled) * 60_000) / s.spanMs;
+  const throughput = counting
+    ? lineChart({
+        title: 'Throughput',
+        unit: 'rows a minute',
+        from,
+        to,
+        series: [
+          series(
+            'done',
+            's-done',
+            rate((c) => c.done),
+          ),
+          series(
+            'retried',
+            's-work',
+            rate((c) => c.retried),
+          ),
+          series(
+            'dead-lettered',
+            's-dead',
+            rate((c) => c.dead),
+          ),
+        ],
+      })
+    : html`<figure class="chart"><figcaption>Throughput</figcaption><p class="muted">Counted from the brokers' events: give the dashboard its brokers (the <code>events</code> option) to see done, retried and dead-lettered rows a minute.</p></figure>`;
+  return html`<div class="charts">${depth}${lag}${throughput}</div>`;
+}
+
+export function queuePage(
+  view: View,
+  qv: QueueView,
+  opts: {
+    readonly counting: boolean;
+    readonly windowMs: number;
+    readonly state: ListState;
+    readonly list: AdminPage | null;
+    readonly after: string | undefined;
+    readonly notice: Notice | undefined;
+    readonly errorOf: (row: AdminRow) => string | undefined;
+    readonly showErrors: boolean;
+  },
+): string {
+  const { state, list } = opts;
+  const tabs = STATES.filter((s) => (s !== 'dead' || qv.hasDead) && (s !== 'done' || qv.hasDone)).map(
+    (s) =>
+      html`<a href="${q(view, qv.name, `?state=${s}`)}" ${s === state ? html`aria-current="page"` : ''}>${STATE_LABEL[s]}</a>`,
+  );
+  const actions = !view.readOnly;
+  const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
+  const rowActions = (r: AdminRow) => {
+    if (!actions || r.state !== 'dead') return '';
+    const id = String(r.id);
+    return html`<td class="actions"><form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, state })}<button type="submit" name="do" value="requeue">Requeue</button></form>
+<form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete dead letter ${id}?">${hidden({ id, state, dead: '1' })}<button type="submit" class="danger" name="do" value="delete">Delete</button></form></td>`;
+  };
+  const errors = opts.showErrors && state === 'dead';
+  const body =
+    list === null
+      ? ''
+      : html`<table class="rows" data-state="${state}">
+<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && state === 'dead' ? html`<th></th>` : ''}</tr></thead>
+<tbody>${list.rows.map(
+          (r) => html`<tr data-id="${String(r.id)}">
+<td><a href="${q(view, qv.name, `/rows/${encodeURIComponent(String(r.id))}`)}">${String(r.id)}</a></td>
+<td><span class="state state-${r.state}">${STATE_LABEL[r.state]}</span></td>
+<td class="num">${r.attempt ?? '–'}</td><td>${r.group ?? ''}</td><td>${when(r.retryAfter)}</td><td>${when(r.lockedUntil)}</td>
+${errors ? html`<td class="error">${opts.errorOf(r) ?? ''}</td>` : ''}
+<td class="payload">${r.preview}${r.truncated ? '…' : ''}</td>${rowActions(r)}</tr>`,
+        )}</tbody>
+</table>
+${list.rows.length === 0 ? html`<p class="muted" id="none">No ${STATE_LABEL[state]} rows${opts.after === undefined ? '' : ' after this point'}.</p>` : ''}
+${list.next === undefined ? '' : html`<p><a rel="next" href="${q(view, qv.name, `?state=${state}&after=${encodeURIComponent(String(list.next))}`)}">Next page</a></p>`}
+${
+  actions && state === 'dead' && list.rows.length > 0
+    ? html`<div class="bulk"><form method="post" action="${q(view, qv.name, '/requeue')}" data-confirm="Requeue every dead letter of ${qv.name}?">${hidden({ all: '1', state })}<button type="submit">Requeue all dead letters</button></form>
+<form method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete every dead letter of ${qv.name}?">${hidden({ all: '1', dead: '1', state })}<button type="submit" class="danger">Delete all dead letters</button></form></div>`
+    : ''
+}`;
+  const n = opts.notice;
+  return page(
+    view,
+    qv.name,
+    html`<h1>${qv.name} <small>table ${qv.table}</small></h1>
+<section id="q-stats" data-live>${cards(qv)}</section>
+<section id="q-charts" data-live>${charts(qv, opts.counting, opts.windowMs)}</section>
+<form class="find" method="get" action="${q(view, qv.name, '/rows')}"><label for="find-id">Row by id</label><input id="find-id" name="id" required maxlength="200"><button type="submit">Show</button></form>
+${n === undefined ? '' : noticeOf(n)}
+<nav class="tabs">${tabs}</nav>
+${body}`,
+  );
+}
+
+/** The CSRF token and the given fields, as hidden inputs of a form. */
+function hiddenFields(view: View, fields: Record<string, string>): Html {
+  return html`<input type="hidden" name="csrf" value="${view.csrf}">${Object.entries(fields).map(
+    ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
+  )}`;
+}
+
+function noticeOf(n: Notice): Html {
+  const why = n.why.length === 0 ? '' : ` (${n.why.join(', ')})`;
+  return html`<p class="notice${n.left > 0 ? ' problem' : ''}" id="notice">${n.verb === 'requeued' ? 'Requeued' : 'Deleted'} ${n.changed} row${n.changed === 1 ? '' : 's'}${n.left > 0 ? `; left ${n.left} alone${why}` : ''}.</p>`;
+}
+
+export function rowPage(
+  view: View,
+  qv: QueueView,
+  row: AdminRow,
+  opts: {
+    readonly payload: string;
+    readonly error: string | undefined;
+    readonly errorSource: string;
+    readonly notice: Notice | undefined;
+  },
+): string {
+  const id = String(row.id);
+  const actions = !view.readOnly && row.state !== 'inWork' && row.state !== 'done';
+  const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
+  const dead = row.state === 'dead';
+  return page(
+    view,
+    `${qv.name} ${id}`,
+    html`<p><a href="${q(view, qv.name, dead ? '?state=dead' : '')}">← ${qv.name}</a></p>
+<h1>Row ${id} <small>${qv.name}</small></h1>
+${opts.notice === undefined ? '' : noticeOf(opts.notice)}
+<dl>
+<dt>state</dt><dd><span class="state state-${row.state}" id="row-state">${STATE_LABEL[row.state]}</span></dd>
+<dt>attempt</dt><dd>${row.attempt ?? '–'}</dd>
+<dt>group</dt><dd>${row.group ?? '–'}</dd>
+<dt>due</dt><dd>${when(row.retryAfter)}</dd>
+<dt>lease</dt><dd>${when(row.lockedUntil)}</dd>
+<dt>processed</dt><dd>${when(row.processedAt)}</dd>
+${opts.error === undefined ? '' : html`<dt>last error</dt><dd class="error" title="${opts.errorSource}">${opts.error}</dd>`}
+</dl>
+${
+  actions
+    ? html`<p>${dead ? html`<form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, back: 'row', state: 'dead' })}<button type="submit">Requeue</button></form> ` : ''}<form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete row ${id}?">${hidden({ id, ...(dead ? { dead: '1' } : {}), state: dead ? 'dead' : 'ready' })}<button type="submit" class="danger">Delete</button></form></p>`
+    : ''
+}
+<h2>Payload</h2>
+<pre id="payload">${opts.payload}</pre>
+<h2>Row</h2>
+<pre id="row">${JSON.stringify(row.row, jsonValue, 2)}</pre>`,
+  );
+}
+
+/** JSON of a driver's row: bigints as text, bytes as their length. */
+export function jsonValue(_key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
+  if (typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'Buffer') {
+    const data = (v as { data?: unknown }).data;
+    if (Array.isArray(data)) return `<${data.length} bytes>`;
+  }
+  return v;
+}

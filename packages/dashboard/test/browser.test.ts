@@ -1,0 +1,215 @@
+/**
+ * The dashboard in a real browser: Debian's Chromium (`apt-get install -y chromium`) driven by
+ * playwright-core, never a downloaded browser. A missing Chromium fails the test. It takes the
+ * screenshots of docs/operations.md; with SQLINBOX_DOCS_SCREENSHOTS=1 it writes them into docs/images.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Admin, type AnyTable, Broker, queue, silentLogger } from '@sqlinbox/core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { dashboard } from '../src/index.js';
+import { createQueue, databases, mount } from './support.js';
+
+const CHROMIUM = process.env.SQLINBOX_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = join(import.meta.dirname, '..', '.vitest', 'screenshots');
+const DOCS = join(import.meta.dirname, '..', '..', '..', 'docs', 'images');
+const DL = { group: 'dead' } as const;
+
+const dbs = databases();
+let browser: Browser;
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
+  mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  for (const db of dbs) db.cleanup();
+});
+
+async function shot(page: Page, name: string, docs: boolean): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  if (docs && process.env.SQLINBOX_DOCS_SCREENSHOTS === '1') {
+    mkdirSync(DOCS, { recursive: true });
+    await page.screenshot({ path: join(DOCS, `${name}.png`), fullPage: true });
+  }
+}
+
+async function until(check: () => Promise<boolean> | boolean, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (const db of dbs) {
+  describe(`the dashboard in Chromium on ${db.name}`, () => {
+    test(`R-ADM-5 R-ADM-3 the page lists the queues, a dead letter is requeued by a click and then processed; an action without the CSRF token and one in read-only mode are refused (${db.name})`, async () => {
+      const adapter = await db.open();
+      const jobs = await createQueue(adapter);
+      const idle = await createQueue(adapter);
+      const workerAdapter = await db.open();
+      const worker = new Broker(workerAdapter, { logger: silentLogger, pollInterval: 100 });
+      const admin = new Admin(adapter);
+      const queues = {
+        jobs: { table: jobs.table, deadLetter: DL },
+        idle: { table: idle.table, deadLetter: DL },
+      };
+      const ops = dashboard(admin, {
+        queues,
+        basePath: '/ops',
+        readOnly: false,
+        sampleEvery: 400,
+        events: worker,
+      });
+      const ro = dashboard(admin, { queues, basePath: '/ro', sampleEvery: 400 });
+      const server = await mount('node:http', [
+        { base: '/ops', handler: ops },
+        { base: '/ro', handler: ro },
+      ]);
+      const context = await browser.newContext({ viewport: { width: 1200, height: 480 } });
+      const page = await context.newPage();
+      const dialogs: string[] = [];
+      page.on('dialog', (d) => {
+        dialogs.push(`${d.type()}: ${d.message()}`);
+        void d.accept();
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const delivered = new Set<string>();
+      try {
+        const broker = new Broker(adapter, { logger: silentLogger });
+        const evil = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">';
+        const dead = [
+          await broker.publish(jobs.table, { to: 'ada@example.com', html: evil }, { group: 'dead' }),
+          await broker.publish(jobs.table, { to: 'grace@example.com' }, { group: 'dead' }),
+          await broker.publish(jobs.table, { to: 'linus@example.com' }, { group: 'dead' }),
+        ];
+        await broker.publishMany(idle.table, [{ n: 1 }, { n: 2 }]);
+        // A worker that fails one row (a dead letter with its error, seen through the events) and
+        // handles the rest.
+        worker.subscribe(
+          queue(jobs.table as AnyTable)
+            .maxAttempts(1)
+            .deadLetter(DL)
+            .pollInterval(100),
+          async (m: unknown, ctx) => {
+            delivered.add(String(ctx.id));
+            if ((m as { fail?: boolean }).fail) throw new Error('SMTP 550: mailbox unavailable');
+            await new Promise((r) => setTimeout(r, 20));
+          },
+        );
+        await worker.start();
+        const failed = await broker.publish(jobs.table, { to: 'nobody@example.com', fail: true });
+        // Longer when the docs' screenshots are taken, for charts with more to show.
+        const rounds = process.env.SQLINBOX_DOCS_SCREENSHOTS === '1' ? 30 : 6;
+        for (let i = 0; i < rounds; i++) {
+          await broker.publishMany(
+            jobs.table,
+            Array.from({ length: 10 + (i % 8) * 4 }, (_, n) => ({ n })),
+          );
+          await new Promise((r) => setTimeout(r, 450));
+        }
+        await until(
+          async () => (await admin.get(jobs.table, failed, { deadLetter: DL }))?.state === 'dead',
+          'the failing row dead-lettered',
+        );
+
+        // The overview: both queues with their counts.
+        await page.goto(`${server.origin}/ops/`);
+        const jobsRow = page.locator('tr[data-queue="jobs"]');
+        await expect.poll(() => jobsRow.locator('[data-count="dead"]').textContent()).toBe('4');
+        expect(await page.locator('tr[data-queue="idle"] [data-count="ready"]').textContent()).toBe('2');
+        // The counts refresh in place, without a reload.
+        await broker.publishMany(idle.table, [{ n: 3 }, { n: 4 }, { n: 5 }]);
+        await expect
+          .poll(() => page.locator('tr[data-queue="idle"] [data-count="ready"]').textContent(), {
+            timeout: 10_000,
+          })
+          .toBe('5');
+        await shot(page, 'dashboard-queues', true);
+
+        // The queue's page: the dead letters, the hostile payload shown as text, the error.
+        await jobsRow.getByRole('link', { name: 'jobs' }).click();
+        await page.waitForURL(/\/ops\/queues\/jobs$/);
+        expect(await page.locator('table.rows tbody tr').count()).toBe(4);
+        expect(await page.locator(`tr[data-id="${String(dead[0])}"] .payload`).textContent()).toContain(
+          '<script>window.pwned = 1</script>',
+        );
+        expect(await page.locator(`tr[data-id="${String(failed)}"] .error`).textContent()).toBe(
+          'SMTP 550: mailbox unavailable',
+        );
+        expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+        expect(await page.locator('svg[aria-label="Depth"] polyline').count()).toBeGreaterThan(0);
+        expect(await page.locator('svg[aria-label="Throughput"] polyline').count()).toBeGreaterThan(0);
+        await shot(page, 'dashboard-dead-letters', true);
+
+        // Requeue by a click: the row leaves the dead list, and the worker then processes it.
+        const target = String(dead[0]);
+        await page.locator(`tr[data-id="${target}"]`).getByRole('button', { name: 'Requeue' }).click();
+        await page.waitForURL(/done=requeued/);
+        expect(await page.locator('#notice').textContent()).toBe('Requeued 1 row.');
+        expect(await page.locator(`tr[data-id="${target}"]`).count()).toBe(0);
+        expect(await page.locator('table.rows tbody tr').count()).toBe(3);
+        await until(() => delivered.has(target), 'the requeued row delivered');
+        await until(async () => (await admin.get(jobs.table, dead[0])) === null, 'the requeued row settled');
+
+        // Without the CSRF token the same click is refused, and the row stays.
+        const second = String(dead[1]);
+        await page.locator(`tr[data-id="${second}"] input[name="csrf"]`).evaluateAll((inputs) => {
+          for (const input of inputs) input.remove();
+        });
+        const [refused] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST'),
+          page.locator(`tr[data-id="${second}"]`).getByRole('button', { name: 'Requeue' }).click(),
+        ]);
+        expect(refused.status()).toBe(403);
+        await page.waitForLoadState();
+        expect(await page.locator('#problem').textContent()).toContain('no valid CSRF token');
+        expect((await admin.get(jobs.table, dead[1], { deadLetter: DL }))?.state).toBe('dead');
+
+        // Delete asks first; accepted, the row is gone.
+        await page.goto(`${server.origin}/ops/queues/jobs?state=dead`);
+        await page.locator(`tr[data-id="${second}"]`).getByRole('button', { name: 'Delete' }).click();
+        await page.waitForURL(/done=deleted/);
+        expect(dialogs).toEqual([`confirm: Delete dead letter ${second}?`]);
+        expect(await admin.get(jobs.table, dead[1], { deadLetter: DL })).toBeNull();
+
+        // One row by id, from the lookup form.
+        await page.fill('#find-id', String(dead[2]));
+        await page.getByRole('button', { name: 'Show' }).click();
+        await page.waitForURL(new RegExp(`/ops/queues/jobs/rows/${String(dead[2])}$`));
+        expect(await page.locator('#row-state').textContent()).toBe('dead');
+        expect(await page.locator('#payload').textContent()).toContain('linus@example.com');
+
+        // Read-only: no buttons, and a POST the page makes itself is refused.
+        await page.goto(`${server.origin}/ro/queues/jobs?state=dead`);
+        expect(await page.locator('table.rows tbody tr').count()).toBe(2);
+        expect(await page.getByRole('button', { name: /Requeue|Delete/ }).count()).toBe(0);
+        const status = await page.evaluate(async (id) => {
+          const res = await fetch('/ro/queues/jobs/requeue', {
+            method: 'POST',
+            body: new URLSearchParams({ id, csrf: 'x' }),
+          });
+          return res.status;
+        }, String(dead[2]));
+        expect(status).toBe(403);
+        expect((await admin.get(jobs.table, dead[2], { deadLetter: DL }))?.state).toBe('dead');
+        await shot(page, 'dashboard-read-only', false);
+
+        expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+        ops.close();
+        ro.close();
+        await worker.shutdown();
+        await jobs.drop();
+        await idle.drop();
+        await adapter.close();
+      }
+    });
+  });
+}

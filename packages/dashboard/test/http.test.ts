@@ -1,0 +1,406 @@
+/**
+ * The dashboard over HTTP, mounted in node:http, Express, Fastify and Hono, against PostgreSQL and
+ * SQLite: what the pages show, the actions as POST forms with their CSRF checks, read-only mode,
+ * bad input, and hostile row data escaped.
+ */
+import { type Adapter, Admin, type AnyTable, Broker, queue, silentLogger } from '@sqlinbox/core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { dashboard } from '../src/index.js';
+import { createQueue, databases, FRAMEWORKS, mount, tokens } from './support.js';
+
+const dbs = databases();
+afterAll(() => {
+  for (const db of dbs) db.cleanup();
+});
+
+const DL = { group: 'dead' } as const;
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers, redirect: 'manual' });
+  return { res, body: await res.text() };
+}
+
+function post(url: string, form: Record<string, string | string[]>, headers: Record<string, string>) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    redirect: 'manual',
+  });
+}
+
+for (const db of dbs) {
+  describe(`the dashboard on ${db.name}`, () => {
+    let adapter: Adapter & { close(): Promise<void> };
+    let broker: Broker;
+    const drops: (() => Promise<void>)[] = [];
+    beforeAll(async () => {
+      adapter = await db.open();
+      broker = new Broker(adapter);
+    });
+    afterAll(async () => {
+      for (const drop of drops) await drop();
+      await adapter?.close();
+    });
+    const fresh = async (opts: { errorColumn?: boolean } = {}) => {
+      const made = await createQueue(adapter, opts);
+      drops.push(made.drop);
+      return made.table;
+    };
+
+    for (const framework of FRAMEWORKS) {
+      test(`R-ADM-5 R-ADM-1 R-ADM-3 mounted in ${framework}: counts and dead letters shown, read-only by default, requeue and delete as POST with a same-origin check and a CSRF token (${db.name})`, async () => {
+        const table = await fresh();
+        const admin = new Admin(adapter);
+        const ready = await broker.publishMany(table, [{ n: 1 }, { n: 2 }]);
+        await broker.publish(table, { later: true }, { notBefore: new Date(Date.now() + 3_600_000) });
+        const dead = await broker.publishMany(table, [{ d: 1 }, { d: 2 }, { d: 3 }], { group: 'dead' });
+        const queues = { jobs: { table, deadLetter: DL } };
+        const ro = dashboard(adapter, { queues, basePath: '/ro', sampleEvery: 0 });
+        const ops = dashboard(admin, { queues, basePath: '/admin/queues', readOnly: false, sampleEvery: 0 });
+        const server = await mount(framework, [
+          { base: '/ro', handler: ro },
+          { base: '/admin/queues', handler: ops },
+        ]);
+        const at = (path: string) => `${server.origin}${path}`;
+        const same = { origin: server.origin };
+        try {
+          // The overview: the queue with its counts by state.
+          const home = await get(at('/ro/'));
+          expect(home.res.status).toBe(200);
+          expect(home.res.headers.get('content-type')).toContain('text/html');
+          expect(home.res.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
+          expect(home.res.headers.get('x-frame-options')).toBe('DENY');
+          const cookie = home.res.headers.getSetCookie().find((c) => c.startsWith('sqlinbox_csrf='));
+          expect(cookie).toMatch(/HttpOnly/i);
+          expect(cookie).toMatch(/SameSite=Strict/i);
+          expect(cookie).toMatch(/Path=\/ro(;|$)/);
+          expect(home.body).toContain('data-queue="jobs"');
+          expect(home.body).toMatch(/data-count="ready">2</);
+          expect(home.body).toMatch(/data-count="delayed">1</);
+          expect(home.body).toMatch(/data-count="dead">3</);
+          expect(home.body).toContain('read-only');
+          // The base path without its slash leads to the overview; a path outside it is not the dashboard's.
+          const bare = await get(at('/admin/queues'));
+          expect(bare.res.status).toBe(303);
+          expect(bare.res.headers.get('location')).toBe('/admin/queues/');
+          expect((await get(at('/elsewhere'))).res.status).toBe(418);
+
+          // Read-only: the dead letters are listed without buttons, and a POST is refused.
+          const roDead = await get(at('/ro/queues/jobs?state=dead'));
+          expect(roDead.res.status).toBe(200);
+          for (const id of dead) expect(roDead.body).toContain(`data-id="${String(id)}"`);
+          expect(roDead.body).not.toContain('Requeue');
+          const roTokens = tokens(roDead.res, roDead.body);
+          expect(roTokens.cookie).toBeDefined();
+          const refused = await post(
+            at('/ro/queues/jobs/requeue'),
+            { csrf: roTokens.cookie!.split('=')[1]!, id: String(dead[0]) },
+            { ...same, cookie: roTokens.cookie! },
+          );
+          expect(refused.status).toBe(403);
+          expect(await refused.text()).toContain('read-only');
+          expect((await admin.get(table, dead[0], { deadLetter: DL }))?.state).toBe('dead');
+
+          // Actions enabled: each dead letter has its forms, carrying the token of the cookie.
+          const page = await get(at('/admin/queues/queues/jobs?state=dead'));
+          expect(page.res.status).toBe(200);
+          expect(page.body).toContain('action="/admin/queues/queues/jobs/requeue"');
+          const { cookie: jar, form: token } = tokens(page.res, page.body);
+          expect(jar).toBeDefined();
+          expect(token).toBe(jar!.split('=')[1]);
+          const url = at('/admin/queues/queues/jobs/requeue');
+
+          // No token, a forged one, a token without its cookie, another origin, no origin at all:
+          // each refused, and the row stays a dead letter.
+          const attempts = [
+            post(url, { id: String(dead[0]) }, { ...same, cookie: jar! }),
+            post(
+              url,
+              { id: String(dead[0]), csrf: `${token!.split('.')[0]}.forged` },
+              { ...same, cookie: jar! },
+            ),
+            post(url, { id: String(dead[0]), csrf: token! }, same),
+            post(url, { id: String(dead[0]), csrf: token! }, { origin: 'http://evil.example', cookie: jar! }),
+            post(url, { id: String(dead[0]), csrf: token! }, { cookie: jar! }),
+            post(
+              url,
+              { id: String(dead[0]), csrf: token! },
+              { 'sec-fetch-site': 'cross-site', cookie: jar! },
+            ),
+          ];
+          for (const res of await Promise.all(attempts)) {
+            expect(res.status).toBe(403);
+            await res.text();
+          }
+          // A JSON body is not a form.
+          const json = await fetch(url, {
+            method: 'POST',
+            body: JSON.stringify({ id: dead[0], csrf: token }),
+            headers: { 'content-type': 'application/json', ...same, cookie: jar! },
+          });
+          expect(json.status).toBe(415);
+          await json.text();
+          expect((await admin.get(table, dead[0], { deadLetter: DL }))?.state).toBe('dead');
+
+          // With both: requeued, the attempt reset, and the redirect says so.
+          const done = await post(
+            url,
+            { id: String(dead[0]), csrf: token!, state: 'dead' },
+            { ...same, cookie: jar! },
+          );
+          expect(done.status).toBe(303);
+          const location = done.headers.get('location')!;
+          expect(location).toBe('/admin/queues/queues/jobs?state=dead&done=requeued&n=1&left=0');
+          expect(await admin.get(table, dead[0], { deadLetter: DL })).toMatchObject({
+            state: 'ready',
+            attempt: 1,
+          });
+          const after = await get(at(location), { cookie: jar! });
+          expect(after.body).toContain('Requeued 1 row.');
+          expect(after.body).not.toContain(`data-id="${String(dead[0])}"`);
+          expect(after.body).toContain(`data-id="${String(dead[1])}"`);
+
+          // Delete a dead letter; a requeue of an id that is not dead is reported as left alone.
+          const del = await post(
+            at('/admin/queues/queues/jobs/delete'),
+            { id: String(dead[1]), dead: '1', csrf: token! },
+            { ...same, cookie: jar! },
+          );
+          expect(del.status).toBe(303);
+          expect(await admin.get(table, dead[1], { deadLetter: DL })).toBeNull();
+          const partial = await post(
+            url,
+            { id: [String(dead[2]), String(ready[0])], csrf: token! },
+            { ...same, cookie: jar! },
+          );
+          expect(partial.headers.get('location')).toBe(
+            '/admin/queues/queues/jobs?state=dead&done=requeued&n=1&left=1&why=not-dead',
+          );
+          const told = await get(at(partial.headers.get('location')!));
+          expect(told.body).toContain('Requeued 1 row; left 1 alone (not-dead).');
+          expect(await admin.stats(table, { deadLetter: DL })).toMatchObject({
+            ready: 4,
+            delayed: 1,
+            dead: 0,
+          });
+
+          // One row by id, from the lookup form and by its URL.
+          const lookup = await get(at(`/admin/queues/queues/jobs/rows?id=${String(ready[1])}`));
+          expect(lookup.res.status).toBe(303);
+          expect(lookup.res.headers.get('location')).toBe(
+            `/admin/queues/queues/jobs/rows/${String(ready[1])}`,
+          );
+          const row = await get(at(lookup.res.headers.get('location')!));
+          expect(row.res.status).toBe(200);
+          expect(row.body).toContain('id="row-state">ready<');
+          expect(row.body).toContain('&quot;n&quot;: 2');
+
+          // Bad input: a clear answer, never a stack.
+          const missing = await get(at('/admin/queues/queues/jobs/rows/987654321'));
+          expect(missing.res.status).toBe(404);
+          expect(missing.body).toContain(`table ${table.table}: no row with id 987654321`);
+          const badState = await get(at('/admin/queues/queues/jobs?state=gone'));
+          expect(badState.res.status).toBe(400);
+          expect(badState.body).toContain('state must be one of');
+          expect((await get(at('/admin/queues/queues/nosuch'))).res.status).toBe(404);
+          expect((await get(at('/admin/queues/queues/jobs/requeue'))).res.status).toBe(405);
+          const noIds = await post(url, { csrf: token! }, { ...same, cookie: jar! });
+          expect(noIds.status).toBe(400);
+          const big = await post(url, { csrf: token!, id: 'x'.repeat(70_000) }, { ...same, cookie: jar! });
+          expect(big.status).toBe(413);
+          await Promise.all([noIds.text(), big.text()]);
+        } finally {
+          await server.close();
+          ro.close();
+          ops.close();
+        }
+      });
+    }
+
+    test(`R-ADM-5 mounted in Express behind express.urlencoded(): the form the app parsed is the one checked (${db.name})`, async () => {
+      const table = await fresh();
+      const [id] = await broker.publishMany(table, [{ d: 1 }], { group: 'dead' });
+      const ops = dashboard(adapter, {
+        queues: { jobs: { table, deadLetter: DL } },
+        basePath: '/ops',
+        readOnly: false,
+        sampleEvery: 0,
+      });
+      const server = await mount('Express+urlencoded', [{ base: '/ops', handler: ops }]);
+      try {
+        const page = await get(`${server.origin}/ops/queues/jobs`);
+        const { cookie, form } = tokens(page.res, page.body);
+        const url = `${server.origin}/ops/queues/jobs/requeue`;
+        const headers = { origin: server.origin, cookie: cookie! };
+        const forged = await post(url, { id: String(id), csrf: 'a.b' }, headers);
+        expect(forged.status).toBe(403);
+        expect((await new Admin(adapter).get(table, id, { deadLetter: DL }))?.state).toBe('dead');
+        const done = await post(url, { id: String(id), csrf: form! }, headers);
+        expect(done.status).toBe(303);
+        expect((await new Admin(adapter).get(table, id, { deadLetter: DL }))?.state).toBe('ready');
+      } finally {
+        await server.close();
+        ops.close();
+      }
+    });
+
+    test(`R-ADM-5 hostile row data is escaped: a payload, a group, an error column and a handler's error holding markup (${db.name})`, async () => {
+      const table = await fresh({ errorColumn: true });
+      const evil = '</td><script>window.pwned = 1</script><img src=x onerror="alert(1)">';
+      const readyId = await broker.publish(table, { html: evil }, { group: `"><script>alert(2)</script>` });
+      const deadId = await broker.publish(
+        table,
+        { html: evil, quote: `' onmouseover='alert(3)` },
+        { group: 'dead' },
+      );
+      const conn = await adapter.pool.acquire();
+      try {
+        const ph = adapter.dialect.name === 'sqlite' ? ['?', '?'] : ['$1', '$2'];
+        await conn.query(`UPDATE ${table.table} SET last_error = ${ph[0]} WHERE id = ${ph[1]}`, [
+          `<script>window.pwned = 4</script>`,
+          deadId,
+        ]);
+      } finally {
+        adapter.pool.release(conn);
+      }
+      // A handler whose error message is markup, seen through the broker's events.
+      // A broker's shutdown closes its adapter: the workers get their own.
+      const worker = new Broker(await db.open(), { logger: silentLogger });
+      const failing = await createQueue(adapter);
+      drops.push(failing.drop);
+      const failed = await worker.publish(failing.table, { n: 1 });
+      worker.subscribe(
+        queue(failing.table as AnyTable)
+          .maxAttempts(1)
+          .deadLetter(DL),
+        async () => {
+          throw new Error('<b onclick="alert(5)">boom</b>');
+        },
+      );
+      const dash = dashboard(adapter, {
+        queues: {
+          jobs: { table, deadLetter: DL, errorColumn: 'last_error' },
+          '<i>failing</i>': { table: failing.table, deadLetter: DL },
+        },
+        readOnly: false,
+        sampleEvery: 0,
+        events: worker,
+      });
+      const server = await mount('node:http', [{ base: '', handler: dash }]);
+      try {
+        await worker.start();
+        const admin = new Admin(adapter);
+        for (let i = 0; i < 200; i++) {
+          if ((await admin.get(failing.table, failed, { deadLetter: DL }))?.state === 'dead') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const pages = [
+          await get(`${server.origin}/`),
+          await get(`${server.origin}/queues/jobs?state=dead`),
+          await get(`${server.origin}/queues/jobs?state=ready`),
+          await get(`${server.origin}/queues/jobs/rows/${String(readyId)}`),
+          await get(`${server.origin}/queues/jobs/rows/${String(deadId)}`),
+          await get(`${server.origin}/queues/${encodeURIComponent('<i>failing</i>')}?state=dead`),
+        ];
+        for (const { res, body } of pages) {
+          expect(res.status).toBe(200);
+          // The page's own script is the only one; no row value became a tag or an attribute.
+          expect(body.match(/<script/g)).toHaveLength(1);
+          expect(body).not.toContain('<img');
+          expect(body).not.toContain('<b ');
+          expect(body).not.toContain('<i>');
+          for (const tag of body.match(/<[a-zA-Z][^>]*>/g) ?? []) expect(tag).not.toMatch(/\son[a-z]+\s*=/i);
+        }
+        const [, deadPage, readyPage, readyRow, deadRow, failingPage] = pages.map((p) => p.body);
+        expect(deadPage).toContain('&lt;script&gt;window.pwned = 4&lt;/script&gt;');
+        expect(deadPage).toContain('&lt;/td&gt;&lt;script&gt;');
+        expect(deadPage).toContain('&#39; onmouseover=&#39;alert(3)');
+        expect(readyPage).toContain('&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+        expect(readyRow).toContain('&lt;img src=x onerror=\\&quot;alert(1)\\&quot;&gt;');
+        expect(deadRow).toContain('&lt;script&gt;window.pwned = 4&lt;/script&gt;');
+        expect(failingPage).toContain('&lt;b onclick=&quot;alert(5)&quot;&gt;boom&lt;/b&gt;');
+        expect(failingPage).toContain('&lt;i&gt;failing&lt;/i&gt;');
+      } finally {
+        await worker.shutdown();
+        await server.close();
+        dash.close();
+      }
+    });
+
+    test(`R-ADM-5 R-ADM-1 the charts: depth and lag sampled in memory at an interval, throughput counted from the brokers' events (${db.name})`, async () => {
+      const table = await fresh();
+      const worker = new Broker(await db.open(), { logger: silentLogger });
+      const dash = dashboard(adapter, {
+        queues: { jobs: { table, deadLetter: DL } },
+        basePath: '/events',
+        sampleEvery: 0,
+        events: worker,
+      });
+      const quiet = dashboard(adapter, {
+        queues: { jobs: { table, deadLetter: DL } },
+        basePath: '/quiet',
+        sampleEvery: 0,
+      });
+      const server = await mount('Express', [
+        { base: '/events', handler: dash },
+        { base: '/quiet', handler: quiet },
+      ]);
+      try {
+        await broker.publishMany(table, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+        await broker.publish(table, { d: 1 }, { group: 'dead' });
+        await dash.sample();
+        let handled = 0;
+        worker.subscribe(queue(table).maxAttempts(1).deadLetter(DL), async (m: unknown) => {
+          handled++;
+          if ((m as { n: number }).n === 3) throw new Error('three fails');
+        });
+        await worker.start();
+        for (let i = 0; i < 200 && handled < 3; i++) await new Promise((r) => setTimeout(r, 25));
+        await worker.shutdown();
+        await dash.sample();
+
+        const api = JSON.parse((await get(`${server.origin}/events/api/stats`)).body);
+        const samples = api.queues.jobs.samples as {
+          stats: { ready: number; dead: number };
+          settled: Record<string, number>;
+        }[];
+        expect(samples).toHaveLength(2);
+        expect(samples[0]!.stats).toMatchObject({ ready: 3, dead: 1 });
+        expect(samples[1]!.stats).toMatchObject({ ready: 0, dead: 2 });
+        expect(samples[1]!.settled).toEqual({ done: 2, retried: 0, dead: 1 });
+        expect(api.counting).toBe(true);
+
+        const page = await get(`${server.origin}/events/queues/jobs`);
+        expect(page.body).toContain('aria-label="Depth"');
+        expect(page.body).toContain('aria-label="Lag: oldest ready row"');
+        expect(page.body).toContain('aria-label="Throughput"');
+        expect(page.body).toMatch(/<polyline class="line s-ready" data-series="ready" points="[\d., ]+"/);
+        expect(page.body).toMatch(/<polyline class="line s-done" data-series="done" points="[\d., ]+"/);
+        // The dead letter's error, remembered from the event.
+        expect(page.body).toContain('three fails');
+        const home = await get(`${server.origin}/events/`);
+        expect(home.body).toContain('done / min');
+
+        // Without events: no throughput chart, and it says how to get one.
+        const bare = await get(`${server.origin}/quiet/queues/jobs`);
+        expect(bare.body).not.toContain('aria-label="Throughput"');
+        expect(bare.body).toContain('the <code>events</code> option');
+        expect(bare.body).toContain('no readings yet');
+      } finally {
+        await server.close();
+        dash.close();
+        quiet.close();
+      }
+    });
+  });
+}
+
+test('R-ADM-5 a base path that could break out of its links is refused when the dashboard is made', () => {
+  const table = { table: 'jobs' } as unknown as AnyTable;
+  for (const basePath of ['admin', '/admin/', '/a b', '/"x', '//evil.example']) {
+    expect(() => dashboard({} as never, { queues: { jobs: { table } }, basePath })).toThrow(/basePath/);
+  }
+});
