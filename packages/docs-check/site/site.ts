@@ -5,6 +5,7 @@
 // Self-contained (no import of a local .ts file) so that `node site/main.ts` runs it with Node's own
 // type stripping; the tests import the same functions.
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,7 +15,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import { LinkChecker, type LinkResult, LinkState } from 'linkinator';
 import {
   Application,
@@ -93,7 +94,8 @@ export function docPages(root: string = repoRoot): string[] {
 /**
  * The web address of the repository's files, from the root package.json `repository` field:
  * `https://github.com/owner/name/blob/main/`. The package READMEs (which npm shows away from the
- * repository) link the docs with it; the site turns such a link back into its own page.
+ * repository) link the docs with it, and show images by `…/raw/main/…`; the site turns such a link
+ * back into its own page or a copy of the image.
  */
 export function repositoryFilesUrl(root: string = repoRoot): string {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -103,6 +105,22 @@ export function repositoryFilesUrl(root: string = repoRoot): string {
   const match = url === undefined ? null : /github\.com[/:]([^/]+\/[^/.]+)/.exec(url);
   if (!match) throw new Error('the root package.json has no GitHub repository url');
   return `https://github.com/${match[1]}/blob/main/`;
+}
+
+/**
+ * The repository file a web address names (`…/blob/main/docs/x.md#a`, `…/raw/main/docs/y.png`):
+ * its path from the root and its anchor; undefined for any other address.
+ */
+export function repositoryFile(
+  url: string,
+  root: string = repoRoot,
+): { path: string; anchor: string | undefined; raw: boolean } | undefined {
+  const blob = repositoryFilesUrl(root);
+  const raw = blob.replace(/blob\/main\/$/, 'raw/main/');
+  const base = url.startsWith(blob) ? blob : url.startsWith(raw) ? raw : undefined;
+  if (base === undefined) return undefined;
+  const [path = '', anchor] = decodeURIComponent(url.slice(base.length)).split('#');
+  return { path, anchor, raw: base === raw };
 }
 
 /**
@@ -275,37 +293,46 @@ export async function buildSite(
     );
     app.options.setValue('router', 'sqlinbox');
     // A link to the repository's own file (as the package READMEs write them for npm) becomes a link to
-    // the site's page for that file when the site has one; a link to a file that does not exist fails.
-    // A relative link to a markdown file that is no page of the site (docs/dev) goes to the repository
-    // instead of a raw copy of the file.
+    // the site's page for that file when the site has one, an image a copy in the site; a link to a
+    // file that does not exist fails. A relative link to a markdown file that is no page of the site
+    // (docs/dev) goes to the repository instead of a raw copy of the file.
     app.renderer.on(PageEvent.END, (page: PageEvent) => {
       if (page.contents === undefined) return;
       const project = page.project as ProjectReflection;
       const media = project.files.getNameToAbsoluteMap();
-      page.contents = page.contents.replace(/href="([^"]*)"/g, (whole, href: string) => {
-        const copied = /^(?:\.\.\/)*media\/([^"#/]+\.md)(#.*)?$/.exec(href);
-        const source = copied?.[1] === undefined ? undefined : media.get(copied[1]);
-        if (source !== undefined && !relative(root, source).startsWith('..'))
-          return `href="${filesUrl}${relative(root, source)}${copied?.[2] ?? ''}"`;
-        const url = href.replace(/&amp;/g, '&');
-        if (!url.startsWith(filesUrl)) return whole;
-        const [path = '', anchor] = decodeURIComponent(url.slice(filesUrl.length)).split('#');
-        const absolute = join(root, path);
-        if (!existsSync(absolute)) {
-          missingRepositoryFiles.push(`${page.url}: ${href}`);
-          return whole;
-        }
-        if (!statSync(absolute).isFile() || !path.endsWith('.md')) return whole;
-        const { target } = project.files.registerAbsolute(absolute.replace(/\\/g, '/') as never);
-        const reflection = project.files.resolve(target, project);
-        if (reflection === undefined || typeof reflection === 'string') return whole;
-        const router = app.renderer.router!;
-        // The project's README is the index page (the project's own page is the modules list).
-        const to = reflection.isProject()
-          ? router.baseRelativeUrl(page.model, 'index.html')
-          : router.relativeUrl(page.model, reflection);
-        return `href="${to}${anchor ? `#${anchor}` : ''}"`;
-      });
+      page.contents = page.contents.replace(
+        /(href|src)="([^"]*)"/g,
+        (whole, attribute: string, value: string) => {
+          const copied = /^(?:\.\.\/)*media\/([^"#/]+\.md)(#.*)?$/.exec(value);
+          const source = copied?.[1] === undefined ? undefined : media.get(copied[1]);
+          if (source !== undefined && !relative(root, source).startsWith('..'))
+            return `${attribute}="${filesUrl}${relative(root, source)}${copied?.[2] ?? ''}"`;
+          const file = repositoryFile(value.replace(/&amp;/g, '&'), root);
+          if (file === undefined) return whole;
+          const absolute = join(root, file.path);
+          if (!existsSync(absolute)) {
+            missingRepositoryFiles.push(`${page.url}: ${value}`);
+            return whole;
+          }
+          if (!statSync(absolute).isFile()) return whole;
+          if (file.raw || attribute === 'src') {
+            const copy = posix.join('media', 'repository', file.path);
+            mkdirSync(dirname(join(out, copy)), { recursive: true });
+            copyFileSync(absolute, join(out, copy));
+            return `${attribute}="${posix.relative(posix.dirname(page.url), copy)}"`;
+          }
+          if (!file.path.endsWith('.md')) return whole;
+          const { target } = project.files.registerAbsolute(absolute.replace(/\\/g, '/') as never);
+          const reflection = project.files.resolve(target, project);
+          if (reflection === undefined || typeof reflection === 'string') return whole;
+          const router = app.renderer.router!;
+          // The project's README is the index page (the project's own page is the modules list).
+          const to = reflection.isProject()
+            ? router.baseRelativeUrl(page.model, 'index.html')
+            : router.relativeUrl(page.model, reflection);
+          return `${attribute}="${to}${file.anchor ? `#${file.anchor}` : ''}"`;
+        },
+      );
     });
     const project = await app.convert();
     if (project) {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { repositoryFilesUrl } from '../site/site.ts';
+import { repositoryFile, repositoryFilesUrl } from '../site/site.ts';
 
 /** The repository root, two levels above this package. */
 export const repoRoot = resolve(import.meta.dirname, '../../..');
@@ -205,7 +205,8 @@ export function proseOnly(markdown: string): string {
 
 /**
  * Every link target `[text](target)` of a markdown file that does not exist on disk: relative ones, and
- * the repository's own files by their web address (`https://github.com/<repo>/blob/main/docs/...`).
+ * the repository's own files by their web address (`https://github.com/<repo>/blob/main/docs/...`,
+ * `.../raw/main/...` for an image).
  * A package README, which npm shows away from the repository, may link nothing by a relative path.
  */
 export function brokenLinks(path: string, root: string = repoRoot): string[] {
@@ -216,9 +217,10 @@ export function brokenLinks(path: string, root: string = repoRoot): string[] {
   prose.split('\n').forEach((line, index) => {
     for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
       const target = match[1] ?? '';
-      if (target.startsWith(filesUrl)) {
-        const file = decodeURIComponent(target.slice(filesUrl.length).split('#')[0] ?? '');
-        if (!existsSync(join(root, file))) broken.push(`${relative(root, path)}:${index + 1} ${target}`);
+      const inRepository = repositoryFile(target, root);
+      if (inRepository !== undefined) {
+        if (!existsSync(join(root, inRepository.path)))
+          broken.push(`${relative(root, path)}:${index + 1} ${target}`);
         continue;
       }
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;

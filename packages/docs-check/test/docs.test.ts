@@ -77,12 +77,14 @@ describe('the docs checker itself', () => {
         '[ok](https://github.com/o/r/blob/main/docs/guide.md#intro)',
         '[relative](../../docs/guide.md)',
         '[missing](https://github.com/o/r/blob/main/docs/gone.md)',
+        '![image](https://github.com/o/r/raw/main/docs/guide.md) ![gone](https://github.com/o/r/raw/main/x.png)',
         '[elsewhere](https://example.com/x.md)',
       ].join('\n'),
     );
     expect(brokenLinks(readme, root)).toEqual([
       expect.stringMatching(/^packages\/one\/README\.md:2 \.\.\/\.\.\/docs\/guide\.md \(relative/),
       'packages/one/README.md:3 https://github.com/o/r/blob/main/docs/gone.md',
+      'packages/one/README.md:4 https://github.com/o/r/raw/main/x.png',
     ]);
   });
 

@@ -89,6 +89,13 @@ test('R-DOC-3 the API reference of every published package and the user docs bui
     for (const match of readFileSync(join(out, file), 'utf8').matchAll(/href="([^"]+\.md)(?:#[^"]*)?"/g))
       markdownLinks.add((match[1] ?? '').replace(filesUrl, ''));
   expect([...markdownLinks].filter((link) => !link.startsWith('docs/dev/'))).toEqual([]);
+  // An image a README shows by its repository address is copied into the site.
+  const remoteImages = readdirSync(out, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.html'))
+    .filter((f) =>
+      readFileSync(join(out, f), 'utf8').includes(`src="${filesUrl.replace('/blob/', '/raw/')}`),
+    );
+  expect(remoteImages).toEqual([]);
   const checked = await checkSite(out);
   expect(checked.broken).toEqual([]);
   expect(checked.checked).toBeGreaterThan(built.pages);
