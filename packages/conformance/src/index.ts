@@ -23,7 +23,19 @@ import { threadScenarios } from './scenarios/threads.js';
 import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
 
-export { gate, Harness, MemoryLogger, ms, payloadOf, sleep, until } from './harness.js';
+export { type ContractOptions, type ContractSkip, runContract } from './contract/index.js';
+export { defineTarget, type TargetDefinition } from './define-target.js';
+export {
+  gate,
+  Harness,
+  MemoryLogger,
+  ms,
+  noChildModule,
+  payloadOf,
+  sleep,
+  type TableExtras,
+  until,
+} from './harness.js';
 export { type NetLink, openNetLink } from './netns.js';
 export {
   dockerAnswers,

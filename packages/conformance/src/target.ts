@@ -24,16 +24,25 @@ export interface ConformanceTarget {
   exec(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /**
    * Absolute path of a plain ES module whose default export, `(opts?: OpenOptions) =>
-   * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios), and on
-   * each worker thread of the R-POOL-9 scenario, as that thread's own pool. For `runPartition` it
-   * connects to `SQLINBOX_CHILD_DB_HOST` and `SQLINBOX_CHILD_DB_PORT` where they are set.
+   * Promise<OpenAdapter>`, opens the same adapter in a child process (crash scenarios, the
+   * two-process ledger), and on each worker thread of the threads scenario, as that thread's own
+   * pool. For `runPartition` it connects to `SQLINBOX_CHILD_DB_HOST` and `SQLINBOX_CHILD_DB_PORT`
+   * where they are set.
+   *
+   * Optional: a database that lives inside one process (an embedded engine no other process or
+   * thread can open) leaves it out, and the scenarios that need another process or thread are
+   * skipped, each saying why. Default: undefined, those scenarios skip.
    */
-  readonly childModule: string;
+  readonly childModule?: string | undefined;
   /** A server version string below the dialect's floor, in the server's own format (R-DB-1). */
   readonly tooOldVersion: string;
   /** Ends a server session by its `Connection.id`, as an admin would. Absent where there are no sessions. */
   killSession?(connectionId: string): Promise<void>;
-  /** How many advisory locks any session holds now. Absent where the database cannot tell. */
+  /**
+   * How many advisory locks any session but the target's own holds now. Optional: absent where
+   * the database cannot tell; the scenarios that count locks then skip that count (or the whole
+   * scenario, where counting is all it does), saying why.
+   */
   advisoryLocksHeld?(): Promise<number>;
   /**
    * Restarts the database server and resolves once it answers again. Absent where the database

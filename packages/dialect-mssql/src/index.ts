@@ -4,22 +4,8 @@
  * (`mssql(config)`). The package is also the worked example of a dialect of your own
  * (`docs/custom-dialect.md`).
  */
-export { type ParameterType, parameterType, parameterValue } from './bind.js';
-export { classifyError, ERROR_NUMBERS } from './classify.js';
-export { ddl } from './ddl.js';
-export {
-  beginSql,
-  checkVersion,
-  columnInfo,
-  createMssqlDialect,
-  kindOf,
-  MSSQL_FLOOR,
-  type MssqlDialectOptions,
-  type MssqlVersion,
-  mssqlCapabilities,
-  mssqlDialect,
-  parseVersion,
-} from './dialect.js';
-export { compareIds, prepareTable } from './ops.js';
-export { ident, RESOURCE_MAX, resourceName, resourceSql, tableName } from './sql.js';
-export { TableStatements } from './statements.js';
+export * from './classify.js';
+export * from './ddl.js';
+export * from './dialect.js';
+export { MssqlTable, prepareTable } from './ops.js';
+export * from './statements.js';

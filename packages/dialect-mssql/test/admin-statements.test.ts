@@ -1,18 +1,19 @@
 /**
- * The T-SQL of the admin API: text, quoting and parameter placement. Pure, like statements.test.ts:
- * what a server does with it is the conformance suite's to prove.
+ * The T-SQL of the admin API and of the in-work counts, as the builder writes it for SQL Server:
+ * text, hints and bound values. Pure, like statements.test.ts: what a server does with it is the
+ * conformance suite's to prove.
  */
 import { describe, expect, test } from 'vitest';
-import { AdminStatements } from '../src/statements.js';
-import { advisoryTable, bindsExactly, leaseTable, table } from './helpers.js';
+import { advisoryTable, bindsExactly, leaseTable, statements, table } from './helpers.js';
 
 const NOW = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
+const SKIP = 'WITH (READCOMMITTEDLOCK, READPAST)';
 
 describe('admin statements', () => {
   test('R-ADM-3 a change picks live rows WITH (UPDLOCK, READPAST, ROWLOCK), leaving out a live lease', () => {
-    const st = new AdminStatements(leaseTable(), undefined).pick({ dead: false, ids: [1, 2], now: NOW });
+    const st = statements(leaseTable()).pick({ dead: false, ids: [1, 2], now: NOW });
     expect(st?.sql).toBe(
-      'SELECT r.* FROM [jobs] AS r WITH (UPDLOCK, READPAST, ROWLOCK)' +
+      'SELECT r.* FROM [jobs] r WITH (UPDLOCK, READPAST, ROWLOCK)' +
         ' WHERE (r.[locked_until] IS NULL OR r.[locked_until] <= @p1) AND r.[id] IN (@p2, @p3) ORDER BY r.[id]',
     );
     expect(st?.params).toEqual([NOW, 1, 2]);
@@ -20,69 +21,93 @@ describe('admin statements', () => {
 
   test('R-ADM-3 dead rows of a group are picked by the group, bound, never spliced', () => {
     const evil = "dead'; DROP TABLE jobs; --";
-    const st = new AdminStatements(table({ group: 'grp' }), { group: 'dead' }).pick({
+    const st = statements(table({ group: 'grp' }), { group: 'dead' }).pick({
       dead: true,
       group: evil,
       now: NOW,
     });
     expect(st?.sql).toBe(
-      'SELECT r.* FROM [jobs] AS r WITH (UPDLOCK, READPAST, ROWLOCK) WHERE r.[grp] = @p1 ORDER BY r.[id]',
+      'SELECT r.* FROM [jobs] r WITH (UPDLOCK, READPAST, ROWLOCK) WHERE r.[grp] = @p1 ORDER BY r.[id]',
     );
     expect(st?.params).toEqual([evil]);
   });
 
   test('R-ADM-3 requeue from a dead-letter group resets the attempt and sets the group', () => {
-    const [st, ...rest] = new AdminStatements(leaseTable({ group: 'grp', retryAfter: 'retry_after' }), {
-      group: 'dead',
-    }).requeue([7, 8], null);
-    expect(rest).toEqual([]);
+    const t = leaseTable({ group: 'grp', retryAfter: 'retry_after' });
+    const st = statements(t, { group: 'dead' }).fresh([7, 8], { value: null });
     expect(st?.sql).toBe(
-      'UPDATE [jobs] SET [attempt] = 1, [retry_after] = NULL, [locked_until] = NULL, [grp] = @p1 WHERE [id] IN (@p2, @p3)',
+      'UPDATE q SET [attempt] = 1, [retry_after] = NULL, [locked_until] = NULL, [grp] = @p1' +
+        ' FROM [jobs] AS q WHERE q.[id] IN (@p2, @p3)',
     );
     expect(st?.params).toEqual([null, 7, 8]);
   });
 
   test('R-ADM-3 requeue from a dead-letter table copies the named columns back under IDENTITY_INSERT, then deletes', () => {
-    const [copy, remove, reset] = new AdminStatements(table(), { table: 'jobs_dlq' }).requeue([3], null);
-    expect(copy?.sql).toBe(
+    const s = statements(table(), { table: 'jobs_dlq' });
+    const copy = s.copyBack([3]);
+    expect(copy.sql).toBe(
       'SET IDENTITY_INSERT [jobs] ON;\nINSERT INTO [jobs] ([id], [payload], [attempt]) SELECT [id], [payload], [attempt]' +
         ' FROM [jobs_dlq] WHERE [id] IN (@p1);\nSET IDENTITY_INSERT [jobs] OFF;',
     );
-    expect(remove?.sql).toBe('DELETE FROM [jobs_dlq] WHERE [id] IN (@p1)');
-    expect(reset?.sql).toBe('UPDATE [jobs] SET [attempt] = 1 WHERE [id] IN (@p1)');
-    for (const st of [copy!, remove!, reset!]) expect(bindsExactly(st)).toBe(true);
+    const remove = s.remove([3], true);
+    expect(remove.sql).toBe('DELETE FROM [jobs_dlq] WHERE [id] IN (@p1)');
+    const reset = s.fresh([3], undefined);
+    expect(reset?.sql).toBe('UPDATE q SET [attempt] = 1 FROM [jobs] AS q WHERE q.[id] IN (@p1)');
+    for (const st of [copy, remove, reset!]) expect(bindsExactly(st)).toBe(true);
+    // An id the table does not generate is copied as it is.
+    expect(statements(table({ id: 'id' }), { table: 'jobs_dlq' }).copyBack([3]).sql).not.toContain(
+      'IDENTITY_INSERT',
+    );
   });
 
-  test('R-ADM-2 list pages by id with TOP, the state and the cursor bound', () => {
-    const st = new AdminStatements(leaseTable(), undefined).list({
-      state: 'ready',
-      after: 10,
-      limit: 50,
-      now: NOW,
-    });
+  test('R-ADM-2 list pages by id with TOP, the state and the cursor bound, reading past rows being written', () => {
+    const st = statements(leaseTable()).list({ state: 'ready', after: 10, limit: 50, now: NOW });
     expect(st.sql).toBe(
       'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
-        "SELECT TOP (@p1) x.* FROM (SELECT r.*, CASE WHEN r.[locked_until] > @p2 THEN 'inWork' ELSE 'ready' END" +
-        ' AS [sqlinbox_state] FROM [jobs] AS r WITH (READCOMMITTEDLOCK, READPAST)) AS x' +
-        ' WHERE x.[sqlinbox_state] = @p3 AND x.[id] > @p4 ORDER BY x.[id]',
+        "SELECT TOP (@p4) x.* FROM (SELECT r.*, CASE WHEN r.[locked_until] > @p1 THEN 'inWork' ELSE 'ready' END" +
+        ` AS sqlinbox_state FROM [jobs] r ${SKIP}) x` +
+        ' WHERE x.sqlinbox_state = @p2 AND x.[id] > @p3 ORDER BY x.[id]',
     );
-    expect(st.params).toEqual([50, NOW, 'ready', 10]);
+    expect(st.params).toEqual([NOW, 'ready', 10, 50]);
+  });
+
+  test('R-ADM-2 dead rows of a dead-letter table are listed from it', () => {
+    const st = statements(leaseTable(), { table: 'jobs_dlq' }).list({ state: 'dead', limit: 5, now: NOW });
+    expect(st.sql).toContain(`(SELECT r.*, 'dead' AS sqlinbox_state FROM [jobs_dlq] r ${SKIP}) x`);
+    expect(st.params).toEqual(['dead', 5]);
   });
 
   test('R-ADM-1 rows in work: APPLOCK_TEST on each due key (advisory), an UPDLOCK READPAST count (row lock)', () => {
-    const adv = new AdminStatements(advisoryTable(), undefined).inWork(NOW);
-    expect(adv.sql).toContain(
-      "APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(CONCAT(N'', @p1, CAST(q.[id] AS NVARCHAR(MAX)))) / 2 > 255",
+    const s = statements(advisoryTable({ retryAfter: 'retry_after' }));
+    const due = s.dueRows(NOW);
+    expect(due.sql).toBe(
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
+        "SELECT (@p1 + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N'')) COLLATE Latin1_General_BIN2 AS [key]," +
+        ' q.[retry_after] AS [due_at]' +
+        ` FROM [jobs] q ${SKIP} WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)`,
     );
-    expect(adv.sql).toContain("'Exclusive', 'Session') = 0 THEN 1 ELSE 0 END), 0)");
-    expect(adv.params).toEqual(['jobs-']);
-    const row = new AdminStatements(table({ retryAfter: 'retry_after' }), undefined).inWork(NOW);
-    expect(row.sql).toContain(
-      '- (SELECT COUNT(*) FROM [jobs] AS f WITH (UPDLOCK, READPAST, ROWLOCK) WHERE (f.[retry_after] IS NULL OR f.[retry_after] <= @p1))',
+    const held = s.heldKeys(['jobs-1', 'k'.repeat(256)]);
+    expect(held.sql).toBe(
+      'SELECT COUNT(*) AS [n] FROM (VALUES (@p1), (@p2)) AS v ([k])' +
+        " WHERE APPLOCK_TEST(N'public', v.[k], 'Exclusive', 'Session') = 0",
     );
-    expect(row.sql).toContain(
-      'MIN(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p1) THEN q.[retry_after] END)',
+    // Each key under its lock name.
+    expect(held.params).toEqual([
+      'jobs-1',
+      '268158C225A13E964E17F8D5CA43138694DB8F466DB3DBE3286FDB7FF1192966',
+    ]);
+    const row = statements(table({ retryAfter: 'retry_after' })).lockable(NOW);
+    expect(row.sql).toBe(
+      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
+        'SELECT COUNT(*) AS [n] FROM (SELECT 1 AS [one] FROM [jobs] q WITH (UPDLOCK, READPAST, ROWLOCK)' +
+        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p1)) x',
     );
     expect(bindsExactly(row)).toBe(true);
+  });
+
+  test('R-ADM-3 reschedule sets retry_after by id', () => {
+    const st = statements(table({ retryAfter: 'retry_after' })).reschedule([3, 4], NOW);
+    expect(st?.sql).toBe('UPDATE q SET [retry_after] = @p1 FROM [jobs] AS q WHERE q.[id] IN (@p2, @p3)');
+    expect(st?.params).toEqual([NOW, 3, 4]);
   });
 });

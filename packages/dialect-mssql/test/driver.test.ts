@@ -5,11 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { parameterType, parameterValue } from '../src/bind.js';
 import { classifyError } from '../src/classify.js';
-import { compareIds } from '../src/ops.js';
-import { ident, RESOURCE_MAX, resourceName, resourceSql, tableName } from '../src/sql.js';
-import { adapterConfig, MssqlConnectionClosedError, MssqlPool, mssql } from '../src/tedious.js';
+import { MssqlTable } from '../src/ops.js';
+import { RESOURCE_MAX, resourceName } from '../src/statements.js';
+import {
+  adapterConfig,
+  MssqlConnectionClosedError,
+  MssqlPool,
+  mssql,
+  parameterType,
+  parameterValue,
+} from '../src/tedious.js';
+import { statements, table } from './helpers.js';
 
 const config = {
   server: '127.0.0.1',
@@ -56,9 +63,10 @@ describe('parameter types (R-DESC-7: every value bound with an explicit type)', 
 
 describe('names', () => {
   test('R-DESC-7 identifiers are bracket-quoted, a schema-qualified table part by part', () => {
-    expect(ident('group')).toBe('[group]');
-    expect(ident('a]b')).toBe('[a]]b]');
-    expect(tableName('app.jobs')).toBe('[app].[jobs]');
+    const s = statements(table());
+    expect(s.ident('group')).toBe('[group]');
+    expect(s.ident('a]b')).toBe('[a]]b]');
+    expect(s.tableName('app.jobs')).toBe('[app].[jobs]');
   });
 
   test('application lock names: a key up to 255 characters is its own name, a longer one its SHA-256', () => {
@@ -74,12 +82,15 @@ describe('names', () => {
   });
 
   test('the SQL twin hashes the same bytes (nvarchar is UTF-16LE) into the same upper-case hex', () => {
-    expect(resourceSql('@k')).toBe(
-      "CASE WHEN DATALENGTH(@k) / 2 > 255 THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', @k), 2) ELSE @k END",
+    expect(statements(table()).applockTest('@k')).toBe(
+      "APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(@k) / 2 > 255" +
+        " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', @k), 2) ELSE @k END, 'Exclusive', 'Session')",
     );
   });
 
   test('ids sort by value, BIGINT ids arriving as decimal text included', () => {
+    const runner = new MssqlTable(statements(table()));
+    const compareIds = (a: unknown, b: unknown) => runner.compareIds(a, b);
     expect(['10', '9', '100', '-1'].sort(compareIds)).toEqual(['-1', '9', '10', '100']);
     expect([3, 1n, '2'].sort(compareIds)).toEqual([1n, '2', 3]);
     expect(['b', 'a'].sort(compareIds)).toEqual(['a', 'b']);

@@ -1,5 +1,5 @@
 import { type AnyTable, type InboxInput, inbox } from '@sqlinbox/core';
-import { TableStatements } from '../src/statements.js';
+import { MssqlStatements } from '../src/statements.js';
 
 /** A description of the conformance shape, with extras. */
 export function table(extra: Partial<InboxInput> = {}): AnyTable {
@@ -15,8 +15,11 @@ export function table(extra: Partial<InboxInput> = {}): AnyTable {
 export const leaseTable = (extra: Partial<InboxInput> = {}) => table({ lease: 'locked_until', ...extra });
 export const advisoryTable = (extra: Partial<InboxInput> = {}) => table({ advisory: 'jobs-{id}', ...extra });
 
-export const statements = (t: AnyTable, deadLetter?: { group: string } | { table: string }) =>
-  new TableStatements(t, deadLetter);
+export const statements = (
+  t: AnyTable,
+  deadLetter?: { group: string } | { table: string },
+  exclude?: ReadonlySet<unknown>,
+) => new MssqlStatements(t, { deadLetter, exclude });
 
 /** The placeholders a statement's text names, in order of first appearance. */
 export function placeholders(sql: string): string[] {

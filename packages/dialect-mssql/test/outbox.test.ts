@@ -3,31 +3,30 @@
  * candidate select and take, each bound. Pure: no statement here reaches a server.
  */
 import { expect, test } from 'vitest';
-import { TableStatements } from '../src/statements.js';
-import { advisoryTable, bindsExactly, leaseTable, table } from './helpers.js';
+import { advisoryTable, bindsExactly, leaseTable, statements, table } from './helpers.js';
 
 const NOW = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
 const EXPIRY = new Date(NOW.getTime() + 30_000);
 
 test('R-OUT-1 row lock claim of a relay leaves out the held-back ids, each a bound value', () => {
   const held = new Set<unknown>([7, 9]);
-  const st = new TableStatements(table({ processedAt: 'relayed_at' }), undefined, held).claimLocked(1, NOW);
+  const st = statements(table({ processedAt: 'relayed_at' }), undefined, held).claimLocked(1, NOW);
   expect(st.sql).toBe(
-    'SELECT TOP (@p1) q.* FROM [jobs] AS q WITH (UPDLOCK, READPAST, ROWLOCK)' +
-      ' WHERE q.[relayed_at] IS NULL AND q.[id] NOT IN (@p2, @p3) ORDER BY q.[id]',
+    'SELECT TOP (@p3) q.* FROM [jobs] q WITH (UPDLOCK, READPAST, ROWLOCK)' +
+      ' WHERE q.[relayed_at] IS NULL AND q.[id] NOT IN (@p1, @p2) ORDER BY q.[id]',
   );
-  expect(st.params).toEqual([1, 7, 9]);
+  expect(st.params).toEqual([7, 9, 1]);
   expect(bindsExactly(st)).toBe(true);
 });
 
 test('R-OUT-1 the set is read at each statement: an id held back later is left out of the next claim', () => {
   const held = new Set<unknown>();
-  const s = new TableStatements(leaseTable({ processedAt: 'relayed_at' }), undefined, held);
+  const s = statements(leaseTable({ processedAt: 'relayed_at' }), undefined, held);
   expect(s.claimLease(2, NOW, EXPIRY).sql).not.toContain('NOT IN');
   held.add(3);
   const st = s.claimLease(2, NOW, EXPIRY);
   expect(st.sql).toContain(
-    'q.[relayed_at] IS NULL AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p2) AND q.[id] NOT IN (@p3)',
+    'q.[relayed_at] IS NULL AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p1) AND q.[id] NOT IN (@p2)',
   );
   expect(st.params).toContain(3);
   expect(bindsExactly(st)).toBe(true);
@@ -35,10 +34,10 @@ test('R-OUT-1 the set is read at each statement: an id held back later is left o
 
 test('R-OUT-1 advisory candidates and take of a relay leave out the held-back ids', () => {
   const held = new Set<unknown>(['5']);
-  const s = new TableStatements(advisoryTable({ processedAt: 'relayed_at' }), undefined, held);
-  const c = s.candidates(2, NOW, new Set(), true);
-  expect(c.sql).toContain('WHERE q.[relayed_at] IS NULL AND q.[id] NOT IN (@p3)) AS c');
-  expect(c.params).toEqual([2, 'jobs-', '5']);
+  const s = statements(advisoryTable({ processedAt: 'relayed_at' }), undefined, held);
+  const c = s.candidates(2, NOW, new Set());
+  expect(c.sql).toContain('WHERE q.[relayed_at] IS NULL AND q.[id] NOT IN (@p2) AND APPLOCK_TEST(');
+  expect(c.params).toEqual(['jobs-', '5', 'jobs-', 2]);
   expect(bindsExactly(c)).toBe(true);
   const t = s.take('5', NOW);
   expect(t.sql).toContain('q.[id] NOT IN (');

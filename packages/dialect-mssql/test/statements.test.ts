@@ -1,7 +1,8 @@
 /**
- * The T-SQL each operation builds: text, quoting and parameter placement. Pure: no statement here
- * reaches a server (there is none on the machine these tests were written on); what a server does
- * with them is the conformance suite's to prove (`conformance.mssql.ts`).
+ * The T-SQL the builder writes for SQL Server (`MssqlStatements`): text, hints, `OUTPUT`, `TOP`,
+ * application lock calls and bound values. Pure: no statement here reaches a server (there is none
+ * on the machine these tests were written on); what a server does with them is the conformance
+ * suite's to prove (`conformance.mssql.ts`).
  */
 import type { Insert } from '@sqlinbox/core';
 import { describe, expect, test } from 'vitest';
@@ -9,25 +10,28 @@ import { advisoryTable, bindsExactly, leaseTable, statements, table } from './he
 
 const NOW = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
 const EXPIRY = new Date(NOW.getTime() + 30_000);
+const CLAIM = 'WITH (UPDLOCK, READPAST, ROWLOCK)';
+const SKIP = 'WITH (READCOMMITTEDLOCK, READPAST)';
+const RC = 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n';
 
 describe('row lock claim', () => {
   test('R-ROW-1 selects TOP (@p1) due rows in id order WITH (UPDLOCK, READPAST, ROWLOCK)', () => {
     const st = statements(table()).claimLocked(1, NOW);
-    expect(st.sql).toBe(
-      'SELECT TOP (@p1) q.* FROM [jobs] AS q WITH (UPDLOCK, READPAST, ROWLOCK) WHERE 1 = 1 ORDER BY q.[id]',
-    );
+    expect(st.sql).toBe(`SELECT TOP (@p1) q.* FROM [jobs] q ${CLAIM} WHERE 1 = 1 ORDER BY q.[id]`);
     expect(st.params).toEqual([1]);
   });
 
-  test('the due condition: unsettled, retry_after reached (now bound once), out of the dead-letter group', () => {
-    const t = table({ retryAfter: 'retry_after', processedAt: 'processed_at', group: 'grp' });
+  test('the due condition: unsettled, retry_after reached, out of the dead-letter group, every value bound', () => {
+    const t = table({ retryAfter: 'retry_after', processedAt: 'processed_at' });
     const st = statements(t, { group: 'dead' }).claimLocked(3, NOW);
     expect(st.sql).toContain(
-      'WHERE q.[processed_at] IS NULL AND (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)' +
-        ' AND (q.[grp] IS NULL OR q.[grp] <> @p3)',
+      'WHERE q.[processed_at] IS NULL AND (q.[retry_after] IS NULL OR q.[retry_after] <= @p1) ORDER BY',
     );
-    expect(st.params).toEqual([3, NOW, 'dead']);
-    expect(bindsExactly(st)).toBe(true);
+    const g = statements(table({ group: 'grp' }), { group: 'dead' }).claimLocked(3, NOW);
+    expect(g.sql).toContain('WHERE (q.[grp] IS NULL OR q.[grp] <> @p1) AND NOT EXISTS');
+    expect(st.params).toEqual([NOW, 3]);
+    expect(g.params).toEqual(['dead', 3]);
+    expect(bindsExactly(st) && bindsExactly(g)).toBe(true);
   });
 
   test('a table on the database clock compares with SYSUTCDATETIME() and binds no instant', () => {
@@ -44,12 +48,11 @@ describe('row lock claim', () => {
     'R-TX-6 at %s the select runs at READ COMMITTED (READPAST is refused there) and the level is set back',
     (level, sql) => {
       const st = statements(table({ isolation: level })).claimLocked(1, NOW);
-      const lines = st.sql.split('\n');
-      expect(lines[0]).toBe('SET TRANSACTION ISOLATION LEVEL READ COMMITTED;');
-      expect(lines[1]).toMatch(
-        /^SELECT TOP \(@p1\) q\.\* FROM \[jobs\] AS q WITH \(UPDLOCK, READPAST, ROWLOCK\)/,
-      );
-      expect(lines[2]).toBe(`SET TRANSACTION ISOLATION LEVEL ${sql}`);
+      expect(st.sql.split('\n')).toEqual([
+        'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;',
+        `SELECT TOP (@p1) q.* FROM [jobs] q ${CLAIM} WHERE 1 = 1 ORDER BY q.[id];`,
+        `SET TRANSACTION ISOLATION LEVEL ${sql}`,
+      ]);
     },
   );
 
@@ -64,8 +67,8 @@ describe('row lock claim', () => {
     const t = table({ group: 'grp', processedAt: 'processed_at' });
     const st = statements(t).claimLocked(1, NOW);
     expect(st.sql).toContain(
-      ' AND (q.[grp] IS NULL OR NOT EXISTS (SELECT 1 FROM [jobs] AS h' +
-        ' WHERE h.[grp] = q.[grp] AND h.[id] < q.[id] AND h.[processed_at] IS NULL))',
+      ' AND NOT EXISTS (SELECT 1 FROM [jobs] s' +
+        ' WHERE s.[grp] = q.[grp] AND s.[id] < q.[id] AND s.[processed_at] IS NULL)',
     );
     expect(st.sql.match(/WITH \(/g)).toHaveLength(1);
   });
@@ -73,10 +76,10 @@ describe('row lock claim', () => {
   test('R-FIFO-2 the guard is sp_getapplock on <table>/<group>, owned by the transaction, with no wait', () => {
     const st = statements(table({ group: 'grp' })).fifoGuard('orders-1');
     expect(st.sql).toBe(
-      'DECLARE @sqlinbox_result INT;\n' +
-        "EXEC @sqlinbox_result = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
+      'DECLARE @r INT;\n' +
+        "EXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
         " @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
-        'SELECT @sqlinbox_result AS [result]',
+        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
     );
     expect(st.params).toEqual(['jobs/orders-1']);
   });
@@ -92,14 +95,14 @@ describe('lease claim', () => {
     const t = leaseTable({ retryAfter: 'retry_after' });
     const st = statements(t).claimLease(4, NOW, EXPIRY);
     expect(st.sql).toBe(
-      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
-        'WITH sqlinbox_claim AS (SELECT TOP (@p1) q.* FROM [jobs] AS q WITH (UPDLOCK, READPAST, ROWLOCK)' +
-        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)' +
+      RC +
+        `WITH sqlinbox_claim AS (SELECT TOP (@p3) q.* FROM [jobs] q ${CLAIM}` +
+        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p1)' +
         ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p2) ORDER BY q.[id])\n' +
-        'UPDATE sqlinbox_claim SET [locked_until] = @p3, [attempt] = [attempt] + 1 OUTPUT inserted.*',
+        'UPDATE sqlinbox_claim SET [locked_until] = @p4, [attempt] = [attempt] + 1 OUTPUT inserted.*',
     );
-    // One instant for the due rows and the ended leases, one for the expiry written.
-    expect(st.params).toEqual([4, NOW, EXPIRY]);
+    // "now" for the due rows and for the ended leases is one instant; the expiry is the token.
+    expect(st.params).toEqual([NOW, NOW, 4, EXPIRY]);
   });
 
   test('without an attempt column only the lease is written', () => {
@@ -112,26 +115,24 @@ describe('lease claim', () => {
   test('R-FIFO-1 a FIFO lease table claims heads in the same statement', () => {
     const st = statements(leaseTable({ group: 'grp' })).claimLease(2, NOW, EXPIRY);
     expect(st.sql).toContain(
-      'NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp] AND h.[id] < q.[id]))',
+      'NOT EXISTS (SELECT 1 FROM [jobs] s WHERE s.[grp] = q.[grp] AND s.[id] < q.[id])',
     );
     expect(bindsExactly(st)).toBe(true);
   });
 
-  test('R-LEASE-4 extendLeases: one UPDATE joined to (id, token) pairs, answering the ids moved', () => {
+  test('R-LEASE-4 extendLeases: one UPDATE over a VALUES table of (id, token) pairs, answering the ids moved', () => {
     const t1 = new Date(NOW.getTime() + 1);
     const t2 = new Date(NOW.getTime() + 2);
-    const [st, ...rest] = statements(leaseTable()).extendLeases(
-      [
-        { id: '7', token: t1 },
-        { id: '9', token: t2 },
-      ],
-      EXPIRY,
-    );
+    const leases = [
+      { id: '7', token: t1 },
+      { id: '9', token: t2 },
+    ];
+    const [st, ...rest] = statements(leaseTable()).extendLeases(leases, EXPIRY);
     expect(rest).toEqual([]);
     expect(st!.sql).toBe(
-      'UPDATE q SET [locked_until] = @p1 OUTPUT inserted.[id] AS [sqlinbox_id] FROM [jobs] AS q' +
-        ' INNER JOIN (VALUES (@p2, @p3), (@p4, @p5)) AS v ([sqlinbox_id], [sqlinbox_token])' +
-        ' ON q.[id] = v.[sqlinbox_id] AND q.[locked_until] = v.[sqlinbox_token]',
+      'UPDATE t SET [locked_until] = @p1 OUTPUT inserted.[id] FROM [jobs] AS t' +
+        ' WHERE EXISTS (SELECT 1 FROM (VALUES (@p2, @p3), (@p4, @p5)) AS v ([sqlinbox_id], [sqlinbox_token])' +
+        ' WHERE t.[id] = v.[sqlinbox_id] AND t.[locked_until] = v.[sqlinbox_token])',
     );
     expect(st!.params).toEqual([EXPIRY, '7', t1, '9', t2]);
   });
@@ -146,60 +147,80 @@ describe('lease claim', () => {
     }
     expect(sts.reduce((n, st) => n + (st.params.length - 1) / 2, 0)).toBe(2500);
   });
+
+  test('R-LEASE-3 settleMany: acks that still hold their tokens, deleted (or stamped), OUTPUT the ids changed', () => {
+    const acks = [{ kind: 'finish' as const, id: 7, token: NOW, now: NOW }];
+    const [del] = statements(leaseTable()).settleMany(acks);
+    expect(del!.sql).toBe(
+      'DELETE FROM [jobs] OUTPUT deleted.[id] WHERE EXISTS (SELECT 1 FROM (VALUES (@p1, @p2))' +
+        ' AS v ([sqlinbox_id], [sqlinbox_token]) WHERE [id] = v.[sqlinbox_id] AND [locked_until] = v.[sqlinbox_token])',
+    );
+    expect(del!.params).toEqual([7, NOW]);
+    const [stamp] = statements(leaseTable({ processedAt: 'processed_at' })).settleMany(acks);
+    expect(stamp!.sql).toMatch(
+      /^UPDATE t SET \[processed_at\] = @p1, \[locked_until\] = NULL OUTPUT inserted\.\[id\] FROM \[jobs\] AS t WHERE EXISTS/,
+    );
+    expect(bindsExactly(stamp!)).toBe(true);
+  });
 });
 
 describe('advisory form', () => {
+  /** The key of row q, its literal part bound as `@pN`: binary collation, as lock names compare. */
+  const key = (n: number) =>
+    `(@p${n} + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N'')) COLLATE Latin1_General_BIN2`;
+  const free = (n: number) =>
+    `APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(${key(n)}) / 2 > 255` +
+    ` THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', ${key(n)}), 2) ELSE ${key(n)} END,` +
+    " 'Exclusive', 'Session') = 1";
+
   test('R-ADV-1 candidates: due rows with their keys, READPAST, keys other sessions hold left out with APPLOCK_TEST', () => {
-    const st = statements(advisoryTable()).candidates(5, NOW, new Set(), true);
+    const st = statements(advisoryTable()).candidates(5, NOW, new Set());
     expect(st.sql).toBe(
-      'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
-        'SELECT TOP (@p1) c.[sqlinbox_id] AS [id], c.[sqlinbox_key] AS [key] FROM (' +
-        "SELECT q.[id] AS [sqlinbox_id], CONCAT(N'', @p2, CAST(q.[id] AS NVARCHAR(MAX))) AS [sqlinbox_key]" +
-        ' FROM [jobs] AS q WITH (READCOMMITTEDLOCK, READPAST) WHERE 1 = 1) AS c' +
-        " WHERE APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(c.[sqlinbox_key]) / 2 > 255" +
-        " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', c.[sqlinbox_key]), 2) ELSE c.[sqlinbox_key] END," +
-        " 'Exclusive', 'Session') = 1 ORDER BY c.[sqlinbox_id]",
+      RC +
+        `SELECT TOP (@p3) q.[id] AS [id], ${key(1)} AS [key] FROM [jobs] q ${SKIP}` +
+        ` WHERE 1 = 1 AND ${free(2)} ORDER BY q.[id]`,
     );
-    expect(st.params).toEqual([5, 'jobs-']);
+    expect(st.params).toEqual(['jobs-', 'jobs-', 5]);
   });
 
   test('R-ADV-1 the keys this process holds are left out, compared as binary strings', () => {
-    const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1', 'jobs-2']), true);
-    expect(st.sql).toContain(
-      'WHERE c.[sqlinbox_key] COLLATE Latin1_General_BIN2 NOT IN (@p3, @p4) AND APPLOCK_TEST(',
-    );
-    expect(st.params).toEqual([2, 'jobs-', 'jobs-1', 'jobs-2']);
+    const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1', 'jobs-2']));
+    expect(st.sql).toContain(`WHERE 1 = 1 AND ${key(2)} NOT IN (@p3, @p4) AND ${free(5)} ORDER BY`);
+    expect(st.params).toEqual(['jobs-', 'jobs-', 'jobs-1', 'jobs-2', 'jobs-', 2]);
+    expect(bindsExactly(st)).toBe(true);
   });
 
   test("R-ADV-10 with the table's own lock only its own keys are left out: no APPLOCK_TEST", () => {
-    const st = statements(advisoryTable()).candidates(2, NOW, new Set(['jobs-1']), false);
+    const own = { lock: async () => true, unlock: async () => true };
+    const st = statements(advisoryTable(own)).candidates(2, NOW, new Set(['jobs-1']));
     expect(st.sql).not.toContain('APPLOCK_TEST');
-    expect(st.sql).toContain('WHERE c.[sqlinbox_key] COLLATE Latin1_General_BIN2 NOT IN (@p3) ORDER BY');
+    expect(st.sql).toContain(`${key(2)} NOT IN (@p3) ORDER BY`);
   });
 
   test('R-DESC-3 the key renders literals bound and columns cast; several parts concatenate in order', () => {
     const t = advisoryTable({ advisory: 'acct-{account}/{id}', columns: ['account'] });
-    const st = statements(t).candidates(1, NOW, new Set(), true);
+    const st = statements(t).candidates(1, NOW, new Set());
     expect(st.sql).toContain(
-      "CONCAT(N'', @p2, CAST(q.[account] AS NVARCHAR(MAX)), @p3, CAST(q.[id] AS NVARCHAR(MAX))) AS [sqlinbox_key]",
+      "(@p1 + COALESCE(CAST(q.[account] AS NVARCHAR(MAX)), N'') + @p2 + COALESCE(CAST(q.[id] AS NVARCHAR(MAX)), N''))" +
+        ' COLLATE Latin1_General_BIN2 AS [key]',
     );
-    expect(st.params).toEqual([1, 'acct-', '/']);
+    expect(st.params).toEqual(['acct-', '/', 'acct-', '/', 1]);
   });
 
   test('R-FIFO-1 candidates of a FIFO table are group heads', () => {
-    const st = statements(advisoryTable({ group: 'grp' })).candidates(1, null, new Set(), true);
+    const st = statements(advisoryTable({ group: 'grp' })).candidates(1, null, new Set());
     expect(st.sql).toContain(
-      'NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp] AND h.[id] < q.[id])',
+      'NOT EXISTS (SELECT 1 FROM [jobs] s WHERE s.[grp] = q.[grp] AND s.[id] < q.[id])',
     );
   });
 
   test('R-ADV-1 R-ADV-7 lock: sp_getapplock owned by the session, Exclusive, @LockTimeout = 0', () => {
     const st = statements(advisoryTable()).lock('jobs-42');
     expect(st.sql).toBe(
-      'DECLARE @sqlinbox_result INT;\n' +
-        "EXEC @sqlinbox_result = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
+      'DECLARE @r INT;\n' +
+        "EXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
         " @LockOwner = 'Session', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
-        'SELECT @sqlinbox_result AS [result]',
+        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
     );
     expect(st.params).toEqual(['jobs-42']);
   });
@@ -213,13 +234,13 @@ describe('advisory form', () => {
     expect(s.lock('k'.repeat(255)).params).toEqual(['k'.repeat(255)]);
   });
 
-  test('R-ADV-5 unlock: sp_releaseapplock only where this session holds the key (else -999, no error 1223)', () => {
+  test('R-ADV-5 unlock: sp_releaseapplock only where this session holds the key (else 0, no error 1223)', () => {
     const st = statements(advisoryTable()).unlock('jobs-42');
     expect(st.sql).toBe(
-      'DECLARE @sqlinbox_result INT = -999;\n' +
+      'DECLARE @r INT = -1;\n' +
         "IF APPLOCK_MODE(N'public', @p1, 'Session') <> 'NoLock'\n" +
-        "  EXEC @sqlinbox_result = sp_releaseapplock @Resource = @p1, @LockOwner = 'Session', @DbPrincipal = N'public';\n" +
-        'SELECT @sqlinbox_result AS [result]',
+        "  EXEC @r = sp_releaseapplock @Resource = @p1, @LockOwner = 'Session', @DbPrincipal = N'public';\n" +
+        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
     );
     expect(st.params).toEqual(['jobs-42']);
   });
@@ -227,7 +248,7 @@ describe('advisory form', () => {
   test('R-ADV-2 take counts the attempt of the row while it is due and answers it (OUTPUT inserted.*)', () => {
     const st = statements(advisoryTable({ retryAfter: 'retry_after' })).take('42', NOW);
     expect(st.sql).toBe(
-      'UPDATE q SET [attempt] = q.[attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
+      'UPDATE q SET [attempt] = [attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
         ' WHERE q.[id] = @p1 AND (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)',
     );
     expect(st.params).toEqual(['42', NOW]);
@@ -235,24 +256,24 @@ describe('advisory form', () => {
 
   test('R-OPS-7 R-FIFO-1 take re-checks the group head, as the candidate select does, with and without an attempt column', () => {
     const head =
-      ' AND (q.[grp] IS NULL OR NOT EXISTS (SELECT 1 FROM [jobs] AS h WHERE h.[grp] = q.[grp]' +
-      ' AND h.[id] < q.[id] AND h.[processed_at] IS NULL))';
+      ' AND NOT EXISTS (SELECT 1 FROM [jobs] s WHERE s.[grp] = q.[grp]' +
+      ' AND s.[id] < q.[id] AND s.[processed_at] IS NULL)';
     const fifo = { group: 'grp', processedAt: 'processed_at' };
     const st = statements(advisoryTable(fifo)).take(7, NOW);
     expect(st.sql).toBe(
-      'UPDATE q SET [attempt] = q.[attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
+      'UPDATE q SET [attempt] = [attempt] + 1 OUTPUT inserted.* FROM [jobs] AS q' +
         ` WHERE q.[id] = @p1 AND q.[processed_at] IS NULL${head}`,
     );
     expect(st.params).toEqual([7]);
     const select = statements(advisoryTable({ ...fifo, attempt: undefined })).take(7, NOW);
     expect(select.sql).toBe(
-      `SELECT q.* FROM [jobs] AS q WHERE q.[id] = @p1 AND q.[processed_at] IS NULL${head}`,
+      `SELECT q.* FROM [jobs] q WHERE q.[id] = @p1 AND q.[processed_at] IS NULL${head}`,
     );
   });
 
   test('take without an attempt column selects the row under the same condition', () => {
     const st = statements(advisoryTable({ attempt: undefined })).take(42, null);
-    expect(st.sql).toBe('SELECT q.* FROM [jobs] AS q WHERE q.[id] = @p1 AND 1 = 1');
+    expect(st.sql).toBe('SELECT q.* FROM [jobs] q WHERE q.[id] = @p1 AND 1 = 1');
     expect(st.params).toEqual([42]);
   });
 });
@@ -273,14 +294,11 @@ describe('settlement', () => {
   });
 
   test('R-SET-1 a table with processed_at stamps the row and clears the lease', () => {
-    const st = statements(leaseTable({ processedAt: 'processed_at' })).settle({
-      kind: 'finish',
-      id: 3,
-      token,
-      now: NOW,
-    });
+    const t = leaseTable({ processedAt: 'processed_at' });
+    const st = statements(t).settle({ kind: 'finish', id: 3, token, now: NOW });
     expect(st.sql).toBe(
-      'UPDATE [jobs] SET [processed_at] = @p1, [locked_until] = NULL WHERE [id] = @p2 AND [locked_until] = @p3',
+      'UPDATE q SET [processed_at] = @p1, [locked_until] = NULL FROM [jobs] AS q' +
+        ' WHERE q.[id] = @p2 AND q.[locked_until] = @p3',
     );
     expect(st.params).toEqual([NOW, 3, token]);
   });
@@ -297,8 +315,8 @@ describe('settlement', () => {
       clearLease: true,
     });
     expect(st.sql).toBe(
-      'UPDATE [jobs] SET [attempt] = [attempt] + 1, [retry_after] = @p1, [locked_until] = NULL' +
-        ' WHERE [id] = @p2 AND [locked_until] = @p3',
+      'UPDATE q SET [attempt] = [attempt] + 1, [retry_after] = @p1, [locked_until] = NULL' +
+        ' FROM [jobs] AS q WHERE q.[id] = @p2 AND q.[locked_until] = @p3',
     );
     expect(st.params).toEqual([later, 3, token]);
   });
@@ -311,88 +329,67 @@ describe('settlement', () => {
       countAttempt: true,
       clearLease: false,
     });
-    expect(st.sql).toBe('SELECT 1 AS [found] FROM [jobs] WHERE [id] = @p1');
+    expect(st.sql).toBe('SELECT 1 AS [one] FROM [jobs] q WHERE q.[id] = @p1');
   });
 
   test('R-DLQ-2 dead letter to a group: one UPDATE of the group, the lease cleared', () => {
-    const st = s.settle({
-      kind: 'deadLetter',
-      id: 3,
-      token,
-      now: NOW,
-      target: { group: 'dead' },
-      inTransaction: false,
-    });
+    const target = { group: 'dead' };
+    const st = s.settle({ kind: 'deadLetter', id: 3, token, now: NOW, target, inTransaction: false });
     expect(st.sql).toBe(
-      'UPDATE [jobs] SET [grp] = @p1, [locked_until] = NULL WHERE [id] = @p2 AND [locked_until] = @p3',
+      'UPDATE q SET [grp] = @p1, [locked_until] = NULL FROM [jobs] AS q WHERE q.[id] = @p2 AND q.[locked_until] = @p3',
     );
     expect(st.params).toEqual(['dead', 3, token]);
   });
 
-  test('R-DLQ-2 dead letter to a table: one DELETE .. OUTPUT deleted.* INTO, in a transaction or not', () => {
-    for (const inTransaction of [true, false]) {
-      const st = statements(table()).settle({
-        kind: 'deadLetter',
-        id: 3,
-        now: NOW,
-        target: { table: 'app.jobs_dlq' },
-        inTransaction,
-      });
-      expect(st.sql).toBe('DELETE FROM [jobs] OUTPUT deleted.* INTO [app].[jobs_dlq] WHERE [id] = @p1');
-      expect(st.params).toEqual([3]);
-    }
+  test('R-DLQ-2 dead letter to a table: one DELETE .. OUTPUT deleted.* INTO, so no transaction of its own', () => {
+    const sts = statements(table(), { table: 'app.jobs_dlq' }).moveToDeadLetter(3, undefined);
+    expect(sts).toEqual([
+      { sql: 'DELETE FROM [jobs] OUTPUT deleted.* INTO [app].[jobs_dlq] WHERE [id] = @p1', params: [3] },
+    ]);
+    const held = statements(leaseTable(), { table: 'jobs_dlq' }).moveToDeadLetter(3, token);
+    expect(held[0]!.sql).toBe(
+      'DELETE FROM [jobs] OUTPUT deleted.* INTO [jobs_dlq] WHERE [id] = @p1 AND [locked_until] = @p2',
+    );
   });
 
   test('R-DESC-7 a dead-letter table name is validated before it is quoted', () => {
-    expect(() =>
-      statements(table()).settle({
-        kind: 'deadLetter',
-        id: 3,
-        now: NOW,
-        target: { table: 'x]; DROP TABLE jobs; --' },
-        inTransaction: false,
-      }),
-    ).toThrow(/invalid dead-letter table identifier/);
+    expect(() => statements(table(), { table: 'x]; DROP TABLE jobs; --' })).toThrow(
+      /invalid dead-letter table identifier/,
+    );
   });
 });
 
 describe('insert', () => {
-  test('R-PUB-1 one message: INSERT .. OUTPUT inserted.id VALUES, attempt = 1, group and not-before', () => {
+  const insertOf = (columns: string, values: string) =>
+    `INSERT INTO [jobs] (${columns}) OUTPUT inserted.[id] SELECT ${columns.replaceAll('[', 'v.[')}` +
+    ` FROM (VALUES ${values}) AS v (${columns}, [sqlinbox_pos]) ORDER BY v.[sqlinbox_pos]`;
+
+  test('R-PUB-1 one message: INSERT .. OUTPUT inserted.id, attempt = 1, group and not-before', () => {
     const notBefore = new Date(NOW.getTime() + 1000);
     const t = table({ group: 'grp', retryAfter: 'retry_after' });
     const [st, ...rest] = statements(t).insert([{ payload: '{"a":1}', group: 'g1', notBefore }]);
     expect(rest).toEqual([]);
-    expect(st!.sql).toBe(
-      'INSERT INTO [jobs] ([payload], [attempt], [grp], [retry_after]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
-        ' VALUES (@p1, @p2, @p3, @p4)',
-    );
+    expect(st!.sql).toBe(insertOf('[payload], [attempt], [grp], [retry_after]', '(@p1, @p2, @p3, @p4, 0)'));
     expect(st!.params).toEqual(['{"a":1}', 1, 'g1', notBefore]);
   });
 
   test('several messages: INSERT .. SELECT FROM (VALUES ..) ORDER BY position fixes the order ids are given in', () => {
     const [st] = statements(table()).insert([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
-    expect(st!.sql).toBe(
-      'INSERT INTO [jobs] ([payload], [attempt]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
-        ' SELECT v.[c0], v.[c1] FROM (VALUES (@p1, @p2, 0), (@p3, @p4, 1), (@p5, @p6, 2))' +
-        ' AS v ([c0], [c1], [sqlinbox_pos]) ORDER BY v.[sqlinbox_pos]',
-    );
+    expect(st!.sql).toBe(insertOf('[payload], [attempt]', '(@p1, @p2, 0), (@p3, @p4, 1), (@p5, @p6, 2)'));
     expect(st!.params).toEqual(['a', 1, 'b', 1, 'c', 1]);
   });
 
   test('a generated attempt is left to its default; extra columns are written, NULL where a message lacks one', () => {
     const t = table({ attempt: { column: 'attempt', generated: true }, columns: ['account'] });
     const [st] = statements(t).insert([{ payload: 'a', columns: { account: 'x' } }, { payload: 'b' }]);
-    expect(st!.sql).toContain('INSERT INTO [jobs] ([payload], [account])');
-    expect(st!.params).toEqual(['a', 'x', 'b', null]);
+    expect(st!.sql).toBe(insertOf('[payload], [account]', '(@p1, @p2, 0), (@p3, NULL, 1)'));
+    expect(st!.params).toEqual(['a', 'x', 'b']);
   });
 
-  test('an id the table does not generate comes from columns; a missing one is an EncodeError', () => {
-    const t = table({ id: 'id' });
-    const [st] = statements(t).insert([{ payload: 'a', columns: { id: 7 } }]);
-    expect(st!.sql).toBe(
-      'INSERT INTO [jobs] ([id], [payload], [attempt]) OUTPUT inserted.[id] AS [sqlinbox_id] VALUES (@p1, @p2, @p3)',
-    );
-    expect(() => statements(t).insert([{ payload: 'a' }])).toThrow(/not generated/);
+  test('an id the table does not generate comes from columns', () => {
+    const [st] = statements(table({ id: 'id' })).insert([{ payload: 'a', columns: { id: 7 } }]);
+    expect(st!.sql).toBe(insertOf('[id], [payload], [attempt]', '(@p1, @p2, @p3, 0)'));
+    expect(st!.params).toEqual([7, 'a', 1]);
   });
 
   test('a generated id a message carries is not written', () => {
@@ -403,13 +400,11 @@ describe('insert', () => {
   test('a table with nothing to write inserts DEFAULT VALUES per message', () => {
     const t = table({ payload: undefined, attempt: { column: 'attempt', generated: true } });
     const sts = statements(t).insert([{ payload: undefined }, { payload: undefined }]);
-    expect(sts).toEqual([
-      { sql: 'INSERT INTO [jobs] OUTPUT inserted.[id] AS [sqlinbox_id] DEFAULT VALUES', params: [] },
-      { sql: 'INSERT INTO [jobs] OUTPUT inserted.[id] AS [sqlinbox_id] DEFAULT VALUES', params: [] },
-    ]);
+    const one = { sql: 'INSERT INTO [jobs] OUTPUT inserted.[id] DEFAULT VALUES', params: [] };
+    expect(sts).toEqual([one, one]);
   });
 
-  test('statements stay under 2000 parameters and 1000 rows each', () => {
+  test('statements stay under 2000 parameters each', () => {
     const messages: Insert[] = Array.from({ length: 2500 }, (_, i) => ({ payload: String(i) }));
     const sts = statements(table()).insert(messages);
     expect(sts.map((st) => st.params.length)).toEqual([2000, 2000, 1000]);
@@ -421,30 +416,29 @@ describe('stats', () => {
   test('R-PLUS-3 ready, delayed, in work and dead in one select that reads past rows being written', () => {
     const t = leaseTable({ retryAfter: 'retry_after' });
     const st = statements(t, { table: 'jobs_dlq' }).stats(NOW);
-    expect(st.sql.startsWith('SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSELECT ')).toBe(true);
+    expect(st.sql.startsWith(`${RC}SELECT `)).toBe(true);
     expect(st.sql).toContain(
-      'COALESCE(SUM(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p1)' +
-        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p1) THEN 1 ELSE 0 END), 0) AS [ready]',
+      'COALESCE(SUM(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p4)' +
+        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p5) THEN 1 ELSE 0 END), 0) AS ready',
     );
     expect(st.sql).toContain(
-      'COALESCE(SUM(CASE WHEN (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p1) THEN 1 ELSE 0 END), 0) AS [in_work]',
+      'COALESCE(SUM(CASE WHEN q.[locked_until] > @p1 THEN 1 ELSE 0 END), 0) AS in_work',
     );
     expect(st.sql).toContain(
-      'COALESCE(SUM(CASE WHEN NOT (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p1)' +
-        ' AND (q.[retry_after] IS NOT NULL AND q.[retry_after] > @p1) THEN 1 ELSE 0 END), 0) AS [delayed]',
+      'COALESCE(SUM(CASE WHEN NOT (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p2)' +
+        ' AND q.[retry_after] > @p3 THEN 1 ELSE 0 END), 0) AS delayed',
     );
-    expect(st.sql).toContain(
-      '(SELECT COUNT(*) FROM [jobs_dlq] WITH (READCOMMITTEDLOCK, READPAST)) AS [dead]',
-    );
-    expect(st.sql).toMatch(/ FROM \[jobs\] AS q WITH \(READCOMMITTEDLOCK, READPAST\)$/);
-    expect(st.params).toEqual([NOW]);
+    expect(st.sql).toContain(`(SELECT COUNT(*) FROM [jobs_dlq] ${SKIP}) AS dead`);
+    expect(st.sql.endsWith(` FROM [jobs] q ${SKIP}`)).toBe(true);
+    expect(st.params).toEqual([NOW, NOW, NOW, NOW, NOW]);
+    expect(bindsExactly(st)).toBe(true);
   });
 
   test('a dead-letter group is counted in the queue table', () => {
     const st = statements(table({ group: 'grp' }), { group: 'dead' }).stats(NOW);
-    expect(st.sql).toContain('COALESCE(SUM(CASE WHEN q.[grp] = @p1 THEN 1 ELSE 0 END), 0) AS [dead]');
+    expect(st.sql).toContain('COALESCE(SUM(CASE WHEN q.[grp] = @p2 THEN 1 ELSE 0 END), 0) AS dead');
     // No time column: "now" is never named, so never bound.
-    expect(st.params).toEqual(['dead']);
+    expect(st.params).toEqual(['dead', 'dead']);
     expect(bindsExactly(st)).toBe(true);
   });
 });
@@ -466,7 +460,7 @@ describe("every claim reads past locked rows (Effect SQL's SQL Server claim does
       const claims = [
         t.form === 'rowlock' ? s.claimLocked(2, NOW) : undefined,
         t.form === 'lease' ? s.claimLease(2, NOW, EXPIRY) : undefined,
-        t.form === 'advisory' ? s.candidates(2, NOW, new Set(['k']), true) : undefined,
+        t.form === 'advisory' ? s.candidates(2, NOW, new Set(['k'])) : undefined,
       ].filter((st) => st !== undefined);
       expect(claims).toHaveLength(1);
       for (const st of claims) {
@@ -500,34 +494,37 @@ describe('flow control', () => {
     expect(statements(table(prio)).claimLocked(2, NOW).sql).toContain('ORDER BY q.[priority] DESC, q.[id]');
     const lease = statements(leaseTable(prio)).claimLease(2, NOW, EXPIRY);
     expect(lease.sql).toContain('ORDER BY q.[priority] DESC, q.[id])\nUPDATE sqlinbox_claim');
-    const c = statements(advisoryTable(prio)).candidates(2, NOW, new Set(), true);
-    expect(c.sql).toContain(', q.[priority] AS [sqlinbox_priority] FROM [jobs] AS q');
-    expect(c.sql).toMatch(/ORDER BY c\.\[sqlinbox_priority\] DESC, c\.\[sqlinbox_id\]$/);
+    const c = statements(advisoryTable(prio)).candidates(2, NOW, new Set());
+    expect(c.sql).toMatch(/ORDER BY q\.\[priority\] DESC, q\.\[id\]$/);
     expect(bindsExactly(c)).toBe(true);
   });
 
   test('R-FLOW-1 R-FIFO-1 a FIFO table keeps its head check by id and orders heads by priority', () => {
     const st = statements(table({ ...prio, group: 'grp' })).claimLocked(2, NOW);
-    expect(st.sql).toContain('h.[id] < q.[id]');
+    expect(st.sql).toContain('s.[id] < q.[id]');
     expect(st.sql).toMatch(/ORDER BY q\.\[priority\] DESC, q\.\[id\]$/);
   });
 
-  test('R-FLOW-1 an insert writes the priority, 0 where a message of the batch gives none', () => {
-    const [st] = statements(table(prio)).insert([{ payload: '{}', priority: 5 }, { payload: '{}' }]);
+  test('R-FLOW-1 an insert writes the priority', () => {
+    const [st] = statements(table(prio)).insert([{ payload: '{}', priority: 5 }]);
     expect(st!.sql).toContain('[priority]');
-    expect(st!.params).toEqual(['{}', 1, 5, '{}', 1, 0]);
+    expect(st!.params).toEqual(['{}', 1, 5]);
   });
 
-  test('R-FLOW-2 a keyed insert inserts unless an unsettled row holds the key, then answers the holder', () => {
+  test('R-FLOW-2 a keyed insert writes nothing where an unsettled row holds the key (UPDLOCK, HOLDLOCK); the holder is read after', () => {
     const t = table({ uniqueKey: 'job_key', processedAt: 'processed_at' });
-    const st = statements(t).insertKeyed({ payload: '{"a":1}', key: 'order-7' });
+    const s = statements(t);
+    const st = s.insertKeyed({ payload: '{"a":1}', key: 'order-7' });
     expect(st.sql).toBe(
-      'INSERT INTO [jobs] ([payload], [attempt], [job_key]) OUTPUT inserted.[id] AS [sqlinbox_id]' +
-        ' SELECT @p1, @p2, @p3 WHERE NOT EXISTS (SELECT 1 FROM [jobs] WITH (UPDLOCK, HOLDLOCK)' +
-        ' WHERE [job_key] = @p4 AND [processed_at] IS NULL);\n' +
-        'IF @@ROWCOUNT = 0 SELECT [id] AS [sqlinbox_id] FROM [jobs] WHERE [job_key] = @p4 AND [processed_at] IS NULL',
+      'INSERT INTO [jobs] ([payload], [attempt], [job_key]) OUTPUT inserted.[id]' +
+        ' SELECT v.[payload], v.[attempt], v.[job_key] FROM (VALUES (@p1, @p2, @p3, 0))' +
+        ' AS v ([payload], [attempt], [job_key], [sqlinbox_pos])' +
+        ' WHERE NOT EXISTS (SELECT 1 FROM [jobs] WITH (UPDLOCK, HOLDLOCK)' +
+        ' WHERE [job_key] = v.[job_key] AND [processed_at] IS NULL) ORDER BY v.[sqlinbox_pos]',
     );
-    expect(st.params).toEqual(['{"a":1}', 1, 'order-7', 'order-7']);
-    expect(bindsExactly(st)).toBe(true);
+    expect(st.params).toEqual(['{"a":1}', 1, 'order-7']);
+    const holder = s.keyHolder('order-7');
+    expect(holder.sql).toBe('SELECT [id] FROM [jobs] WHERE [job_key] = @p1 AND [processed_at] IS NULL');
+    expect(holder.params).toEqual(['order-7']);
   });
 });

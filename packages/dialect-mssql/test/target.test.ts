@@ -28,12 +28,12 @@ describe('the SQL Server conformance target', () => {
     expect(target.tooOldVersion).toBe('13.0.5026.0');
     expect(typeof target.killSession).toBe('function');
     expect(typeof target.advisoryLocksHeld).toBe('function');
-    expect(existsSync(target.childModule)).toBe(true);
+    expect(existsSync(target.childModule ?? '')).toBe(true);
     await target.close?.();
   });
 
   test('the crash child opens the built adapter on the settings the parent hands it', () => {
-    const child = readFileSync(mssqlTarget(config).childModule, 'utf8');
+    const child = readFileSync(mssqlTarget(config).childModule ?? '', 'utf8');
     expect(child).toContain("from '@sqlinbox/dialect-mssql/tedious'");
     expect(child).toContain('process.env.SQLINBOX_MSSQL_CONFIG');
   });
@@ -80,5 +80,20 @@ describe('the SQL Server conformance target', () => {
       "if (skipWithoutServer('SQLINBOX_MSSQL_SKIP') === undefined) await runConformance(mssqlTarget());",
     ]);
     expect(file).not.toMatch(/\.test\.ts$/);
+  });
+
+  test('R-KIT-2 R-RUN-3 contract.mssql.ts runs the per-method contract the same way, skipped with the reason when no server was found', () => {
+    const file = fileURLToPath(new URL('./contract.mssql.ts', import.meta.url));
+    expect(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    ).toEqual([
+      "import { runContract, skipWithoutServer } from '@sqlinbox/conformance';",
+      "import { mssqlTarget } from './target.js';",
+      "if (skipWithoutServer('SQLINBOX_MSSQL_SKIP') === undefined) await runContract(mssqlTarget());",
+    ]);
+    const config = readFileSync(fileURLToPath(new URL('../vitest.config.ts', import.meta.url)), 'utf8');
+    expect(config).toContain("'test/contract.mssql.ts'");
   });
 });

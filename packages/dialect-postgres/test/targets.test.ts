@@ -113,7 +113,7 @@ describe.each([
 
   test('R-SHAPE-5 childModule opens the adapter from the built package in a child process', async () => {
     const target = make();
-    expect(existsSync(target.childModule)).toBe(true);
+    expect(existsSync(target.childModule ?? '')).toBe(true);
     // A plain `node` (no vitest source conditions): the module resolves the package to dist/.
     const script = `
       const open = (await import(${JSON.stringify(target.childModule)})).default;

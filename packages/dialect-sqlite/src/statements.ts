@@ -10,7 +10,7 @@ export const DB_NOW_MS =
 /**
  * SQLite's statements: the builder's, with what SQLite does its own way. Every time column holds
  * INTEGER epoch milliseconds (the driver binds a Date as such); there are no row locks (one writer
- * at a time), `IS NOT` compares with NULL as a value, a multi-row `VALUES` takes no `DEFAULT`, and
+ * at a time), `IS NOT` compares with NULL as a value, a multi-row `VALUES` takes no `DEFAULT` (messages giving other columns go in statements of their own), and
  * a REAL that holds a whole number renders as JavaScript's `String()` renders it in an advisory key.
  */
 export class SqliteStatements extends QueueStatements {
@@ -38,8 +38,8 @@ export class SqliteStatements extends QueueStatements {
     return '';
   }
 
-  override get missingValue(): string {
-    return 'NULL';
+  override get missingValue(): undefined {
+    return undefined;
   }
 
   /** IMMEDIATE takes the write lock at BEGIN, so a copy never has to upgrade a read lock. */

@@ -1,3 +1,4 @@
+export { type ColumnRole, type IndexParts, QueueDdl } from './ddl.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
 export {
   ansiIdent,

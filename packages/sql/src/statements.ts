@@ -91,9 +91,10 @@ export const STATE = 'sqlinbox_state';
  * the hooks where its database differs: quoting ({@link ident}), placeholders ({@link placeholder}),
  * the clock ({@link clock}), how an instant is bound ({@link time}), `IS DISTINCT FROM`
  * ({@link distinct}), lists ({@link inList}), text ({@link text}, {@link keyColumn},
- * {@link concat}), counting ({@link countIf}), and the shape of a statement ({@link select} with its
- * limit and lock, {@link update}, {@link delete}, {@link insertSql} with its `RETURNING` or
- * `OUTPUT`, {@link onConflict}). A statement that differs as a whole (PostgreSQL's claim in one
+ * {@link concat}), counting ({@link countIf}), other sessions' advisory locks ({@link freeKey}),
+ * and the shape of a statement ({@link select} with its limit and lock, {@link scan} for a plain
+ * read, {@link update}, {@link delete}, {@link insertSql} and {@link insertRow} with their
+ * `RETURNING` or `OUTPUT`, {@link onConflict}). A statement that differs as a whole (PostgreSQL's claim in one
  * `WITH .. UPDATE`, SQL Server's `UPDATE TOP`) is overridden as a whole.
  *
  * Placeholders are written in text order: a dialect with positional `?` gets its values in the
@@ -212,6 +213,14 @@ export class QueueStatements {
   lockClause(alias: string): string {
     void alias;
     return ' FOR UPDATE SKIP LOCKED';
+  }
+
+  /**
+   * A table a read scans without locking rows (candidates, stats, the admin list), with its alias
+   * when it has one. SQL Server adds hints that pass over rows being written.
+   */
+  scan(table: string, alias?: string): string {
+    return alias === undefined ? table : `${table} ${alias}`;
   }
 
   /** A select, in the dialect's syntax for its limit and lock. */
@@ -437,17 +446,22 @@ export class QueueStatements {
    */
   claimLocked(n: number, now: Date | null): Statement {
     const p = this.params();
-    return p.statement(
-      this.select(p, {
-        columns: 'q.*',
-        table: `${this.table} q`,
-        alias: 'q',
-        where: this.due(p, now, 'q') + this.head('q'),
-        order: this.order('q'),
-        limit: n,
-        lock: true,
-      }),
-    );
+    return p.statement(this.claimSelect(p, n, now, 'q.*'));
+  }
+
+  /** The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order. */
+  claimSelect(p: Params, n: number, now: Date | null, columns: string): string {
+    const where = this.due(p, now, 'q') + this.head('q');
+    const table = `${this.table} q`;
+    return this.select(p, {
+      columns,
+      table,
+      alias: 'q',
+      where,
+      order: this.order('q'),
+      limit: n,
+      lock: true,
+    });
   }
 
   /**
@@ -460,15 +474,7 @@ export class QueueStatements {
     const p = this.params();
     const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
     if (t.attempt !== undefined) set.push(this.countAttempt());
-    const pick = this.select(p, {
-      columns: this.col('q', t.id.column),
-      table: `${this.table} q`,
-      alias: 'q',
-      where: this.due(p, now, 'q') + this.head('q'),
-      order: this.order('q'),
-      limit: n,
-      lock: true,
-    });
+    const pick = this.claimSelect(p, n, now, this.col('q', t.id.column));
     return p.statement(
       this.update({
         table: this.table,
@@ -550,16 +556,28 @@ export class QueueStatements {
     const key = this.keyExpr(p, 'q');
     const where = this.due(p, now, 'q') + this.head('q');
     const notOwn = own.size === 0 ? '' : ` AND ${this.inList(p, this.keyExpr(p, 'q'), [...own], true)}`;
+    // A table with its own lock: only its own keys are left out (the database's locks are not its).
+    const free = this.t.lock === undefined ? this.freeKey(p, 'q') : undefined;
     return p.statement(
       this.select(p, {
         columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
-        table: `${this.table} q`,
+        table: this.scan(this.table, 'q'),
         alias: 'q',
-        where: where + notOwn,
+        where: where + notOwn + (free === undefined ? '' : ` AND ${free}`),
         order: this.order('q'),
         limit: n,
       }),
     );
+  }
+
+  /**
+   * A condition that holds while no other session holds row `a`'s advisory key, where the database
+   * can see other sessions' locks: the candidates leave the other rows out. Default: undefined.
+   */
+  freeKey(p: Params, a: string): string | undefined {
+    void p;
+    void a;
+    return undefined;
   }
 
   /** Tries the key's lock without waiting, answering `ok`. A dialect with session locks overrides it. */
@@ -614,8 +632,8 @@ export class QueueStatements {
    * The move to a dead-letter table of the same columns: a copy, then a delete under the same
    * condition; the runner runs them in one transaction. The last statement's count is the answer.
    */
-  moveToDeadLetter(id: unknown, token: Date | undefined): Statement[] {
-    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+  moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
+    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
     const copy = this.params();
     const remove = this.params();
     return [
@@ -667,6 +685,26 @@ export class QueueStatements {
    * column's default where the dialect writes `DEFAULT`).
    */
   insert(messages: readonly Insert[], conflict = false): Statement[] {
+    // Where VALUES takes no DEFAULT, a run of messages giving the same columns is one statement
+    // (consecutive runs, so generated ids still ascend in message order).
+    if (this.missingValue === undefined) {
+      const runs: Insert[][] = [];
+      let last: string | undefined;
+      for (const m of messages) {
+        const given = this.insertColumns([m])
+          .map((c) => c.name)
+          .join('\0');
+        if (given === last) runs[runs.length - 1]!.push(m);
+        else runs.push([m]);
+        last = given;
+      }
+      if (runs.length > 1) return runs.flatMap((run) => this.insertRun(run, conflict));
+    }
+    return this.insertRun(messages, conflict);
+  }
+
+  /** {@link insert} of messages written with one column list. */
+  insertRun(messages: readonly Insert[], conflict: boolean): Statement[] {
     const columns = this.insertColumns(messages);
     const names = columns.map((c) => this.ident(c.name));
     const conflictKey = conflict ? this.role(this.t.uniqueKey, 'uniqueKey') : undefined;
@@ -680,21 +718,36 @@ export class QueueStatements {
     }
     return this.chunks(messages, Math.floor(this.maxParams / columns.length)).map((part) => {
       const p = this.params();
-      const rows = part.map((m) => `(${columns.map((c) => this.insertMissing(p, c, m)).join(', ')})`);
+      const rows = part.map((m, k) =>
+        this.insertRow(
+          columns.map((c) => this.insertMissing(p, c, m)),
+          k,
+        ),
+      );
       return p.statement(
         this.insertSql({ table: this.table, columns: names, rows, returning: this.id, conflictKey }),
       );
     });
   }
 
+  /** One row of an insert's `VALUES`, the `index`th of its statement. */
+  insertRow(values: readonly string[], index: number): string {
+    void index;
+    return `(${values.join(', ')})`;
+  }
+
   /** One value of a row, or what the database writes for a column the message leaves out. */
   insertMissing(p: Params, c: InsertColumn, m: Insert): string {
     const v = c.value(m);
-    return v === undefined ? this.missingValue : this.insertValue(p, c, v);
+    return v === undefined ? (this.missingValue ?? 'NULL') : this.insertValue(p, c, v);
   }
 
-  /** What an insert writes for a column a message leaves out. Default `DEFAULT`. */
-  get missingValue(): string {
+  /**
+   * What an insert writes for a column a message leaves out: default `DEFAULT`; undefined where
+   * `VALUES` takes no `DEFAULT` (SQLite), and then messages giving different columns go in
+   * statements of their own.
+   */
+  get missingValue(): string | undefined {
     return 'DEFAULT';
   }
 
@@ -746,14 +799,33 @@ export class QueueStatements {
           );
     const ready = this.countIf(this.due(p, now, 'q'));
     let dead = '0';
-    if (this.deadTable !== undefined) dead = `(SELECT COUNT(*) FROM ${this.tableName(this.deadTable)})`;
+    if (this.deadTable !== undefined)
+      dead = `(SELECT COUNT(*) FROM ${this.scan(this.tableName(this.deadTable))})`;
     else if (this.deadGroup !== undefined && t.group !== undefined) {
       const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('q', t.processedAt)} IS NULL`;
       dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${unsettled}`);
     }
     return p.statement(
-      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.table} q`,
+      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.scan(this.table, 'q')}`,
     );
+  }
+
+  /**
+   * How many due rows a locking read can lock now, as `n`: the runner runs it in a transaction it
+   * rolls back at once, and the due rows it could not lock are those other transactions hold (the
+   * row lock form's rows in work). Undefined where the database cannot tell.
+   */
+  lockable(now: Date): Statement | undefined {
+    const p = this.params();
+    const where = this.due(p, now, 'q');
+    const pick = this.select(p, {
+      columns: `1 AS ${this.ident('one')}`,
+      table: `${this.table} q`,
+      alias: 'q',
+      where,
+      lock: true,
+    });
+    return p.statement(`SELECT COUNT(*) AS ${this.ident('n')} FROM (${pick}) x`);
   }
 
   /** The due rows' keys (advisory form; NULL otherwise) and `retry_after` (as `due_at`). */
@@ -763,7 +835,7 @@ export class QueueStatements {
     const key = t.key === undefined ? 'NULL' : this.keyExpr(p, 'q');
     const at = t.retryAfter === undefined ? 'NULL' : this.col('q', t.retryAfter);
     return p.statement(
-      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.table} q WHERE ${this.due(p, now, 'q')}`,
+      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.scan(this.table, 'q')} WHERE ${this.due(p, now, 'q')}`,
     );
   }
 
@@ -793,8 +865,8 @@ export class QueueStatements {
     const p = this.params();
     const source =
       q.state === 'dead' && this.deadTable !== undefined
-        ? `SELECT r.*, ${this.stateText('dead')} AS ${STATE} FROM ${this.tableName(this.deadTable)} r`
-        : `SELECT r.*, ${this.state(p, q.now, 'r')} AS ${STATE} FROM ${this.table} r`;
+        ? `SELECT r.*, ${this.stateText('dead')} AS ${STATE} FROM ${this.scan(this.tableName(this.deadTable), 'r')}`
+        : `SELECT r.*, ${this.state(p, q.now, 'r')} AS ${STATE} FROM ${this.scan(this.table, 'r')}`;
     const where: string[] = [];
     if (q.state !== 'all') where.push(`x.${STATE} = ${p.bind(q.state)}`);
     if (q.after !== undefined) where.push(`${this.col('x', this.t.id.column)} > ${p.bind(q.after)}`);

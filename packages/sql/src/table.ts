@@ -155,7 +155,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind === 'deadLetter' && 'table' in s.target) {
-      const statements = this.sql.moveToDeadLetter(s.id, s.token);
+      const statements = this.sql.moveToDeadLetter(s.id, s.token, s.target.table);
       const runAll = async () => {
         let changed = 0;
         for (const st of statements) changed = (await this.run(conn, st)).rowCount;
@@ -273,12 +273,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return undefined;
   }
 
-  /** How many of the `due` due rows another transaction locks; undefined where the database cannot tell. */
+  /**
+   * How many of the `due` due rows another transaction locks: those a locking read cannot lock, in
+   * a transaction rolled back at once ({@link QueueStatements.lockable}); undefined where the
+   * database cannot tell.
+   */
   async lockedRows(conn: Connection, now: Date, due: number): Promise<number | undefined> {
-    void conn;
-    void now;
-    void due;
-    return undefined;
+    const st = this.sql.lockable(now);
+    if (st === undefined) return undefined;
+    await conn.query(this.sql.begin);
+    try {
+      return Math.max(0, due - Number((await this.rows(conn, st))[0]?.n ?? 0));
+    } finally {
+      await conn.query(this.sql.rollback);
+    }
   }
 
   // -------------------------------------------------------------------------------------------

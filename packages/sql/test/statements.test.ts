@@ -108,7 +108,10 @@ function everyStatement(t: AnyTable, opts: PrepareOptions): [string, Statement][
       s.settle({ kind: 'deadLetter', id: 7, now, target: opts.deadLetter, inTransaction: false }),
     ]);
   if (opts.deadLetter !== undefined && 'table' in opts.deadLetter) {
-    out.push(['moveToDeadLetter', s.moveToDeadLetter(7, now)], ['copyBack', s.copyBack([4])]);
+    out.push(
+      ['moveToDeadLetter', s.moveToDeadLetter(7, now, 'app.jobs_dead')],
+      ['copyBack', s.copyBack([4])],
+    );
   }
   return out.flatMap(([name, st]) =>
     st === null

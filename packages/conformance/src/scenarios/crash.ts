@@ -1,6 +1,6 @@
 import { type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { exited, type Harness, ms, until } from '../harness.js';
+import { exited, type Harness, ms, skipWithoutChild, until } from '../harness.js';
 
 /**
  * Crash recovery per form: a child process claims a row and is killed with SIGKILL mid-handler
@@ -13,7 +13,8 @@ export function crashScenarios(h: () => Harness, form: Form): void {
       : form === 'lease'
         ? 'R-LEASE-8 R-ATT-1 lease: the row is back after its lease, attempt spent'
         : 'R-ADV-7 R-ADV-2 advisory: the row is back when the session ends, attempt spent';
-  test(`${ids}, after a SIGKILLed child process`, async () => {
+  test(`${ids}, after a SIGKILLed child process`, async (ctx) => {
+    skipWithoutChild(ctx, h().target);
     const { desc, name } = await h().create(form);
     const input: Record<string, unknown> = {
       table: name,

@@ -1,7 +1,17 @@
 import { fork } from 'node:child_process';
 import { type Capabilities, type Form, queue, SettlementError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { childScript, exited, gate, type Harness, sleep, until } from '../harness.js';
+import {
+  childModuleOf,
+  childScript,
+  exited,
+  gate,
+  type Harness,
+  locksHeldOrSkip,
+  skipWithoutChild,
+  sleep,
+  until,
+} from '../harness.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** How many rows the heavier scenarios move. */
@@ -41,7 +51,8 @@ export function failureScenarios(
   test.runIf(caps.multipleConnections)(
     `R-POOL-10 R-ERR-2 two brokers in separate processes x 4 workers over ${opts.rows} rows: each settled once, none lost, none left claimed (${form})`,
     { timeout: 300_000 },
-    async () => {
+    async (ctx) => {
+      skipWithoutChild(ctx, h().target);
       const { desc, name } = await h().create(form);
       const ledgerName = h().name('ledger');
       await h().create(form, { columns: ['row_id'] }, ledgerName);
@@ -59,7 +70,7 @@ export function failureScenarios(
             ...process.env,
             SQLINBOX_CHILD: JSON.stringify({
               mode: 'ledger',
-              module: h().target.childModule,
+              module: childModuleOf(h().target),
               table: tableInput(form, name),
               ledger: {
                 table: ledgerName,
@@ -108,9 +119,8 @@ export function failureScenarios(
     test.runIf(caps.multipleConnections)(
       `R-ADV-5 after ${opts.advisoryDeliveries} advisory deliveries no advisory lock is held`,
       { timeout: 300_000 },
-      async () => {
-        const locksHeld = h().target.advisoryLocksHeld;
-        if (locksHeld === undefined) throw new Error(`${h().target.name} cannot count advisory locks`);
+      async (ctx) => {
+        const locksHeld = locksHeldOrSkip(ctx, h().target);
         const { desc, name } = await h().create('advisory');
         const b = await h().broker({ poolSize: 10 });
         let done = 0;

@@ -2,11 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import { type Capabilities, Outcome, queue } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
+  childModuleOf,
   gate,
   type Harness,
   Harness as HarnessClass,
   ms,
   partitionChildScript,
+  skipWithoutChild,
   sleep,
   until,
 } from '../harness.js';
@@ -59,7 +61,8 @@ export async function runPartition(target: ConformanceTarget, options: Partition
     let harness: Harness | undefined;
     let link: NetLink | undefined;
     const h = () => harness!;
-    beforeEach(() => {
+    beforeEach((ctx) => {
+      skipWithoutChild(ctx, target);
       harness = new HarnessClass(target, caps);
     });
     afterEach(async () => {
@@ -75,7 +78,7 @@ export async function runPartition(target: ConformanceTarget, options: Partition
       const events: ChildEvent[] = [];
       const child: ChildProcess = link.spawn(partitionChildScript(), {
         ...process.env,
-        SQLINBOX_CHILD: JSON.stringify({ module: target.childModule, ...input }),
+        SQLINBOX_CHILD: JSON.stringify({ module: childModuleOf(target), ...input }),
         SQLINBOX_CHILD_DB_HOST: link.host,
         SQLINBOX_CHILD_DB_PORT: String(link.port),
       });

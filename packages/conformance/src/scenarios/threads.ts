@@ -1,15 +1,17 @@
 import { threadId } from 'node:worker_threads';
 import { type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, until } from '../harness.js';
+import { childModuleOf, type Harness, skipWithoutChild, until } from '../harness.js';
 import { threadHandlerUrl } from '../thread-url.js';
 
 /**
  * Handlers on worker threads (R-POOL-9). Each thread opens its own pool through the target's
- * `childModule`, so every target runs this with nothing more to supply.
+ * `childModule`, so every target runs this with nothing more to supply; a target without one (a
+ * database inside one process) skips it, saying why.
  */
 export function threadScenarios(h: () => Harness, form: Form): void {
-  test(`R-POOL-9 handlers on threads with their own pools: every row finishes once, outcomes honored, a thread that exits loses no row (${form})`, async () => {
+  test(`R-POOL-9 handlers on threads with their own pools: every row finishes once, outcomes honored, a thread that exits loses no row (${form})`, async (ctx) => {
+    skipWithoutChild(ctx, h().target);
     const { desc, name } = await h().create(form);
     const b = await h().broker({ poolSize: 4 });
     const settled: { id: string; outcome: string; plan: string }[] = [];
@@ -21,7 +23,7 @@ export function threadScenarios(h: () => Harness, form: Form): void {
           threads: 2,
           connections: 1,
           handler: threadHandlerUrl(),
-          data: { childModule: h().target.childModule },
+          data: { childModule: childModuleOf(h().target) },
         }),
     );
     await b.start();

@@ -1,0 +1,274 @@
+import type { Connection, Row, TableOps } from '@sqlinbox/core';
+import { describe, expect } from 'vitest';
+import { type ContractContext, check, idsOf, msg, rowIds, view } from './bench.js';
+import { clockRows, dueRows, fifoRows, priorityRows } from './fixtures.js';
+
+/** One row lock claim in a transaction of its own, rolled back after. */
+async function claimLockedOnce(
+  conn: Connection,
+  ops: TableOps,
+  dialect: { begin(c: Connection, o: object): Promise<void>; rollback(c: Connection): Promise<void> },
+  n: number,
+  now: Date | null,
+): Promise<Row[]> {
+  await dialect.begin(conn, {});
+  try {
+    return await ops.claimLocked(conn, n, now);
+  } finally {
+    await dialect.rollback(conn);
+  }
+}
+
+/** `claimLocked`: the row lock form's claim, inside the transaction the engine opened. */
+export function claimLockedContract(c: ContractContext): void {
+  const b = c.b;
+  const form = 'rowlock';
+  describe('claimLocked', () => {
+    check(
+      c,
+      'claimLocked R-ROW-1 R-ATT-1 takes up to n due rows in claim order and counts nothing',
+      { form },
+      async () => {
+        const t = await b().table(form);
+        const ids = await b().insert(t, [msg(1), msg(2), msg(3)]);
+        const rows = await b().use((conn) => claimLockedOnce(conn, t.ops, b().dialect, 2, b().now));
+        expect(rowIds(rows)).toEqual(idsOf(ids.slice(0, 2)));
+        expect(rows.map((r) => Number(r.attempt))).toEqual([1, 1]);
+        expect((await b().rows(t.name)).map((r) => Number(r.attempt))).toEqual([1, 1, 1]);
+      },
+    );
+
+    check(
+      c,
+      'claimLocked R-ROW-1 R-ROW-3 R-ROW-5 R-TX-6 passes over rows another open transaction holds, without waiting, at every isolation level the dialect takes; a rollback frees them at once',
+      { form, connections: true },
+      async () => {
+        const t = await b().table(form);
+        const [r1, r2, r3] = await b().insert(t, [msg(1), msg(2), msg(3)]);
+        const d = b().dialect;
+        const holder = await b().conn();
+        await d.begin(holder, {});
+        expect(rowIds(await t.ops.claimLocked(holder, 1, b().now))).toEqual(idsOf([r1]));
+        const other = await b().conn();
+        for (const isolation of [undefined, ...c.caps.isolationLevels]) {
+          await d.begin(other, isolation === undefined ? {} : { isolation });
+          const rows = await t.ops.claimLocked(other, 10, b().now);
+          await d.rollback(other);
+          expect(rowIds(rows), `at ${isolation ?? 'the default level'}`).toEqual(idsOf([r2, r3]));
+        }
+        await d.rollback(holder);
+        b().release(holder);
+        expect(rowIds(await claimLockedOnce(other, t.ops, d, 10, b().now))).toEqual(idsOf([r1, r2, r3]));
+        b().release(other);
+      },
+    );
+
+    check(
+      c,
+      'claimLocked R-ROW-1 R-DLQ-2 R-OUT-1 takes only due rows: retry_after reached, unsettled, out of the dead-letter group, not excluded',
+      { form },
+      async () => {
+        const { ops, due } = await dueRows(b(), form);
+        const rows = await b().use((conn) => claimLockedOnce(conn, ops, b().dialect, 10, b().now));
+        expect(rowIds(rows)).toEqual(idsOf(due));
+      },
+    );
+
+    check(c, 'claimLocked R-DESC-5 with now null reads the database clock', { form }, async () => {
+      const { t, past } = await clockRows(b(), form);
+      const rows = await b().use((conn) => claimLockedOnce(conn, t.ops, b().dialect, 10, null));
+      expect(rowIds(rows)).toEqual(idsOf([past]));
+    });
+
+    check(
+      c,
+      'claimLocked R-FIFO-1 takes group heads only; a stamped head lets the next row of its group in',
+      { form },
+      async () => {
+        const { t, a1, a2, b1, heads } = await fifoRows(b(), form);
+        const d = b().dialect;
+        expect(rowIds(await b().use((conn) => claimLockedOnce(conn, t.ops, d, 10, b().now)))).toEqual(
+          idsOf(heads),
+        );
+        await b().use((conn) => t.ops.settle(conn, { kind: 'finish', id: a1, now: b().now }));
+        const rows = await b().use((conn) => claimLockedOnce(conn, t.ops, d, 10, b().now));
+        expect(rowIds(rows)).toEqual(idsOf([a2, b1, ...heads.slice(2)]));
+      },
+    );
+
+    check(c, 'claimLocked R-FLOW-1 takes the highest priority first, then by id', { form }, async () => {
+      const { t, order } = await priorityRows(b(), form);
+      const d = b().dialect;
+      expect(rowIds(await b().use((conn) => claimLockedOnce(conn, t.ops, d, 2, b().now)))).toEqual(
+        idsOf(order.slice(0, 2)),
+      );
+      expect(rowIds(await b().use((conn) => claimLockedOnce(conn, t.ops, d, 10, b().now)))).toEqual(
+        idsOf(order),
+      );
+    });
+  });
+}
+
+/** `claimLease`: the lease form's claim, committed on its own. */
+export function claimLeaseContract(c: ContractContext): void {
+  const b = c.b;
+  const form = 'lease';
+  describe('claimLease', () => {
+    check(
+      c,
+      'claimLease R-LEASE-1 R-ATT-1 writes the expiry, counts the attempt and commits at once; answers the rows after the update',
+      { form },
+      async () => {
+        const t = await b().table(form);
+        const [r1, r2, r3] = await b().insert(t, [msg(1), msg(2), msg(3)]);
+        const expiry = b().at(30_000);
+        const rows = await b().use((conn) => t.ops.claimLease(conn, 2, b().now, expiry));
+        expect(rowIds(rows)).toEqual(idsOf([r1, r2]));
+        for (const row of rows) {
+          expect(Number(row.attempt)).toBe(2);
+          expect(view(row)?.locked_until).toBe(expiry.getTime());
+        }
+        // Read on another connection: the claim has committed.
+        expect(
+          (await b().rows(t.name)).map((r) => [String(r.id), Number(r.attempt), view(r)?.locked_until]),
+        ).toEqual([
+          [String(r1), 2, expiry.getTime()],
+          [String(r2), 2, expiry.getTime()],
+          [String(r3), 1, null],
+        ]);
+      },
+    );
+
+    check(
+      c,
+      'claimLease R-LEASE-2 R-LEASE-8 passes over a live lease and takes an ended one again (ended at now included), counting the attempt',
+      { form },
+      async () => {
+        const t = await b().table(form);
+        const [r1] = await b().insert(t, [msg(1)]);
+        const first = b().at(30_000);
+        await b().use((conn) => t.ops.claimLease(conn, 10, b().now, first));
+        const live = await b().use((conn) => t.ops.claimLease(conn, 10, b().at(29_999), b().at(60_000)));
+        expect(live).toEqual([]);
+        const second = b().at(60_000);
+        const again = await b().use((conn) => t.ops.claimLease(conn, 10, first, second));
+        expect(rowIds(again)).toEqual(idsOf([r1]));
+        expect(Number(again[0]!.attempt)).toBe(3);
+        expect(view(await b().row(t.name, r1))).toMatchObject({ attempt: 3, locked_until: second.getTime() });
+      },
+    );
+
+    check(
+      c,
+      'claimLease R-LEASE-1 R-DLQ-2 R-OUT-1 takes only due rows: retry_after reached, unsettled, out of the dead-letter group, not excluded',
+      { form },
+      async () => {
+        const { ops, due } = await dueRows(b(), form);
+        const rows = await b().use((conn) => ops.claimLease(conn, 10, b().now, b().at(30_000)));
+        expect(rowIds(rows)).toEqual(idsOf(due));
+      },
+    );
+
+    check(
+      c,
+      'claimLease R-FIFO-1 takes group heads only; a leased head holds its group until it is settled',
+      { form },
+      async () => {
+        const { t, a1, a2, heads } = await fifoRows(b(), form);
+        const expiry = b().at(30_000);
+        const rows = await b().use((conn) => t.ops.claimLease(conn, 10, b().now, expiry));
+        expect(rowIds(rows)).toEqual(idsOf(heads));
+        expect(await b().use((conn) => t.ops.claimLease(conn, 10, b().now, expiry))).toEqual([]);
+        const settled = await b().use((conn) =>
+          t.ops.settle(conn, { kind: 'finish', id: a1, token: expiry, now: b().now }),
+        );
+        expect(settled).toBe(1);
+        const next = await b().use((conn) => t.ops.claimLease(conn, 10, b().now, expiry));
+        expect(rowIds(next)).toEqual(idsOf([a2]));
+      },
+    );
+
+    check(
+      c,
+      'claimLease R-FLOW-1 takes the highest priority first, then by id, and answers the rows in that order',
+      { form },
+      async () => {
+        const { t, order } = await priorityRows(b(), form);
+        const first = await b().use((conn) => t.ops.claimLease(conn, 2, b().now, b().at(30_000)));
+        expect(rowIds(first)).toEqual(idsOf(order.slice(0, 2)));
+        const rest = await b().use((conn) => t.ops.claimLease(conn, 10, b().now, b().at(30_000)));
+        expect(rowIds(rest)).toEqual(idsOf(order.slice(2)));
+      },
+    );
+  });
+}
+
+/** `extendLeases`: moves leases that still hold their tokens. */
+export function extendLeasesContract(c: ContractContext): void {
+  const b = c.b;
+  const form = 'lease';
+  describe('extendLeases', () => {
+    check(
+      c,
+      'extendLeases R-LEASE-4 R-LEASE-3 moves every lease still holding its token and answers those ids; a stale token moves nothing and its id is absent',
+      { form },
+      async () => {
+        const t = await b().table(form);
+        const [r1, r2, r3] = await b().insert(t, [msg(1), msg(2), msg(3)]);
+        const token = b().at(30_000);
+        await b().use((conn) => t.ops.claimLease(conn, 10, b().now, token));
+        const later = b().at(45_000);
+        const stale = new Date(token.getTime() - 1);
+        const moved = await b().use((conn) =>
+          t.ops.extendLeases(
+            conn,
+            [
+              { id: r1, token },
+              { id: r2, token: stale },
+              { id: r3, token },
+            ],
+            later,
+          ),
+        );
+        expect(idsOf(moved).sort()).toEqual(idsOf([r1, r3]).sort());
+        expect((await b().rows(t.name)).map((r) => view(r)?.locked_until)).toEqual([
+          later.getTime(),
+          token.getTime(),
+          later.getTime(),
+        ]);
+        // The old token of a moved lease is stale now: a settlement with it changes nothing.
+        const old = await b().use((conn) =>
+          t.ops.settle(conn, { kind: 'finish', id: r1, token, now: b().now }),
+        );
+        expect(old).toBe(0);
+        expect(await b().row(t.name, r1)).toBeDefined();
+      },
+    );
+
+    check(
+      c,
+      'extendLeases R-LEASE-4 R-LEASE-6 a settled row is not moved and its id is absent; no leases answer none',
+      { form },
+      async () => {
+        const t = await b().table(form);
+        const [r1, r2] = await b().insert(t, [msg(1), msg(2)]);
+        const token = b().at(30_000);
+        await b().use((conn) => t.ops.claimLease(conn, 10, b().now, token));
+        await b().use((conn) => t.ops.settle(conn, { kind: 'finish', id: r1, token, now: b().now }));
+        const later = b().at(45_000);
+        const moved = await b().use((conn) =>
+          t.ops.extendLeases(
+            conn,
+            [
+              { id: r1, token },
+              { id: r2, token },
+            ],
+            later,
+          ),
+        );
+        expect(idsOf(moved)).toEqual(idsOf([r2]));
+        expect(await b().use((conn) => t.ops.extendLeases(conn, [], later))).toEqual([]);
+      },
+    );
+  });
+}
