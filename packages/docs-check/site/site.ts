@@ -130,7 +130,6 @@ export function repositoryFile(
  */
 export const intentionallyNotExported = [
   '@sqlinbox/conformance/src/harness.ts:Table',
-  '@sqlinbox/conformance/src/harness.ts:TableExtras',
   '@sqlinbox/conformance/src/netns.ts:SlowLink',
   '@sqlinbox/core/src/description.ts:FormOf',
   '@sqlinbox/core/src/description.ts:Has',
@@ -145,7 +144,6 @@ export const intentionallyNotExported = [
   '@sqlinbox/core/src/description.ts:PayloadSpec',
   '@sqlinbox/core/src/description.ts:BuilderState',
   '@sqlinbox/core/src/description.ts:Checked',
-  '@sqlinbox/dialect-mssql/src/sql.ts:Statement',
   '@sqlinbox/dialect-sqlite/src/file.ts:FileState',
 ];
 
