@@ -144,9 +144,10 @@ interface Queue {
  * queues with their counts and the age of the oldest ready row, a page per queue with charts of
  * the recent depth, lag and throughput and its rows by state, and one row by id. Actions
  * (requeue and delete dead letters, delete a row) are POST forms, refused unless `readOnly` is
- * `false` and unless both CSRF checks pass (see {@link Csrf}). Every value from the database is
- * escaped; every value from the request is validated and reaches the database only as a bound
- * parameter of the admin API. The host application's own authentication goes in front.
+ * `false` and unless both CSRF checks pass (the same origin, and a signed token double-submitted).
+ * Every value from the database is escaped; every value from the request is validated and reaches
+ * the database only as a bound parameter of the admin API. The host application's own
+ * authentication goes in front.
  */
 export function dashboard(source: Admin | Adapter, options: DashboardOptions): Dashboard {
   const admin = isAdmin(source) ? source : new Admin(source);

@@ -216,7 +216,7 @@ export class PostgresTable implements TableOps {
   /**
    * Row lock form (R-ROW-1), inside the engine's transaction: up to `n` due rows in claim order (priority, then id),
    * `FOR UPDATE SKIP LOCKED`, so a concurrent claim passes over them instead of waiting. A FIFO
-   * table takes group heads under the guard (see {@link fifoGuard}). Counts nothing.
+   * table takes group heads under the guard (see `fifoGuard`). Counts nothing.
    */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     const s = this.statement(now);

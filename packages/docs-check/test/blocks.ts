@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { repositoryFile, repositoryFilesUrl } from '../site/site.ts';
 
 /** The repository root, two levels above this package. */
 export const repoRoot = resolve(import.meta.dirname, '../../..');
@@ -202,14 +203,33 @@ export function proseOnly(markdown: string): string {
     .join('\n');
 }
 
-/** Every relative link target `[text](target)` of a markdown file that does not exist on disk. */
+/**
+ * Every link target `[text](target)` of a markdown file that does not exist on disk: relative ones, and
+ * the repository's own files by their web address (`https://github.com/<repo>/blob/main/docs/...`,
+ * `.../raw/main/...` for an image).
+ * A package README, which npm shows away from the repository, may link nothing by a relative path.
+ */
 export function brokenLinks(path: string, root: string = repoRoot): string[] {
   const prose = proseOnly(readFileSync(path, 'utf8'));
   const broken: string[] = [];
+  const filesUrl = repositoryFilesUrl(root);
+  const packageReadme = /^packages\/[^/]+\/README\.md$/.test(relative(root, path));
   prose.split('\n').forEach((line, index) => {
     for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
       const target = match[1] ?? '';
+      const inRepository = repositoryFile(target, root);
+      if (inRepository !== undefined) {
+        if (!existsSync(join(root, inRepository.path)))
+          broken.push(`${relative(root, path)}:${index + 1} ${target}`);
+        continue;
+      }
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+      if (packageReadme) {
+        broken.push(
+          `${relative(root, path)}:${index + 1} ${target} (relative: npm cannot resolve it; use ${filesUrl}...)`,
+        );
+        continue;
+      }
       const file = decodeURIComponent(target.split('#')[0] ?? '');
       if (!existsSync(resolve(dirname(path), file)))
         broken.push(`${relative(root, path)}:${index + 1} ${target}`);

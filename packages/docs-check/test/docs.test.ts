@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
@@ -58,6 +58,34 @@ describe('the docs checker itself', () => {
     expect(blocks[3]?.excerptOf).toBe('packages/core/src/nowhere.ts');
     expect(blocks[1]?.prelude).toContain('declare const inbox');
     expect(blocks[0]?.code.split('\n')).toHaveLength(2);
+  });
+
+  test('R-DOC-3 a package README may link the docs only by their repository address, and only to a file that exists', () => {
+    const root = join(import.meta.dirname, '..', '.vitest', 'links-fixture');
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(join(root, 'packages', 'one'), { recursive: true });
+    mkdirSync(join(root, 'docs'), { recursive: true });
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ repository: 'git+https://github.com/o/r.git' }),
+    );
+    writeFileSync(join(root, 'docs', 'guide.md'), '# Guide\n');
+    const readme = join(root, 'packages', 'one', 'README.md');
+    writeFileSync(
+      readme,
+      [
+        '[ok](https://github.com/o/r/blob/main/docs/guide.md#intro)',
+        '[relative](../../docs/guide.md)',
+        '[missing](https://github.com/o/r/blob/main/docs/gone.md)',
+        '![image](https://github.com/o/r/raw/main/docs/guide.md) ![gone](https://github.com/o/r/raw/main/x.png)',
+        '[elsewhere](https://example.com/x.md)',
+      ].join('\n'),
+    );
+    expect(brokenLinks(readme, root)).toEqual([
+      expect.stringMatching(/^packages\/one\/README\.md:2 \.\.\/\.\.\/docs\/guide\.md \(relative/),
+      'packages/one/README.md:3 https://github.com/o/r/blob/main/docs/gone.md',
+      'packages/one/README.md:4 https://github.com/o/r/raw/main/x.png',
+    ]);
   });
 
   test('R-DOC-1 the compiler reports a planted broken block at its markdown file:line', () => {
