@@ -94,6 +94,9 @@ max_client_conn = 1000
 server_idle_timeout = 10
 ; After the server restarts, log in again within a second (default 15 s).
 server_login_retry = 1
+; The tests open and close thousands of connections: log errors and warnings only.
+log_connections = 0
+log_disconnections = 0
 logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 EOF
