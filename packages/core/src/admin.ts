@@ -225,7 +225,9 @@ export class Admin {
     if (this.checked.has(key)) return;
     const { dialect } = this.adapter;
     if (!dialect.capabilities.forms.includes(table.form)) {
-      throw new ConfigError(`${dialect.name} does not take the ${table.form} form`, { table: table.table });
+      const why = dialect.capabilities.formsRefused?.[table.form];
+      const message = `${dialect.name} does not take the ${table.form} form${why === undefined ? '' : `: ${why}`}`;
+      throw new ConfigError(message, { table: table.table });
     }
     for (const name of dlq === undefined ? [table.table] : [table.table, dlq]) {
       const columns = await dialect.describeTable(conn, name);

@@ -10,6 +10,12 @@ import type { ErrorKind } from './errors.js';
 export interface Capabilities {
   /** Claim forms the database supports. Default: all three. */
   readonly forms: readonly Form[];
+  /**
+   * Why a form missing from `forms` is missing, for the error that refuses a table of that form
+   * (e.g. a connection through a transaction pooler cannot hold the advisory form's session locks).
+   * Default: none, the refusal names the form only.
+   */
+  readonly formsRefused?: Readonly<Partial<Record<Form, string>>> | undefined;
   /** Isolation levels a table may declare. Default: read_committed, repeatable_read, serializable. */
   readonly isolationLevels: readonly IsolationLevel[];
   /** SQLite-style transaction modes a table may declare. Default: none. */

@@ -23,7 +23,8 @@ export async function validateSubscription(
   };
 
   if (!caps.forms.includes(t.form)) {
-    fail(`${dialect.name} does not take the ${t.form} form`, {
+    const why = caps.formsRefused?.[t.form];
+    fail(`${dialect.name} does not take the ${t.form} form${why === undefined ? '' : `: ${why}`}`, {
       fix: `describe the table with one of: ${caps.forms.join(', ')}`,
     });
   }

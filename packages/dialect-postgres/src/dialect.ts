@@ -26,6 +26,18 @@ export type PostgresIsolation = 'read_committed' | 'repeatable_read' | 'serializ
 export const POSTGRES_FLOOR = '11';
 const FLOOR_MAJOR = 11;
 
+/**
+ * A connection pooler between the adapter and PostgreSQL, by its pool mode. `transaction`
+ * (PgBouncer's `pool_mode = transaction`, and poolers like it): each transaction, and each
+ * statement outside one, may run on another server session, so nothing may live in a session
+ * between transactions: no named prepared statement, no LISTEN, no session advisory lock.
+ * `session`: a client keeps one server session while it is connected, as on a direct connection.
+ */
+export type PostgresPooler = 'transaction' | 'session';
+
+/** The claim forms that run through a transaction pooler: row lock and lease, never advisory. */
+export type TransactionPoolerForm = 'rowlock' | 'lease';
+
 /** What {@link createPostgresDialect} takes. */
 export interface PostgresDialectOptions {
   /**
@@ -33,6 +45,12 @@ export interface PostgresDialectOptions {
    * conformance suite uses it to prove `ServerTooOldError`. Default: ask the server.
    */
   readonly serverVersion?: string | undefined;
+  /**
+   * The pooler the connections go through (see {@link PostgresPooler}). With `transaction` the
+   * dialect takes the row lock and lease forms only ({@link transactionPoolerCapabilities}).
+   * Default: none, a direct connection.
+   */
+  readonly pooler?: PostgresPooler | undefined;
 }
 
 /**
@@ -52,6 +70,22 @@ export const postgresCapabilities: Capabilities = capabilities({
   // subscription until a worker frees: rows per claim rise from ~1 to ~workers (docs/benchmarks.md).
   claimAhead: true,
   timeKinds: ['timestamp'],
+});
+
+/** Why the advisory form cannot run through a transaction pooler, for the error that refuses it. */
+const ADVISORY_THROUGH_A_TRANSACTION_POOLER =
+  "its connections go through a transaction pooler (pooler: 'transaction'), and the advisory form holds a" +
+  ' session advisory lock for each delivery, which a pooler that hands each transaction to any server session' +
+  ' cannot keep (an adapter that connects directly or through a session pooler can)';
+
+/**
+ * What PostgreSQL does through a transaction pooler: {@link postgresCapabilities} without the
+ * advisory form, which a table is refused with the reason (`formsRefused`).
+ */
+export const transactionPoolerCapabilities: Capabilities = capabilities({
+  ...postgresCapabilities,
+  forms: ['rowlock', 'lease'] satisfies TransactionPoolerForm[],
+  formsRefused: { advisory: ADVISORY_THROUGH_A_TRANSACTION_POOLER },
 });
 
 const ISOLATION_SQL: Readonly<Record<PostgresIsolation, string>> = {
@@ -98,12 +132,19 @@ function majorOf(version: string): number {
 export class PostgresDialect implements Dialect {
   /** Always `postgres`. */
   readonly name = 'postgres';
-  /** See {@link postgresCapabilities}. */
-  readonly capabilities: Capabilities = postgresCapabilities;
+  /**
+   * See {@link postgresCapabilities}; through a transaction pooler (`pooler: 'transaction'`),
+   * {@link transactionPoolerCapabilities}.
+   */
+  readonly capabilities: Capabilities;
+  /** The pooler the connections go through, or undefined (a direct connection). */
+  readonly pooler: PostgresPooler | undefined;
   private readonly serverVersion: string | undefined;
 
   constructor(opts: PostgresDialectOptions = {}) {
     this.serverVersion = opts.serverVersion;
+    this.pooler = opts.pooler;
+    this.capabilities = opts.pooler === 'transaction' ? transactionPoolerCapabilities : postgresCapabilities;
   }
 
   /**
@@ -225,7 +266,10 @@ export class PostgresDialect implements Dialect {
   }
 }
 
-/** A PostgreSQL dialect; `serverVersion` overrides the version the server reports (default: ask). */
+/**
+ * A PostgreSQL dialect; `serverVersion` overrides the version the server reports (default: ask),
+ * `pooler` names the pooler the connections go through (default: none).
+ */
 export function createPostgresDialect(opts: PostgresDialectOptions = {}): PostgresDialect {
   return new PostgresDialect(opts);
 }

@@ -11,8 +11,11 @@ export {
   PostgresDialect,
   type PostgresDialectOptions,
   type PostgresIsolation,
+  type PostgresPooler,
   postgresCapabilities,
   postgresDialect,
+  type TransactionPoolerForm,
+  transactionPoolerCapabilities,
 } from './dialect.js';
 export { classifyError } from './errors.js';
 export { PostgresTable, prepareTable } from './table.js';

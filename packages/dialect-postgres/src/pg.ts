@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
-import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
+import {
+  createPostgresDialect,
+  type PostgresDialect,
+  type PostgresIsolation,
+  type PostgresPooler,
+  type TransactionPoolerForm,
+} from './dialect.js';
+import { warnPooler } from './pooler.js';
 import { quoteIdent } from './sql.js';
 
 /**
@@ -80,22 +87,47 @@ export interface PgAdapterOptions {
   /** Makes `checkServer` report this version instead of asking the server (default: ask). */
   readonly serverVersion?: string | undefined;
   /**
+   * The pooler the pool connects through, by its pool mode. `'transaction'` (PgBouncer's
+   * `pool_mode = transaction`): statements run unnamed (a named prepared statement would be
+   * looked for on another server session), the advisory form is refused, connection ids are the
+   * pooler's client keys, and the wake-up listens only on a `listenClient` you give (a LISTEN
+   * through the pooler would never hear a notification): without one the broker polls.
+   * `'session'`: as a direct connection. Default: none, a direct connection; the adapter then warns
+   * once (`SQLINBOX_POOLER`) if its first connection turns out to go through a pooler.
+   */
+  readonly pooler?: PostgresPooler | undefined;
+  /**
    * Opens the dedicated LISTEN client. Default: a `new pool.Client(pool.options)` (the client
-   * class `pg.Pool` keeps), i.e. the pool's own connection settings.
+   * class `pg.Pool` keeps), i.e. the pool's own connection settings; with `pooler: 'transaction'`,
+   * none (no wake-up, the broker polls): give one that connects directly or through a session
+   * pooler, e.g. `() => new pg.Client({ connectionString: directUrl })`.
    */
   readonly listenClient?: (() => PgStandaloneClientLike) | undefined;
 }
 
-/** The adapter {@link pg} returns. */
-export type PgAdapter = Adapter<Form, PostgresIsolation> & {
+/** What {@link pg} takes through a transaction pooler. */
+export type PgTransactionPoolerOptions = PgAdapterOptions & { readonly pooler: 'transaction' };
+
+/** What every adapter {@link pg} returns has. */
+interface PgAdapterParts {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
-  readonly wakeup: Wakeup;
   /** Where the pool connects: `postgres://host:port/database`. */
   readonly server: string;
   /** Closes the LISTEN client, and the pool where the adapter made it from options (not a pool passed in). */
   close(): Promise<void>;
-};
+}
+
+/** The adapter {@link pg} returns. */
+export type PgAdapter = Adapter<Form, PostgresIsolation> & PgAdapterParts & { readonly wakeup: Wakeup };
+
+/**
+ * The adapter {@link pg} returns with `pooler: 'transaction'`: the row lock and lease forms only
+ * (a table of the advisory form is a type error at `subscribe`), and a wake-up only where a
+ * `listenClient` was given.
+ */
+export type PgTransactionPoolerAdapter = Adapter<TransactionPoolerForm, PostgresIsolation> &
+  PgAdapterParts & { readonly wakeup: Wakeup | undefined };
 
 /** What the adapter remembers per physical client (kept in a WeakMap, so nothing lives on the client). */
 interface ClientState {
@@ -132,15 +164,21 @@ function watch(client: PgClientLike): ClientState {
   return state;
 }
 
-/** The client's state with its backend pid read. */
-async function stateOf(client: PgClientLike): Promise<ClientState> {
+/** Ids for clients that carry no `processID` behind a pooler. */
+let unkeyed = 0;
+
+/**
+ * The client's state with its id read: the `processID` of the connection's BackendKeyData (the
+ * backend pid; behind a pooler, the key the pooler gave this client). A client without one reads
+ * `pg_backend_pid()`, except behind a pooler, where that pid changes between transactions: it then
+ * gets a number of its own (`pooled-<n>`).
+ */
+async function stateOf(client: PgClientLike, pooled: boolean): Promise<ClientState> {
   const state = watch(client);
   if (state.pid === '') {
-    const pid =
-      typeof client.processID === 'number'
-        ? client.processID
-        : (await client.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-    state.pid = String(pid);
+    if (typeof client.processID === 'number') state.pid = String(client.processID);
+    else if (pooled) state.pid = `pooled-${++unkeyed}`;
+    else state.pid = String((await client.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
   }
   return state;
 }
@@ -160,24 +198,30 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-/** One checked-out client as a core `Connection`; `id` is the backend pid. */
+/** One checked-out client as a core `Connection`; `id` is the backend pid (behind a pooler, the pooler's key). */
 class PgConnection implements Connection {
   constructor(
     readonly client: PgPoolClientLike,
     readonly state: ClientState,
+    private readonly named: boolean,
   ) {}
 
-  /** The backend pid (`pg_backend_pid()`), so an admin can end the session by it. */
+  /**
+   * The backend pid (`pg_backend_pid()`), so an admin can end the session by it. Behind a pooler,
+   * the pid of the key the pooler gave this client, which names the client connection only.
+   */
   get id(): string {
     return this.state.pid;
   }
 
   /**
    * Statements with parameters run as named prepared statements (the name derived from the
-   * text), so each client parses and plans a claim or settlement once, not per job.
+   * text), so each client parses and plans a claim or settlement once, not per job. Through a
+   * transaction pooler every statement runs unnamed: the next transaction may run on a server
+   * session that never prepared the name.
    */
   async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    const name = params === undefined || params.length === 0 ? undefined : statementName(sql);
+    const name = !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
     const r =
       name === undefined
         ? await this.client.query(sql, params === undefined ? undefined : [...params])
@@ -190,8 +234,14 @@ class PgConnection implements Connection {
 class PgPool implements Pool {
   /** Connections checked out and not yet released or destroyed, by id (the backend pid). */
   private readonly out = new Map<string, PgConnection>();
+  /** The pooler check of the first connection (see {@link warnPooler}); set once it ran. */
+  private probed = false;
 
-  constructor(private readonly pool: PgPoolLike) {
+  /** `pooler`: the adapter's option; none makes the first connection check for a pooler. */
+  constructor(
+    private readonly pool: PgPoolLike,
+    private readonly pooler: PostgresPooler | undefined,
+  ) {
     if (typeof pool.on === 'function') {
       pool.on('acquire', (client: PgClientLike) => {
         watch(client);
@@ -216,13 +266,27 @@ class PgPool implements Pool {
   async acquire(): Promise<Connection> {
     const client = await this.pool.connect();
     try {
-      const conn = new PgConnection(client, await stateOf(client));
+      const conn = new PgConnection(
+        client,
+        await stateOf(client, this.pooler !== undefined),
+        this.pooler !== 'transaction',
+      );
+      if (!this.probed && this.pooler === undefined) await this.probe(conn);
       this.out.set(conn.id, conn);
       return conn;
     } catch (err) {
       client.release(err instanceof Error ? err : true);
       throw err;
     }
+  }
+
+  /** Warns once when the first connection's backend pid is not the pid of its key: a pooler answered. */
+  private async probe(conn: PgConnection): Promise<void> {
+    this.probed = true;
+    if (typeof conn.client.processID !== 'number') return;
+    const r = await conn.client.query('SELECT pg_backend_pid() AS pid');
+    const backend = String(r.rows[0]?.pid);
+    if (backend !== conn.id) warnPooler('pg', conn.id, backend);
   }
 
   /**
@@ -408,29 +472,47 @@ export function pgTx(client: Pick<PgClientLike, 'query'>): Queryable {
  * const adapter = pg({ connectionString, max: 10 });           // the adapter's pool
  * // or: pg(new Pool({ connectionString, max: 10 }))            // your pool: end it yourself
  * ```
- * The advisory form needs a direct connection or a session-mode pooler (R-DB-2). Column values come
- * back as `pg` parses them (int8 as string, timestamptz as Date); keep pg's default parsers for
- * timestamptz so lease tokens round-trip.
+ * The advisory form needs a direct connection or a session-mode pooler (R-DB-2); through a
+ * transaction pooler pass `pooler: 'transaction'` (R-RUN-4, see {@link PgAdapterOptions.pooler}).
+ * Column values come back as `pg` parses them (int8 as string, timestamptz as Date); keep pg's
+ * default parsers for timestamptz so lease tokens round-trip.
  */
-export function pg(poolOrOptions: PgPoolLike | PgPoolOptions, opts: PgAdapterOptions = {}): PgAdapter {
+export function pg(
+  poolOrOptions: PgPoolLike | PgPoolOptions,
+  opts: PgTransactionPoolerOptions,
+): PgTransactionPoolerAdapter;
+export function pg(
+  poolOrOptions: PgPoolLike | PgPoolOptions,
+  opts?: PgAdapterOptions & { readonly pooler?: 'session' | undefined },
+): PgAdapter;
+export function pg(
+  poolOrOptions: PgPoolLike | PgPoolOptions,
+  opts: PgAdapterOptions,
+): PgAdapter | PgTransactionPoolerAdapter;
+export function pg(
+  poolOrOptions: PgPoolLike | PgPoolOptions,
+  opts: PgAdapterOptions = {},
+): PgAdapter | PgTransactionPoolerAdapter {
   const owned = !isPool(poolOrOptions);
   const pool = owned ? makePool(poolOrOptions) : poolOrOptions;
   const open =
     opts.listenClient ??
-    (() => {
-      const Client = (pool as { Client?: new (config: unknown) => PgStandaloneClientLike }).Client;
-      if (Client === undefined) throw new Error('pool has no Client class: pass opts.listenClient');
-      return new Client(pool.options);
-    });
-  const wakeup = new PgWakeup(open);
+    (opts.pooler === 'transaction'
+      ? undefined
+      : () => {
+          const Client = (pool as { Client?: new (config: unknown) => PgStandaloneClientLike }).Client;
+          if (Client === undefined) throw new Error('pool has no Client class: pass opts.listenClient');
+          return new Client(pool.options);
+        });
+  const wakeup = open === undefined ? undefined : new PgWakeup(open);
   let ended: Promise<void> | undefined;
   return {
-    dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
-    pool: new PgPool(pool),
-    wakeup,
+    dialect: createPostgresDialect({ serverVersion: opts.serverVersion, pooler: opts.pooler }),
+    pool: new PgPool(pool, opts.pooler),
+    wakeup: wakeup as Wakeup,
     server: serverOf(pool.options as PgPoolOptions),
     async close() {
-      await wakeup.close();
+      await wakeup?.close();
       if (owned) {
         ended ??= (pool as PgPoolLike & { end(): Promise<void> }).end();
         await ended;

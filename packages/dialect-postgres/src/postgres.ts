@@ -1,7 +1,24 @@
 import { createRequire } from 'node:module';
-import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
+import {
+  type Adapter,
+  ConfigError,
+  type Connection,
+  type Form,
+  type Pool,
+  type Queryable,
+  type QueryResult,
+  type Row,
+  type Wakeup,
+} from '@sqlinbox/core';
 import { wakeupChannel } from './ddl.js';
-import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } from './dialect.js';
+import {
+  createPostgresDialect,
+  type PostgresDialect,
+  type PostgresIsolation,
+  type PostgresPooler,
+  type TransactionPoolerForm,
+} from './dialect.js';
+import { warnPooler } from './pooler.js';
 
 /**
  * The postgres.js adapter: wraps the user's `postgres()` instance. Connections are reserved with
@@ -28,6 +45,8 @@ import { createPostgresDialect, type PostgresDialect, type PostgresIsolation } f
 /** One postgres.js result: an array of rows with the command's row count. */
 export interface PostgresJsResult extends ReadonlyArray<any> {
   readonly count: number | null;
+  /** The `{ pid, secret }` of the BackendKeyData of the connection that ran it (behind a pooler, the pooler's key). */
+  readonly state?: { readonly pid?: number | null } | null;
 }
 
 /** The internal connection object postgres.js passes to `onexecute` (undocumented; used defensively). */
@@ -54,8 +73,11 @@ export interface PostgresJsReservedLike extends PostgresJsSqlLike {
 
 /** The slice of `postgres()`'s instance the adapter calls. */
 export interface PostgresJsLike extends PostgresJsSqlLike {
-  /** The parsed options; `max` is the instance's size (postgres.js's default 10). */
-  readonly options: { readonly max: number };
+  /**
+   * The parsed options; `max` is the instance's size (postgres.js's default 10), `prepare`
+   * whether its statements are prepared by name (postgres.js's default true).
+   */
+  readonly options: { readonly max: number; readonly prepare?: boolean };
   /** Reserves one connection for the caller alone, waiting while every connection is busy. */
   reserve(): Promise<PostgresJsReservedLike>;
   /** LISTENs on a channel over postgres.js's own dedicated connection. */
@@ -86,21 +108,56 @@ export interface PostgresJsConnectOptions {
 export interface PostgresJsAdapterOptions {
   /** Makes `checkServer` report this version instead of asking the server (default: ask). */
   readonly serverVersion?: string | undefined;
+  /**
+   * The pooler the instance connects through, by its pool mode. `'transaction'` (PgBouncer's
+   * `pool_mode = transaction`): statements run unprepared, and the instance must not prepare its
+   * own (`postgres(url, { prepare: false })`; an instance the adapter makes gets it, one that
+   * prepares is refused with a `ConfigError`), the advisory form is refused, connection ids are
+   * the pooler's client keys, and the wake-up listens only on a `listener` you give (a LISTEN
+   * through the pooler would never hear a notification): without one the broker polls.
+   * `'session'`: as a direct connection. Default: none, a direct connection; the adapter then warns
+   * once (`SQLINBOX_POOLER`) if its first connection turns out to go through a pooler.
+   */
+  readonly pooler?: PostgresPooler | undefined;
+  /**
+   * The postgres.js instance whose `sql.listen` carries the wake-up, or the connection options
+   * (URL or `{ url, ...options }`) of one the adapter makes and ends with `close()`. Default: the
+   * adapter's own instance; with `pooler: 'transaction'`, none (no wake-up, the broker polls):
+   * give one that connects directly or through a session pooler.
+   */
+  readonly listener?: PostgresJsLike | string | PostgresJsConnectOptions | undefined;
 }
 
-/** The adapter {@link postgresJs} returns. */
-export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> & {
+/** What {@link postgresJs} takes through a transaction pooler. */
+export type PostgresJsTransactionPoolerOptions = PostgresJsAdapterOptions & {
+  readonly pooler: 'transaction';
+};
+
+/** What every adapter {@link postgresJs} returns has. */
+interface PostgresJsAdapterParts {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
-  readonly wakeup: Wakeup;
   /** Where the instance connects: `postgres://host:port/database`. */
   readonly server: string;
   /**
-   * Stops the adapter's LISTENs; ends the instance where the adapter made it from options (an
-   * instance passed in stays the caller's, and its LISTEN connection closes with its `sql.end()`).
+   * Stops the adapter's LISTENs; ends the instance (and the `listener`) where the adapter made it
+   * from options (an instance passed in stays the caller's, and its LISTEN connection closes with
+   * its `sql.end()`).
    */
   close(): Promise<void>;
-};
+}
+
+/** The adapter {@link postgresJs} returns. */
+export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> &
+  PostgresJsAdapterParts & { readonly wakeup: Wakeup };
+
+/**
+ * The adapter {@link postgresJs} returns with `pooler: 'transaction'`: the row lock and lease forms
+ * only (a table of the advisory form is a type error at `subscribe`), and a wake-up only where a
+ * `listener` was given.
+ */
+export type PostgresJsTransactionPoolerAdapter = Adapter<TransactionPoolerForm, PostgresIsolation> &
+  PostgresJsAdapterParts & { readonly wakeup: Wakeup | undefined };
 
 /** A `CONNECTION_CLOSED` error like postgres.js's own, for a statement on a lost connection. */
 function closedError(id: string): Error {
@@ -126,7 +183,10 @@ function arrayLiteral(values: readonly unknown[]): string {
   return `{${items.join(',')}}`;
 }
 
-/** One reserved connection as a core `Connection`; `id` is the backend pid. */
+/**
+ * One reserved connection as a core `Connection`; `id` is the backend pid (behind a pooler, the
+ * pid of the key the pooler gave this client connection).
+ */
 class PostgresJsConnection implements Connection {
   lost = false;
   done = false;
@@ -136,6 +196,7 @@ class PostgresJsConnection implements Connection {
     readonly id: string,
     readonly raw: PostgresJsRawConnection | undefined,
     readonly mark: unknown,
+    private readonly prepare: boolean,
   ) {}
 
   /** Whether postgres.js still holds the connection reserved for us (false once its socket closed). */
@@ -149,8 +210,11 @@ class PostgresJsConnection implements Connection {
     if (!this.alive()) throw closedError(this.id);
     const values = (params ?? []).map((v) => (Array.isArray(v) ? arrayLiteral(v) : v));
     try {
-      // Statements with parameters are prepared once per connection (postgres.js caches them).
-      const r = (await this.reserved.unsafe(sql, values, { prepare: values.length > 0 })) as PostgresJsResult;
+      // Statements with parameters are prepared once per connection (postgres.js caches them);
+      // through a transaction pooler none is: the next one may run on another server session.
+      const r = (await this.reserved.unsafe(sql, values, {
+        prepare: this.prepare && values.length > 0,
+      })) as PostgresJsResult;
       return { rows: [...r] as R[], rowCount: r.count ?? r.length };
     } catch (err) {
       if (breaksConnection(err)) this.lost = true;
@@ -196,8 +260,16 @@ class PostgresJsPool implements Pool {
   private readonly waiting: Array<() => void> = [];
   /** Connections reserved and not yet released or retired, by id (the backend pid). */
   private readonly out = new Map<string, PostgresJsConnection>();
+  /** Whether the pooler check ran (see {@link warnPooler}). */
+  private probed = false;
+  /** Ids for connections whose results carry no key behind a pooler. */
+  private unkeyed = 0;
 
-  constructor(private readonly sql: PostgresJsLike) {}
+  /** `pooler`: the adapter's option; none makes the first connection check for a pooler. */
+  constructor(
+    private readonly sql: PostgresJsLike,
+    private readonly pooler: PostgresPooler | undefined,
+  ) {}
 
   /** `sql.options.max` (postgres.js's default 10). */
   get size(): number {
@@ -258,9 +330,24 @@ class PostgresJsPool implements Pool {
           return true; // postgres.js reads a truthy answer as "the connection takes more statements"
         },
       })) as PostgresJsResult;
-      const pid = String(r[0]?.pid);
+      const backend = String(r[0]?.pid);
+      const key = r.state?.pid;
+      // Behind a pooler the backend pid changes between transactions; the key names the client.
+      let pid = backend;
+      if (this.pooler !== undefined) pid = typeof key === 'number' ? String(key) : `pooled-${++this.unkeyed}`;
+      else if (!this.probed) {
+        this.probed = true;
+        if (typeof key === 'number' && String(key) !== backend)
+          warnPooler('postgres.js', String(key), backend);
+      }
       const captured = raw as PostgresJsRawConnection | undefined;
-      const conn = new PostgresJsConnection(reserved, pid, captured, captured?.reserved);
+      const conn = new PostgresJsConnection(
+        reserved,
+        pid,
+        captured,
+        captured?.reserved,
+        this.pooler !== 'transaction',
+      );
       this.out.set(pid, conn);
       return conn;
     } catch (err) {
@@ -479,43 +566,85 @@ function guardTypeFetch(sql: PostgresJsSqlLike): void {
  * Keep postgres.js's default value handling: no column-name `transform` (the engine reads the
  * description's column names), timestamps as Date (lease tokens round-trip). int8 comes back as a
  * string (or a bigint with `types.bigint`); both work as ids and attempts. The advisory form needs a
- * direct connection or a session-mode pooler (R-DB-2).
+ * direct connection or a session-mode pooler (R-DB-2); through a transaction pooler pass
+ * `pooler: 'transaction'` (R-RUN-4, see {@link PostgresJsAdapterOptions.pooler}).
  */
 export function postgresJs(
   sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,
+  opts: PostgresJsTransactionPoolerOptions,
+): PostgresJsTransactionPoolerAdapter;
+export function postgresJs(
+  sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,
+  opts?: PostgresJsAdapterOptions & { readonly pooler?: 'session' | undefined },
+): PostgresJsAdapter;
+export function postgresJs(
+  sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,
+  opts: PostgresJsAdapterOptions,
+): PostgresJsAdapter | PostgresJsTransactionPoolerAdapter;
+export function postgresJs(
+  sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,
   opts: PostgresJsAdapterOptions = {},
-): PostgresJsAdapter {
+): PostgresJsAdapter | PostgresJsTransactionPoolerAdapter {
+  const pooled = opts.pooler === 'transaction';
   const owned = typeof sqlOrOptions !== 'function';
-  const client = owned ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions) : sqlOrOptions;
+  const client = owned
+    ? makeInstance(sqlOrOptions as string | PostgresJsConnectOptions, pooled ? { prepare: false } : {})
+    : sqlOrOptions;
+  if (pooled && client.options.prepare !== false) {
+    if (owned)
+      void (client as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({ timeout: 0 });
+    throw new ConfigError(
+      'the postgres.js instance prepares its statements by name, and through a transaction pooler the next' +
+        ' statement may run on a server session that never prepared the name, while the name stays on the one that did',
+      {
+        fix: "create the instance with postgres(url, { prepare: false }), or leave pooler: 'transaction' out",
+      },
+    );
+  }
   guardTypeFetch(client);
-  const wakeup = new PostgresJsWakeup(client);
-  const pool = new PostgresJsPool(client);
+  const listenerOwned = opts.listener !== undefined && typeof opts.listener !== 'function';
+  const listener =
+    opts.listener === undefined
+      ? pooled
+        ? undefined
+        : client
+      : listenerOwned
+        ? makeInstance(opts.listener as string | PostgresJsConnectOptions, {})
+        : (opts.listener as PostgresJsLike);
+  if (listener !== undefined && listener !== client) guardTypeFetch(listener);
+  const wakeup = listener === undefined ? undefined : new PostgresJsWakeup(listener);
+  const pool = new PostgresJsPool(client, opts.pooler);
+  const end = (sql: PostgresJsLike) =>
+    (sql as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({ timeout: 5 });
   let ended: Promise<void> | undefined;
   return {
-    dialect: createPostgresDialect({ serverVersion: opts.serverVersion }),
+    dialect: createPostgresDialect({ serverVersion: opts.serverVersion, pooler: opts.pooler }),
     pool,
-    wakeup,
+    wakeup: wakeup as Wakeup,
     server: serverOf(client),
     async close() {
-      await wakeup.close();
-      if (!owned) return;
-      ended ??= (client as PostgresJsLike & { end(o: { timeout: number }): Promise<void> }).end({
-        timeout: 5,
-      });
+      await wakeup?.close();
+      ended ??= Promise.all([
+        owned ? end(client) : undefined,
+        listenerOwned && listener !== undefined ? end(listener) : undefined,
+      ]).then(() => undefined);
       await ended;
     },
   };
 }
 
-/** `postgres(url, options)`. */
-function makeInstance(o: string | PostgresJsConnectOptions): PostgresJsLike {
+/** `postgres(url, options)`, with `defaults` under the options given. */
+function makeInstance(
+  o: string | PostgresJsConnectOptions,
+  defaults: Record<string, unknown>,
+): PostgresJsLike {
   const postgres = createRequire(import.meta.url)('postgres') as (
     url?: string | Record<string, unknown>,
     options?: Record<string, unknown>,
   ) => PostgresJsLike;
-  if (typeof o === 'string') return postgres(o);
+  if (typeof o === 'string') return postgres(o, defaults);
   const { url, ...rest } = o;
-  return url === undefined ? postgres(rest) : postgres(url, rest);
+  return url === undefined ? postgres({ ...defaults, ...rest }) : postgres(url, { ...defaults, ...rest });
 }
 
 /** `postgres://host:port/database` from the instance's parsed options; never a password. */

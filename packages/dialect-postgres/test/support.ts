@@ -4,8 +4,8 @@ import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
 import { ddl } from '../src/ddl.js';
-import { pg } from '../src/pg.js';
-import { postgresJs } from '../src/postgres.js';
+import { type PgAdapter, pg } from '../src/pg.js';
+import { type PostgresJsAdapter, postgresJs } from '../src/postgres.js';
 import { quoteTable } from '../src/sql.js';
 
 /** Why there is no server (the global setup found none), or `undefined`; the file's tests then skip. */
@@ -28,7 +28,7 @@ export async function adminClient(): Promise<pgModule.Client> {
 
 /** An opened adapter over a pool of its own. */
 export interface Opened {
-  readonly adapter: ReturnType<typeof pg> | ReturnType<typeof postgresJs>;
+  readonly adapter: PgAdapter | PostgresJsAdapter;
   /** Ends the adapter and the pool. */
   end(): Promise<void>;
 }

@@ -38,12 +38,12 @@ const TOO_OLD = '10.5';
  * may still hand one back, and postgres.js's `end()` waits its whole timeout for a reservation
  * released after `end()` began.
  */
-async function settle(pool: { size: number; spare(): number }): Promise<void> {
+export async function settle(pool: { size: number; spare(): number }): Promise<void> {
   for (let i = 0; i < 200 && pool.spare() < pool.size; i++) await new Promise((r) => setTimeout(r, 10));
 }
 
-/** The admin side both targets share: a lazily opened `pg.Client`. */
-function adminSide(
+/** The admin side both targets share (and the PgBouncer targets): a lazily opened `pg.Client`. */
+export function adminSide(
   options?: string,
 ): Pick<ConformanceTarget, 'exec' | 'killSession' | 'advisoryLocksHeld' | 'restartServer' | 'close'> {
   let client: Promise<pgModule.Client> | undefined;
