@@ -109,7 +109,7 @@ export interface PgAdapterOptions {
 export type PgTransactionPoolerOptions = PgAdapterOptions & { readonly pooler: 'transaction' };
 
 /** What every adapter {@link pg} returns has. */
-interface PgAdapterParts {
+export interface PgAdapterParts {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
   /** Where the pool connects: `postgres://host:port/database`. */

@@ -134,7 +134,7 @@ export type PostgresJsTransactionPoolerOptions = PostgresJsAdapterOptions & {
 };
 
 /** What every adapter {@link postgresJs} returns has. */
-interface PostgresJsAdapterParts {
+export interface PostgresJsAdapterParts {
   readonly dialect: PostgresDialect;
   readonly pool: Pool;
   /** Where the instance connects: `postgres://host:port/database`. */
