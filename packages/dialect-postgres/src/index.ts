@@ -15,4 +15,5 @@ export {
   postgresDialect,
 } from './dialect.js';
 export { classifyError } from './errors.js';
+export { PostgresStatements } from './statements.js';
 export { PostgresTable, prepareTable } from './table.js';
