@@ -1,5 +1,12 @@
 import type { Insert } from '@sqlinbox/core';
-import { ID, type InsertColumn, type InsertParts, type Params, QueueStatements, type Statement } from '@sqlinbox/sql';
+import {
+  ID,
+  type InsertColumn,
+  type InsertParts,
+  type Params,
+  QueueStatements,
+  type Statement,
+} from '@sqlinbox/sql';
 import { wakeupChannel } from './ddl.js';
 
 /** Private alias of a head's group in the FIFO guard. */
@@ -145,7 +152,12 @@ export class PostgresStatements extends QueueStatements {
    * column's own type from `id = ANY($n)`.
    */
   override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a: string): string {
-    return this.tokens(p, leases, this.col(a, this.t.id.column), this.col(a, this.role(this.t.lease, 'lease')));
+    return this.tokens(
+      p,
+      leases,
+      this.col(a, this.t.id.column),
+      this.col(a, this.role(this.t.lease, 'lease')),
+    );
   }
 
   override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
@@ -206,7 +218,9 @@ export class PostgresStatements extends QueueStatements {
     const p = this.params();
     const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
     const moved = this.delete({ table: this.table, where: this.owned(p, id, token), returning: '*' });
-    return [p.statement(`WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`)];
+    return [
+      p.statement(`WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`),
+    ];
   }
 
   /**
@@ -215,7 +229,8 @@ export class PostgresStatements extends QueueStatements {
    * the string again. json converts to a jsonb column and, verbatim, to a text one.
    */
   override insertValue(p: Params, column: InsertColumn, value: unknown): string {
-    if (column.role !== 'payload' || this.t.payload?.type !== 'json') return super.insertValue(p, column, value);
+    if (column.role !== 'payload' || this.t.payload?.type !== 'json')
+      return super.insertValue(p, column, value);
     return `${this.text(p, typeof value === 'string' ? value : JSON.stringify(value))}::json`;
   }
 
@@ -255,7 +270,8 @@ export class PostgresStatements extends QueueStatements {
   override keyHolder(keys: string | readonly string[]): Statement {
     const p = this.params();
     const key = this.ident(this.role(this.t.uniqueKey, 'uniqueKey'));
-    const unsettled = this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
+    const unsettled =
+      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
     const list = this.inList(p, key, typeof keys === 'string' ? [keys] : keys);
     return p.statement(`SELECT ${this.id}, ${key} FROM ${this.table} WHERE ${list}${unsettled}`);
   }
@@ -270,11 +286,19 @@ export class PostgresStatements extends QueueStatements {
     const t = this.t;
     const p = this.params();
     const oldest =
-      t.retryAfter === undefined ? 'NULL::timestamptz' : `min(${this.col('q', t.retryAfter)}) FILTER (WHERE ${this.due(p, now, 'q')})`;
+      t.retryAfter === undefined
+        ? 'NULL::timestamptz'
+        : `min(${this.col('q', t.retryAfter)}) FILTER (WHERE ${this.due(p, now, 'q')})`;
     let busy = '0';
     let held = '';
     if (t.form === 'rowlock') {
-      const free = this.select(p, { columns: '1', table: `${this.table} f`, alias: 'f', where: this.due(p, now, 'f'), lock: true });
+      const free = this.select(p, {
+        columns: '1',
+        table: `${this.table} f`,
+        alias: 'f',
+        where: this.due(p, now, 'f'),
+        lock: true,
+      });
       busy = `${this.countIf(this.due(p, now, 'q'))} - (SELECT count(*) FROM (${free}) sqlinbox_free)`;
     } else if (t.form === 'advisory' && t.lock === undefined) {
       held = `WITH sqlinbox_held AS (${HELD}) `;

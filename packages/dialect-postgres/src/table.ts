@@ -41,7 +41,8 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   override async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
     if (messages.length === 0) return [];
     const key = this.sql.t.uniqueKey;
-    if (key !== undefined && messages.some((m) => m.key !== undefined)) return this.insertKeyed(conn, messages, key);
+    if (key !== undefined && messages.some((m) => m.key !== undefined))
+      return this.insertKeyed(conn, messages, key);
     const ids: unknown[] = [];
     for (const st of this.sql.insert(messages)) ids.push(...(await this.insertIds(conn, st)));
     return ids;
