@@ -93,7 +93,10 @@ export class PostgresStatements extends QueueStatements {
     );
   }
 
-  /** `id IN (the guarded heads)`, for a FIFO table's claim; '' otherwise. */
+  /**
+   * A FIFO table's claim takes its rows among the guarded heads: the CTE of {@link fifoGuard} and
+   * the condition `id IN (the heads) AND ` on alias `a`; both empty for a table without groups.
+   */
   guarded(p: Params, n: number, now: Date | null, a: string): { with: string; where: string } {
     if (this.t.group === undefined) return { with: '', where: '' };
     return {

@@ -62,12 +62,12 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     for (let round = 0; round < 5; round++) {
       const todo = messages.map((m, i) => ({ m, i })).filter(({ i }) => ids[i] === undefined);
       if (todo.length === 0) return ids;
-      const found: Row[] = [];
-      for (const st of this.sql.insert(
+      const statements = this.sql.insert(
         todo.map(({ m }) => m),
         true,
-      ))
-        found.push(...(await this.insertRows(conn, st)));
+      );
+      const found: Row[] = [];
+      for (const st of statements) found.push(...(await this.insertRows(conn, st)));
       // RETURNING follows the VALUES lists, leaving out the rows that inserted nothing.
       const conflicts = new Set<string>();
       let r = 0;
