@@ -18,4 +18,5 @@ export {
   transactionPoolerCapabilities,
 } from './dialect.js';
 export { classifyError } from './errors.js';
+export { PostgresStatements } from './statements.js';
 export { PostgresTable, prepareTable } from './table.js';

@@ -1,16 +1,15 @@
 /**
- * Small helpers every statement builder shares: identifier quoting and numbered parameters.
- * Nothing here runs a statement.
+ * Identifier quoting and the few text helpers the DDL needs. Statements are built by
+ * {@link PostgresStatements} (`@sqlinbox/sql`); nothing here runs a statement.
  */
+import { ansiIdent, qualified } from '@sqlinbox/sql';
 
 /** Quotes one identifier (`jobs` -> `"jobs"`), doubling any embedded quote. */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export const quoteIdent = ansiIdent;
 
 /** Quotes a table name that may be schema-qualified (`app.jobs` -> `"app"."jobs"`). */
 export function quoteTable(name: string): string {
-  return name.split('.').map(quoteIdent).join('.');
+  return qualified(name);
 }
 
 /**
@@ -32,23 +31,4 @@ export function bareName(table: string): string {
 export function schemaOf(table: string): string | undefined {
   const parts = table.split('.');
   return parts.length > 1 ? parts[0] : undefined;
-}
-
-/**
- * The parameters of one statement, numbered as they are added: `p.add(v)` answers `$n`. Every
- * value a statement uses goes through here, so no value is ever spliced into SQL text.
- */
-export class Params {
-  readonly values: unknown[] = [];
-
-  /** Adds a value and answers its placeholder. */
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-
-  /** Adds a Date (or null) as an explicit `timestamptz` parameter. */
-  time(value: Date | null): string {
-    return `${this.add(value)}::timestamptz`;
-  }
 }

@@ -280,6 +280,36 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
     });
   });
 
+  test('R-FLOW-2 a keyed insert longer than one statement answers every id in message order: a held key its holder, a key repeated in the batch the first one, all held keys read in one select', async () => {
+    const t = inbox({
+      table: uniqueName('keyed'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      uniqueKey: 'job_key',
+    }) as AnyTable;
+    await withTable(t, async () => {
+      const ops = postgresDialect.prepare(t);
+      await withConn(opened, async (conn) => {
+        const [held] = await ops.insert(conn, [{ payload: '{}', key: 'k-held' }]);
+        // Three columns a message: more than 3,333 messages take a second INSERT.
+        const messages = Array.from({ length: 4000 }, (_, i) => ({ payload: `{"n":${i}}`, key: `k-${i}` }));
+        messages[10] = { payload: '{}', key: 'k-held' };
+        messages[3900] = { payload: '{}', key: 'k-5' };
+        const rec = recording(conn);
+        const got = (await ops.insert(rec.conn, messages)).map(Number);
+        expect(rec.statements.map((s) => s.split(' ')[0])).toEqual(['WITH', 'WITH', 'SELECT']);
+        expect(got).toHaveLength(4000);
+        expect(got[10]).toBe(Number(held));
+        expect(got[3900]).toBe(got[5]);
+        const stored = await admin.query(`SELECT id::int, job_key FROM "${t.table}"`);
+        const byKey = new Map(stored.rows.map((r) => [r.job_key as string, r.id as number]));
+        expect(stored.rows).toHaveLength(3999);
+        expect(got).toEqual(messages.map((m) => byKey.get(m.key)));
+      });
+    });
+  });
+
   test('R-PUB-1 insert: text and bytes payloads, an id the caller gives, a generated attempt', async () => {
     const bytes = inbox({
       table: uniqueName('insb'),

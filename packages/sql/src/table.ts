@@ -257,9 +257,21 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
         seen = 'locks';
       }
     }
+    return this.withInWork(base, now, inWork, seen, oldest);
+  }
+
+  /** The counts with `inWork` rows in work (`ready` less them, but in the lease form) and the oldest ready row's `retry_after` (epoch ms). */
+  withInWork(
+    base: QueueStats,
+    now: Date,
+    inWork: number,
+    seen: QueueStats['inWorkSeen'],
+    oldest: number | null,
+  ): QueueStats {
+    const lease = this.sql.t.form === 'lease';
     return {
       ...base,
-      ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
+      ready: lease ? base.ready : Math.max(0, base.ready - inWork),
       inWork,
       inWorkSeen: seen,
       oldestReadyAgeMs: oldest === null ? null : Math.max(0, now.getTime() - oldest),
