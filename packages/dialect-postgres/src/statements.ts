@@ -1,4 +1,4 @@
-import type { Insert } from '@sqlinbox/core';
+import { type Insert, validateIdentifier } from '@sqlinbox/core';
 import {
   ID,
   type InsertColumn,
@@ -176,7 +176,7 @@ export class PostgresStatements extends QueueStatements {
   // -------------------------------------------------------------------------------------------
   // Advisory form (R-ADV-1, R-DB-2)
 
-  /** `hashtextextended(key, 0)`'s halves are among the locks other sessions hold ({@link HELD}). */
+  /** `hashtextextended(key, 0)`'s halves are among the locks other sessions hold (`HELD`). */
   heldBy(key: string): string {
     const hash = `hashtextextended(${key}, 0)`;
     return `EXISTS (SELECT 1 FROM sqlinbox_held h WHERE h.hi = ((${hash} >> 32) & 4294967295) AND h.lo = (${hash} & 4294967295))`;
@@ -217,9 +217,9 @@ export class PostgresStatements extends QueueStatements {
    * `WITH moved AS (DELETE .. RETURNING *) INSERT INTO dlq SELECT * FROM moved`, so both tables
    * change in one commit whether or not a transaction is open.
    */
-  override moveToDeadLetter(id: unknown, token: Date | undefined): Statement[] {
+  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
     const p = this.params();
-    const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
+    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
     const moved = this.delete({ table: this.table, where: this.owned(p, id, token), returning: '*' });
     return [
       p.statement(`WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`),

@@ -20,7 +20,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     return rows;
   }
 
-  /** Runs an insert; a text or JSON value holding NUL is an `EncodeError` ({@link unstorable}). */
+  /** Runs an insert; a text or JSON value holding NUL is an `EncodeError` (`unstorable`). */
   async insertRows(conn: Connection, st: Statement): Promise<Row[]> {
     try {
       return await this.rows(conn, st);
