@@ -1,14 +1,8 @@
 /**
  * Small pieces every MySQL/MariaDB statement is built from: identifier quoting, the UTC text form
- * of an instant, and the statement value itself. Nothing here talks to a driver.
+ * of an instant, a driver's answer. Nothing here talks to a driver.
  */
 import type { QueryResult, Row } from '@sqlinbox/core';
-
-/** One statement: SQL text with `?` placeholders, and its values in placeholder order. */
-export interface Stmt {
-  readonly sql: string;
-  readonly params: unknown[];
-}
 
 /**
  * What this package's driver wrappers answer for a statement: the core's result plus, for an
@@ -74,11 +68,6 @@ export function toDriverValue(v: unknown): unknown {
   if (v instanceof Uint8Array && !Buffer.isBuffer(v))
     return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   return v;
-}
-
-/** `?, ?, ?` for n values. */
-export function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
 }
 
 /** A count the drivers return as number, string (DECIMAL) or bigint, as a number. */
