@@ -21,7 +21,8 @@ import {
   validateIdentifier,
 } from '@sqlinbox/core';
 import { begin, prepareTable } from './ops.js';
-import { quoteIdent, quoteTable, schemaOf, tableOf, toCount } from './sql.js';
+import { type ColumnRole, NODE_SOCKET_ERRORS, schemaOf, tableColumns, tableOf } from '@sqlinbox/sql';
+import { quoteIdent, quoteTable, toCount } from './sql.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
@@ -158,14 +159,7 @@ const CONNECTION = new Set<unknown>([
   'ER_SOCKET',
   'ER_SOCKET_TIMEOUT',
   'ER_CONNECTION_TIMEOUT',
-  // Node sockets
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
+  ...NODE_SOCKET_ERRORS,
 ]);
 
 /**
@@ -310,45 +304,31 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
  */
 /** The generated column that carries a stamping table's unique key while the row is unsettled. */
 const KEY_ACTIVE = 'sqlinbox_key_active';
+/** The payload's type by how it stores a message, and the other columns' by their role. */
+const PAYLOAD = { json: 'JSON NOT NULL', text: 'LONGTEXT NOT NULL', bytes: 'LONGBLOB NOT NULL' } as const;
+const TYPES = {
+  attempt: 'INT NOT NULL DEFAULT 1',
+  time: 'DATETIME(3) NULL',
+  text: 'VARCHAR(255) NULL',
+  priority: 'INT NOT NULL DEFAULT 0',
+} as const;
 
 export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
   const cols = (forDeadLetter: boolean): string[] => {
+    const id = table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL';
+    const typeOf = (role: ColumnRole) =>
+      role === 'id' ? id : role === 'payload' ? PAYLOAD[table.payload!.type] : TYPES[role];
+    const fold = (name: string) => name.toLowerCase();
+    const { uniqueKey: key, processedAt } = table;
     const out: string[] = [];
-    const seen = new Set<string>();
-    const add = (name: string | undefined, type: string) => {
-      if (name === undefined || seen.has(name.toLowerCase())) return;
-      seen.add(name.toLowerCase());
-      out.push(`  ${quoteIdent(name)} ${type}`);
-    };
-    add(
-      table.id.column,
-      table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL',
-    );
-    if (table.payload) {
-      const type =
-        table.payload.type === 'bytes' ? 'LONGBLOB' : table.payload.type === 'text' ? 'LONGTEXT' : 'JSON';
-      add(table.payload.column, `${type} NOT NULL`);
-    }
-    add(table.attempt?.column, 'INT NOT NULL DEFAULT 1');
-    add(table.lease, 'DATETIME(3) NULL');
-    add(table.retryAfter, 'DATETIME(3) NULL');
-    add(table.processedAt, 'DATETIME(3) NULL');
-    add(table.group, 'VARCHAR(255) NULL');
-    add(table.partitionKey, 'VARCHAR(255) NULL');
-    add(table.priority, 'INT NOT NULL DEFAULT 0');
-    add(table.uniqueKey, 'VARCHAR(255) NULL');
-    if (table.uniqueKey !== undefined && table.processedAt !== undefined) {
+    for (const c of tableColumns(table, fold)) {
+      out.push(`  ${quoteIdent(c.name)} ${typeOf(c.role)}`);
+      if (key === undefined || processedAt === undefined || fold(c.name) !== fold(key)) continue;
       // No partial index: the key while the row is unsettled, NULL after, carries the unique index.
       // The dead-letter twin takes it as a plain column, for `INSERT .. SELECT *`.
-      add(
-        KEY_ACTIVE,
-        forDeadLetter
-          ? 'VARCHAR(255) NULL'
-          : `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(table.processedAt)} IS NULL, ${quoteIdent(table.uniqueKey)}, NULL)) STORED`,
-      );
+      const active = `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(processedAt)} IS NULL, ${quoteIdent(key)}, NULL)) STORED`;
+      out.push(`  ${quoteIdent(KEY_ACTIVE)} ${forDeadLetter ? TYPES.text : active}`);
     }
-    for (const p of table.key ?? []) if ('column' in p) add(p.column, 'VARCHAR(255) NULL');
-    for (const c of table.columns) add(c, 'VARCHAR(255) NULL');
     out.push(`  PRIMARY KEY (${quoteIdent(table.id.column)})`);
     return out;
   };
@@ -390,19 +370,14 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
 export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
   return {
     name: 'mysql',
+    // The rest as the defaults: every form, several connections, the FIFO guard, transactional
+    // mode, time columns of kind `timestamp`.
     capabilities: capabilities({
-      forms: ['rowlock', 'lease', 'advisory'],
       isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-      transactionModes: [],
-      multipleConnections: true,
-      fifoGuard: true,
-      transactional: true,
-      oneClaimAtATime: false,
       oneLeaseClaimAtATime: true,
       // One claim at a time already: a claim takes a row per worker and the extra rows wait,
       // leased, in the subscription, so the claim transaction runs per batch, not per row.
       claimAhead: true,
-      timeKinds: ['timestamp'],
     }),
     async checkServer(conn) {
       let version = opts.serverVersion;

@@ -3,6 +3,7 @@
  * of an instant, a driver's answer. Nothing here talks to a driver.
  */
 import type { QueryResult, Row } from '@sqlinbox/core';
+import { qualified } from '@sqlinbox/sql';
 
 /**
  * What this package's driver wrappers answer for a statement: the core's result plus, for an
@@ -20,19 +21,7 @@ export function quoteIdent(name: string): string {
 
 /** Quotes a table name, `schema.table` as two identifiers. */
 export function quoteTable(name: string): string {
-  return name.split('.').map(quoteIdent).join('.');
-}
-
-/** The schema part of a qualified table name, or undefined for an unqualified one. */
-export function schemaOf(name: string): string | undefined {
-  const dot = name.indexOf('.');
-  return dot < 0 ? undefined : name.slice(0, dot);
-}
-
-/** The table part of a possibly qualified table name. */
-export function tableOf(name: string): string {
-  const dot = name.indexOf('.');
-  return dot < 0 ? name : name.slice(dot + 1);
+  return qualified(name, quoteIdent);
 }
 
 /**

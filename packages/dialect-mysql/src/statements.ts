@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type InsertParts, KEY, type Params, QueueStatements, type Statement } from '@sqlinbox/sql';
-import { quoteIdent, schemaOf, utc } from './sql.js';
+import { type InsertParts, KEY, type Params, QueueStatements, type Statement, schemaOf } from '@sqlinbox/sql';
+import { quoteIdent, utc } from './sql.js';
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
 export const LOCK_NAME_MAX = 64;

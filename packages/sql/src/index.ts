@@ -1,3 +1,5 @@
+export { type ColumnRole, schemaOf, tableColumns, tableOf } from './ddl.js';
+export { NODE_SOCKET_ERRORS } from './errors.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
 export {
   ansiIdent,
