@@ -20,8 +20,8 @@ import {
   ServerTooOldError,
   validateIdentifier,
 } from '@sqlinbox/core';
-import { begin, prepareTable } from './ops.js';
 import { type ColumnRole, NODE_SOCKET_ERRORS, schemaOf, tableColumns, tableOf } from '@sqlinbox/sql';
+import { begin, prepareTable } from './ops.js';
 import { quoteIdent, quoteTable, toCount } from './sql.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
