@@ -1,4 +1,7 @@
-/** Node's socket error codes: the server is gone or cannot be reached. Every driver's `classifyError` reads them as `connection`. */
+/**
+ * Node's socket error codes: the server is gone or cannot be reached. Every dialect's
+ * `classifyError` reads them as `connection`.
+ */
 export const NODE_SOCKET_ERRORS: readonly string[] = [
   'ECONNRESET',
   'ECONNREFUSED',
