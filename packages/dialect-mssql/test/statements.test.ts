@@ -419,16 +419,16 @@ describe('stats', () => {
     expect(st.sql.startsWith(`${RC}SELECT `)).toBe(true);
     expect(st.sql).toContain(
       'COALESCE(SUM(CASE WHEN (q.[retry_after] IS NULL OR q.[retry_after] <= @p4)' +
-        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p5) THEN 1 ELSE 0 END), 0) AS ready',
+        ' AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p5) THEN 1 ELSE 0 END), 0) AS [ready]',
     );
     expect(st.sql).toContain(
-      'COALESCE(SUM(CASE WHEN q.[locked_until] > @p1 THEN 1 ELSE 0 END), 0) AS in_work',
+      'COALESCE(SUM(CASE WHEN q.[locked_until] > @p1 THEN 1 ELSE 0 END), 0) AS [in_work]',
     );
     expect(st.sql).toContain(
       'COALESCE(SUM(CASE WHEN NOT (q.[locked_until] IS NOT NULL AND q.[locked_until] > @p2)' +
-        ' AND q.[retry_after] > @p3 THEN 1 ELSE 0 END), 0) AS delayed',
+        ' AND q.[retry_after] > @p3 THEN 1 ELSE 0 END), 0) AS [delayed]',
     );
-    expect(st.sql).toContain(`(SELECT COUNT(*) FROM [jobs_dlq] ${SKIP}) AS dead`);
+    expect(st.sql).toContain(`(SELECT COUNT(*) FROM [jobs_dlq] ${SKIP}) AS [dead]`);
     expect(st.sql.endsWith(` FROM [jobs] q ${SKIP}`)).toBe(true);
     expect(st.params).toEqual([NOW, NOW, NOW, NOW, NOW]);
     expect(bindsExactly(st)).toBe(true);
@@ -436,7 +436,7 @@ describe('stats', () => {
 
   test('a dead-letter group is counted in the queue table', () => {
     const st = statements(table({ group: 'grp' }), { group: 'dead' }).stats(NOW);
-    expect(st.sql).toContain('COALESCE(SUM(CASE WHEN q.[grp] = @p2 THEN 1 ELSE 0 END), 0) AS dead');
+    expect(st.sql).toContain('COALESCE(SUM(CASE WHEN q.[grp] = @p2 THEN 1 ELSE 0 END), 0) AS [dead]');
     // No time column: "now" is never named, so never bound.
     expect(st.params).toEqual(['dead', 'dead']);
     expect(bindsExactly(st)).toBe(true);

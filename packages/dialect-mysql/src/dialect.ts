@@ -10,38 +10,19 @@
  */
 import {
   type AnyTable,
-  type BeginOptions,
-  type Candidate,
   type ColumnInfo,
   type ColumnKind,
   type Connection,
   capabilities,
   type Dialect,
   type ErrorKind,
-  type FinishSettlement,
-  type Insert,
-  type IsolationLevel,
-  type ListQuery,
-  type PickQuery,
-  type PrepareOptions,
-  type QueueStats,
   type Row,
   ServerTooOldError,
-  type Settlement,
-  type TableOps,
   validateIdentifier,
 } from '@sqlinbox/core';
-import { knownInTransaction, noteLocked, noteUnlocked } from './session.js';
-import {
-  type MysqlQueryResult,
-  quoteIdent,
-  quoteTable,
-  type Stmt,
-  schemaOf,
-  tableOf,
-  toCount,
-} from './sql.js';
-import { AdminStatements, TableStatements } from './statements.js';
+import { type ColumnUse, NODE_SOCKET_ERRORS, schemaOf, tableColumns, tableOf } from '@sqlinbox/sql';
+import { begin, prepareTable } from './ops.js';
+import { quoteIdent, quoteTable, toCount } from './sql.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
@@ -178,14 +159,7 @@ const CONNECTION = new Set<unknown>([
   'ER_SOCKET',
   'ER_SOCKET_TIMEOUT',
   'ER_CONNECTION_TIMEOUT',
-  // Node sockets
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
+  ...NODE_SOCKET_ERRORS,
 ]);
 
 /**
@@ -310,34 +284,6 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
 }
 
 // ---------------------------------------------------------------------------------------------
-// Transactions
-
-const LEVELS: Record<IsolationLevel, string> = {
-  read_uncommitted: 'READ UNCOMMITTED',
-  read_committed: 'READ COMMITTED',
-  repeatable_read: 'REPEATABLE READ',
-  serializable: 'SERIALIZABLE',
-};
-
-/**
- * Opens a transaction at the given level, READ COMMITTED when none is declared (R-ROW-5, R-TX-6):
- * the server's default, REPEATABLE READ, would lock the gaps a claim scans and block every insert
- * while a claim is held. `SET TRANSACTION` applies to the next transaction only.
- */
-async function begin(conn: Connection, opts: BeginOptions = {}): Promise<void> {
-  await conn.query(`SET TRANSACTION ISOLATION LEVEL ${LEVELS[opts.isolation ?? 'read_committed']}`);
-  await conn.query('START TRANSACTION');
-}
-
-async function rollbackQuietly(conn: Connection): Promise<void> {
-  try {
-    await conn.query('ROLLBACK');
-  } catch {
-    // the caller rethrows the error that brought it here
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // DDL
 
 /**
@@ -358,45 +304,31 @@ async function rollbackQuietly(conn: Connection): Promise<void> {
  */
 /** The generated column that carries a stamping table's unique key while the row is unsettled. */
 const KEY_ACTIVE = 'sqlinbox_key_active';
+/** The payload's type by how it stores a message, and the other columns' by their role. */
+const PAYLOAD = { json: 'JSON NOT NULL', text: 'LONGTEXT NOT NULL', bytes: 'LONGBLOB NOT NULL' } as const;
+const TYPES = {
+  attempt: 'INT NOT NULL DEFAULT 1',
+  time: 'DATETIME(3) NULL',
+  text: 'VARCHAR(255) NULL',
+  priority: 'INT NOT NULL DEFAULT 0',
+} as const;
 
 export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
   const cols = (forDeadLetter: boolean): string[] => {
+    const id = table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL';
+    const typeOf = (role: ColumnUse) =>
+      role === 'id' ? id : role === 'payload' ? PAYLOAD[table.payload!.type] : TYPES[role];
+    const fold = (name: string) => name.toLowerCase();
+    const { uniqueKey: key, processedAt } = table;
     const out: string[] = [];
-    const seen = new Set<string>();
-    const add = (name: string | undefined, type: string) => {
-      if (name === undefined || seen.has(name.toLowerCase())) return;
-      seen.add(name.toLowerCase());
-      out.push(`  ${quoteIdent(name)} ${type}`);
-    };
-    add(
-      table.id.column,
-      table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL',
-    );
-    if (table.payload) {
-      const type =
-        table.payload.type === 'bytes' ? 'LONGBLOB' : table.payload.type === 'text' ? 'LONGTEXT' : 'JSON';
-      add(table.payload.column, `${type} NOT NULL`);
-    }
-    add(table.attempt?.column, 'INT NOT NULL DEFAULT 1');
-    add(table.lease, 'DATETIME(3) NULL');
-    add(table.retryAfter, 'DATETIME(3) NULL');
-    add(table.processedAt, 'DATETIME(3) NULL');
-    add(table.group, 'VARCHAR(255) NULL');
-    add(table.partitionKey, 'VARCHAR(255) NULL');
-    add(table.priority, 'INT NOT NULL DEFAULT 0');
-    add(table.uniqueKey, 'VARCHAR(255) NULL');
-    if (table.uniqueKey !== undefined && table.processedAt !== undefined) {
+    for (const c of tableColumns(table, fold)) {
+      out.push(`  ${quoteIdent(c.name)} ${typeOf(c.role)}`);
+      if (key === undefined || processedAt === undefined || fold(c.name) !== fold(key)) continue;
       // No partial index: the key while the row is unsettled, NULL after, carries the unique index.
       // The dead-letter twin takes it as a plain column, for `INSERT .. SELECT *`.
-      add(
-        KEY_ACTIVE,
-        forDeadLetter
-          ? 'VARCHAR(255) NULL'
-          : `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(table.processedAt)} IS NULL, ${quoteIdent(table.uniqueKey)}, NULL)) STORED`,
-      );
+      const active = `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(processedAt)} IS NULL, ${quoteIdent(key)}, NULL)) STORED`;
+      out.push(`  ${quoteIdent(KEY_ACTIVE)} ${forDeadLetter ? TYPES.text : active}`);
     }
-    for (const p of table.key ?? []) if ('column' in p) add(p.column, 'VARCHAR(255) NULL');
-    for (const c of table.columns) add(c, 'VARCHAR(255) NULL');
     out.push(`  PRIMARY KEY (${quoteIdent(table.id.column)})`);
     return out;
   };
@@ -427,415 +359,6 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Table operations
-
-async function run(conn: Connection, s: Stmt): Promise<MysqlQueryResult> {
-  return (await conn.query<Row>(s.sql, s.params)) as MysqlQueryResult;
-}
-
-/** `innodb_autoinc_lock_mode` and `auto_increment_increment` of a session, read once. */
-const autoIncBySession = new WeakMap<Connection, { mode: number; step: number }>();
-
-async function autoInc(conn: Connection): Promise<{ mode: number; step: number }> {
-  let v = autoIncBySession.get(conn);
-  if (v === undefined) {
-    const { rows } = await conn.query<Row>(
-      'SELECT @@innodb_autoinc_lock_mode AS `mode`, @@auto_increment_increment AS `step`',
-    );
-    v = { mode: toCount(rows[0]?.mode), step: toCount(rows[0]?.step) || 1 };
-    autoIncBySession.set(conn, v);
-  }
-  return v;
-}
-
-/** The first id an INSERT generated: the OK packet's `insertId`, else `LAST_INSERT_ID()`. */
-async function firstInsertId(conn: Connection, res: MysqlQueryResult): Promise<unknown> {
-  let id: unknown = res.insertId;
-  if (id === undefined) id = (await conn.query<Row>('SELECT LAST_INSERT_ID() AS `id`')).rows[0]?.id;
-  // 0: the table has no AUTO_INCREMENT column, the server generated the id some other way.
-  if (id === undefined || id === null || id === 0 || id === 0n || id === '0') return null;
-  return id;
-}
-
-/** `first + k`, in the type the driver gave `first` (number, bigint or decimal string). */
-function addToId(first: unknown, k: number): unknown {
-  if (k === 0) return first;
-  if (typeof first === 'bigint') return first + BigInt(k);
-  if (typeof first === 'number') return first + k;
-  return (BigInt(String(first)) + BigInt(k)).toString();
-}
-
-const idKey = (v: unknown): string => String(v);
-
-class MysqlTableOps implements TableOps {
-  private readonly s: TableStatements;
-  readonly advisory: TableOps['advisory'];
-
-  constructor(
-    private readonly t: AnyTable,
-    opts: PrepareOptions,
-  ) {
-    this.s = new TableStatements(t, opts.deadLetter, opts.exclude);
-    const s = this.s;
-    const leaveOutUsed = t.lock === undefined;
-    this.advisory = {
-      candidates: async (conn, n, now, own): Promise<Candidate[]> => {
-        if (n <= 0) return [];
-        const { rows } = await run(conn, s.candidates(n, now, own, leaveOutUsed));
-        return rows.map((r) => ({ id: r.id, key: text(r.key) }));
-      },
-      lock: async (conn, key) => {
-        const { rows } = await run(conn, s.lock(key));
-        const ok = toCount(rows[0]?.ok) === 1;
-        if (ok) noteLocked(conn, key);
-        return ok;
-      },
-      unlock: async (conn, key) => {
-        const { rows } = await run(conn, s.unlock(key));
-        // 1: released; 0: another session holds it; NULL: nobody does. Either way this one no longer does.
-        noteUnlocked(conn, key);
-        return toCount(rows[0]?.ok) === 1;
-      },
-      take: async (conn, id, now) => {
-        const res = await run(conn, s.take(id, now));
-        if (t.attempt === undefined) return res.rows[0] ?? null;
-        if (res.rowCount === 0) return null;
-        return (await run(conn, s.takeRow(id))).rows[0] ?? null;
-      },
-    };
-  }
-
-  /** The ids of claimed rows that the FIFO guard finds are not their group's head (R-FIFO-2). */
-  private async guard(conn: Connection, heads: { id: unknown; group: unknown }[]): Promise<Set<string>> {
-    const blocked = new Set<string>();
-    for (const h of heads) {
-      const g = this.s.fifoGuard(h);
-      if (g === undefined) continue;
-      const { rows } = await run(conn, g);
-      if (rows.length > 0) blocked.add(idKey(h.id));
-    }
-    return blocked;
-  }
-
-  /**
-   * Row lock form, in the engine's transaction: the locking select, then (FIFO) the guard. A row
-   * the guard puts back stays locked until that transaction ends; it is only not delivered.
-   */
-  async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
-    if (n <= 0) return [];
-    const rows = (await run(conn, this.s.claimLocked(n, now))).rows;
-    if (this.t.group === undefined || rows.length === 0) return rows;
-    const grp = this.t.group;
-    const blocked = await this.guard(
-      conn,
-      rows.map((r) => ({ id: r[this.t.id.column], group: r[grp] })),
-    );
-    return rows.filter((r) => !blocked.has(idKey(r[this.t.id.column])));
-  }
-
-  /**
-   * Locking select, guard (FIFO), one update of the locked ids, and the rows re-read, in one READ
-   * COMMITTED transaction this call opens and commits on `conn` (SPEC section 2).
-   */
-  async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
-    if (n <= 0) return [];
-    await begin(conn, { isolation: 'read_committed' });
-    try {
-      const picked = (await run(conn, this.s.claimLease(n, now))).rows;
-      let ids = picked.map((r) => r.id);
-      if (this.t.group !== undefined && picked.length > 0) {
-        const blocked = await this.guard(
-          conn,
-          picked.map((r) => ({ id: r.id, group: r.grp })),
-        );
-        ids = ids.filter((id) => !blocked.has(idKey(id)));
-      }
-      if (ids.length === 0) {
-        await conn.query('COMMIT');
-        return [];
-      }
-      await run(conn, this.s.claimLeaseUpdate(ids, expiry));
-      const rows = (await run(conn, this.s.claimLeaseRows(ids))).rows;
-      await conn.query('COMMIT');
-      return rows;
-    } catch (err) {
-      await rollbackQuietly(conn);
-      throw err;
-    }
-  }
-
-  /**
-   * One UPDATE for every lease. When it changed fewer rows than asked, the ids that hold the new
-   * expiry are the ones it moved (MySQL has no UPDATE .. RETURNING).
-   */
-  async extendLeases(
-    conn: Connection,
-    leases: readonly { id: unknown; token: Date }[],
-    expiry: Date,
-  ): Promise<unknown[]> {
-    if (leases.length === 0) return [];
-    const res = await run(conn, this.s.extendLeases(leases, expiry));
-    if (res.rowCount === leases.length) return leases.map((l) => l.id);
-    if (res.rowCount === 0) return [];
-    // Some leases were lost: the moved ones hold the new expiry now.
-    const { rows } = await run(
-      conn,
-      this.s.extendLeasesMoved(
-        leases.map((l) => l.id),
-        expiry,
-      ),
-    );
-    const moved = new Set(rows.map((r) => idKey(r.id)));
-    return leases.filter((l) => moved.has(idKey(l.id))).map((l) => l.id);
-  }
-
-  /**
-   * Many lease-form acks: in one READ COMMITTED transaction, the rows that still hold their tokens
-   * are read `FOR UPDATE`, then deleted (or stamped) by id. MySQL has no DELETE .. RETURNING, and
-   * the lock makes the ids read the ids changed. Answers those ids.
-   */
-  async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
-    if (settlements.length === 0) return [];
-    await begin(conn, { isolation: 'read_committed' });
-    try {
-      const held = (await run(conn, this.s.settleManyHeld(settlements))).rows.map((r) => r.id);
-      if (held.length > 0) await run(conn, this.s.settleManyFinish(held, settlements[0]!.now));
-      await conn.query('COMMIT');
-      return held;
-    } catch (err) {
-      await rollbackQuietly(conn);
-      throw err;
-    }
-  }
-
-  /** One settlement; answers the queue-table rows it deleted or updated (0: gone, or the token lost). */
-  async settle(conn: Connection, st: Settlement): Promise<number> {
-    switch (st.kind) {
-      case 'finish':
-        return (await run(conn, this.s.settleFinish(st.id, st.token, st.now))).rowCount;
-      case 'return': {
-        const stmt = this.s.settleReturn(st.id, st.token, st);
-        const res = await run(conn, stmt);
-        return stmt.countOnly ? toCount(res.rows[0]?.n) : res.rowCount;
-      }
-      case 'deadLetter': {
-        if ('group' in st.target) {
-          return (await run(conn, this.s.settleDeadLetterGroup(st.id, st.token, st.target.group))).rowCount;
-        }
-        return this.moveToDeadLetter(conn, st.id, st.token, st.target.table, st.inTransaction);
-      }
-    }
-  }
-
-  /**
-   * Copy then delete (R-DLQ-2), in a READ COMMITTED transaction of its own unless one is open. The
-   * copy reads without locks at READ COMMITTED, so a delete that finds fewer rows than were
-   * copied (the token moved on between the two) rolls the move back and answers 0.
-   */
-  private async moveToDeadLetter(
-    conn: Connection,
-    id: unknown,
-    token: Date | undefined,
-    dlq: string,
-    inTransaction: boolean,
-  ): Promise<number> {
-    const s = new TableStatements(this.t, { table: dlq });
-    const m = s.moveToDeadLetter(id, token);
-    if (inTransaction) {
-      const copied = (await run(conn, m.copy)).rowCount;
-      if (copied === 0) return 0;
-      const removed = (await run(conn, m.remove)).rowCount;
-      if (m.clearLease) await run(conn, m.clearLease);
-      return removed;
-    }
-    await begin(conn, { isolation: 'read_committed' });
-    try {
-      const copied = (await run(conn, m.copy)).rowCount;
-      const removed = copied === 0 ? 0 : (await run(conn, m.remove)).rowCount;
-      if (removed === 0 || removed !== copied) {
-        await conn.query('ROLLBACK');
-        return 0;
-      }
-      if (m.clearLease) await run(conn, m.clearLease);
-      await conn.query('COMMIT');
-      return removed;
-    } catch (err) {
-      await rollbackQuietly(conn);
-      throw err;
-    }
-  }
-
-  /**
-   * One multi-row INSERT where the ids can be known from it: ids the caller gives, or
-   * AUTO_INCREMENT ids under `innodb_autoinc_lock_mode` 0 or 1, where a multi-row insert takes
-   * consecutive values (`first + k * auto_increment_increment`). Under mode 2 (interleaved, the
-   * MySQL 8 default) the ids of one statement may interleave with another's, so each message is
-   * inserted on its own, inside a transaction when the connection is known to have none open.
-   */
-  async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
-    if (messages.length === 0) return [];
-    const t = this.t;
-    if (t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined)) {
-      return this.insertKeyed(conn, messages);
-    }
-    if (!t.id.generated) {
-      await run(conn, this.s.insert(messages));
-      return messages.map((m) => m.columns?.[t.id.column]);
-    }
-    if (messages.length === 1) {
-      const res = await run(conn, this.s.insert(messages));
-      return [await firstInsertId(conn, res)];
-    }
-    const { mode, step } = await autoInc(conn);
-    if (mode < 2) {
-      const res = await run(conn, this.s.insert(messages));
-      const first = await firstInsertId(conn, res);
-      return messages.map((_, k) => (first === null ? null : addToId(first, k * step)));
-    }
-    const own = knownInTransaction(conn) === false;
-    if (own) await conn.query('START TRANSACTION');
-    try {
-      const ids: unknown[] = [];
-      for (const m of messages) ids.push(await firstInsertId(conn, await run(conn, this.s.insert([m]))));
-      if (own) await conn.query('COMMIT');
-      return ids;
-    } catch (err) {
-      if (own) await rollbackQuietly(conn);
-      throw err;
-    }
-  }
-
-  /**
-   * Keyed messages (R-FLOW-2), one statement each so that a later message meets an earlier one's
-   * key, inside a transaction when the connection is known to have none open: a keyed message
-   * answers the insert id, which is the holder's id where the key was held.
-   */
-  private async insertKeyed(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
-    const t = this.t;
-    const own = knownInTransaction(conn) === false;
-    if (own) await conn.query('START TRANSACTION');
-    try {
-      const ids: unknown[] = [];
-      for (const m of messages) {
-        const res = await run(conn, m.key === undefined ? this.s.insert([m]) : this.s.insertKeyed(m));
-        const id = t.id.generated ? await firstInsertId(conn, res) : (res.insertId ?? 0);
-        // A given id: the insert id is 0 where the row went in, the holder's where the key was held.
-        ids.push(t.id.generated || (id !== 0 && id !== 0n && id !== '0') ? id : m.columns?.[t.id.column]);
-      }
-      if (own) await conn.query('COMMIT');
-      return ids;
-    } catch (err) {
-      if (own) await rollbackQuietly(conn);
-      throw err;
-    }
-  }
-
-  /** Counts in one statement; `ready` is what is left of the live rows after in work and delayed. */
-  async stats(conn: Connection, now: Date, opts: { inWork?: boolean } = {}): Promise<QueueStats> {
-    if (opts.inWork === true) return this.statsInWork(conn, now);
-    const r = (await run(conn, this.s.stats(now))).rows[0] ?? {};
-    const total = toCount(r.total);
-    const inWork = toCount(r.in_work);
-    const delayed = toCount(r.delayed);
-    return { ready: total - inWork - delayed, delayed, inWork, dead: toCount(r.dead) };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Admin (R-ADM-1, R-ADM-2, R-ADM-3)
-
-  private get admin(): AdminStatements {
-    return new AdminStatements(this.s);
-  }
-
-  /**
-   * {@link stats} with rows in work in every form: leases running at `now`; in the row lock form
-   * the due rows a `FOR UPDATE SKIP LOCKED` read (in a READ COMMITTED transaction, rolled back)
-   * passes over; in the advisory form the due rows whose `GET_LOCK` name another session holds
-   * (`IS_USED_LOCK`; a table with its own lock functions: not seen). And the oldest ready row's
-   * `retry_after`.
-   */
-  async statsInWork(conn: Connection, now: Date): Promise<QueueStats> {
-    const base = await this.stats(conn, now);
-    const t = this.t;
-    const a = this.admin;
-    let seen: QueueStats['inWorkSeen'] = t.form === 'lease' ? 'lease' : 'none';
-    let inWork = base.inWork;
-    if (t.form === 'rowlock') {
-      seen = 'locks';
-      await begin(conn, { isolation: 'read_committed' });
-      try {
-        const free = (await run(conn, a.freeDue(now))).rows.length;
-        inWork = Math.max(0, base.ready - free);
-      } finally {
-        await rollbackQuietly(conn);
-      }
-    } else if (t.form === 'advisory' && t.lock === undefined) {
-      seen = 'keys';
-      inWork = toCount((await run(conn, a.heldKeys(now))).rows[0]?.n);
-    }
-    const oldest = (await run(conn, a.oldest(now))).rows[0]?.oldest;
-    const at =
-      oldest instanceof Date
-        ? oldest
-        : oldest == null
-          ? null
-          : new Date(`${String(oldest).replace(' ', 'T')}Z`);
-    return {
-      ...base,
-      ready: t.form === 'lease' ? base.ready : Math.max(0, base.ready - inWork),
-      inWork,
-      inWorkSeen: seen,
-      oldestReadyAgeMs: at === null ? null : Math.max(0, now.getTime() - at.getTime()),
-    };
-  }
-
-  async list(conn: Connection, q: ListQuery): Promise<Row[]> {
-    return (await run(conn, this.admin.list(q))).rows;
-  }
-
-  async pick(conn: Connection, q: PickQuery): Promise<Row[]> {
-    if (q.ids !== undefined && q.ids.length === 0) return [];
-    const st = this.admin.pick(q);
-    return st === null ? [] : (await run(conn, st)).rows;
-  }
-
-  /**
-   * Dead rows back in the queue with the attempt reset: a group's rows get `toGroup`; a dead-letter
-   * table's rows are copied back, deleted from it and reset, in the caller's transaction.
-   */
-  async requeue(
-    conn: Connection,
-    ids: readonly unknown[],
-    opts: { toGroup: string | null },
-  ): Promise<unknown[]> {
-    const a = this.admin;
-    if (this.s.DLQ !== undefined) {
-      await run(conn, a.copyBack(ids));
-      await run(conn, a.remove(ids, true));
-      const reset = a.fresh(ids, opts.toGroup === null ? undefined : { value: opts.toGroup });
-      if (reset !== null) await run(conn, reset);
-      return [...ids];
-    }
-    if (this.s.GRP === undefined) return [];
-    const reset = a.fresh(ids, { value: opts.toGroup });
-    if (reset !== null) await run(conn, reset);
-    return [...ids];
-  }
-
-  async remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]> {
-    await run(conn, this.admin.remove(ids, opts.dead));
-    return [...ids];
-  }
-
-  async reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]> {
-    const st = this.admin.reschedule(ids, at);
-    if (st === null) return [];
-    await run(conn, st);
-    return [...ids];
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The dialect
 
 /**
@@ -847,19 +370,14 @@ class MysqlTableOps implements TableOps {
 export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
   return {
     name: 'mysql',
+    // The rest as the defaults: every form, several connections, the FIFO guard, transactional
+    // mode, time columns of kind `timestamp`.
     capabilities: capabilities({
-      forms: ['rowlock', 'lease', 'advisory'],
       isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-      transactionModes: [],
-      multipleConnections: true,
-      fifoGuard: true,
-      transactional: true,
-      oneClaimAtATime: false,
       oneLeaseClaimAtATime: true,
       // One claim at a time already: a claim takes a row per worker and the extra rows wait,
       // leased, in the subscription, so the claim transaction runs per batch, not per row.
       claimAhead: true,
-      timeKinds: ['timestamp'],
     }),
     async checkServer(conn) {
       let version = opts.serverVersion;
@@ -871,7 +389,7 @@ export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
       return { version };
     },
     describeTable,
-    prepare: (table, prepareOpts = {}) => new MysqlTableOps(table, prepareOpts),
+    prepare: prepareTable,
     begin,
     async commit(conn) {
       await conn.query('COMMIT');

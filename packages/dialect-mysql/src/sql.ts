@@ -1,14 +1,9 @@
 /**
  * Small pieces every MySQL/MariaDB statement is built from: identifier quoting, the UTC text form
- * of an instant, and the statement value itself. Nothing here talks to a driver.
+ * of an instant, a driver's answer. Nothing here talks to a driver.
  */
 import type { QueryResult, Row } from '@sqlinbox/core';
-
-/** One statement: SQL text with `?` placeholders, and its values in placeholder order. */
-export interface Stmt {
-  readonly sql: string;
-  readonly params: unknown[];
-}
+import { qualified } from '@sqlinbox/sql';
 
 /**
  * What this package's driver wrappers answer for a statement: the core's result plus, for an
@@ -26,19 +21,7 @@ export function quoteIdent(name: string): string {
 
 /** Quotes a table name, `schema.table` as two identifiers. */
 export function quoteTable(name: string): string {
-  return name.split('.').map(quoteIdent).join('.');
-}
-
-/** The schema part of a qualified table name, or undefined for an unqualified one. */
-export function schemaOf(name: string): string | undefined {
-  const dot = name.indexOf('.');
-  return dot < 0 ? undefined : name.slice(0, dot);
-}
-
-/** The table part of a possibly qualified table name. */
-export function tableOf(name: string): string {
-  const dot = name.indexOf('.');
-  return dot < 0 ? name : name.slice(dot + 1);
+  return qualified(name, quoteIdent);
 }
 
 /**
@@ -74,11 +57,6 @@ export function toDriverValue(v: unknown): unknown {
   if (v instanceof Uint8Array && !Buffer.isBuffer(v))
     return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   return v;
-}
-
-/** `?, ?, ?` for n values. */
-export function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
 }
 
 /** A count the drivers return as number, string (DECIMAL) or bigint, as a number. */

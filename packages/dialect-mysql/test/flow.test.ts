@@ -6,7 +6,7 @@
 import { type AnyTable, type Form, inbox } from '@sqlinbox/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ddl } from '../src/dialect.js';
-import { TableStatements } from '../src/statements.js';
+import { MysqlStatements } from '../src/statements.js';
 import { createTables, openAdmin, uniqueName } from './helpers.js';
 
 type Admin = Awaited<ReturnType<typeof openAdmin>>;
@@ -70,17 +70,17 @@ describe('R-FLOW-1 R-FLOW-2 flow control indexes on MariaDB', () => {
           ` SELECT '{}', (seq * 7919) % 10, IF(seq % 2 = 0, UTC_TIMESTAMP(3), NULL) FROM seq_1_to_20000`,
       );
       await admin.q(`ANALYZE TABLE \`${name}\``);
-      const s = new TableStatements(t, undefined);
+      const s = new MysqlStatements(t);
       const now = new Date();
       const st =
         form === 'rowlock'
           ? s.claimLocked(10, now)
           : form === 'lease'
             ? s.claimLease(10, now)
-            : s.candidates(10, now, new Set(), true);
-      const plan = await admin.q(`EXPLAIN ${st.sql}`, st.params);
+            : s.candidates(10, now, new Set());
+      const plan = await admin.q(`EXPLAIN ${st.sql}`, [...st.params]);
       console.log(`EXPLAIN ${form} claim:\n${plan.map((r) => JSON.stringify(r)).join('\n')}`);
-      const onTable = plan.filter((r) => r.table === 'r');
+      const onTable = plan.filter((r) => r.table === 'q');
       expect(onTable, JSON.stringify(plan)).toHaveLength(1);
       expect(onTable[0]!.key).toBe('sqlinbox_priority');
       for (const r of plan) expect(String(r.Extra ?? '')).not.toContain('Using filesort');

@@ -4,7 +4,7 @@ import { type AnyTable, inbox, ServerTooOldError } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
 import { checkVersion, classifyError, ddl, kindOf, parseServerVersion } from '../src/dialect.js';
 import { parseUtc, utc } from '../src/sql.js';
-import { lockNameOf, TableStatements } from '../src/statements.js';
+import { lockNameOf, MysqlStatements } from '../src/statements.js';
 
 /** An error shaped as the drivers shape them. */
 const err = (fields: Record<string, unknown>) =>
@@ -244,18 +244,18 @@ describe('R-OPS-7 the advisory take', () => {
   } as never) as AnyTable;
 
   it('re-checks the group head with an anti-join: MySQL refuses a subquery on the table an UPDATE writes (error 1093)', () => {
-    const st = new TableStatements(fifo, undefined).take(7, null);
+    const st = new MysqlStatements(fifo).take(7, null);
     expect(st.sql).toBe(
-      'UPDATE `jobs` AS r LEFT JOIN `jobs` AS o ON o.`grp` = r.`grp` AND o.`id` < r.`id` AND o.`processed_at` IS NULL' +
-        ' SET r.`attempt` = r.`attempt` + 1 WHERE r.`id` = ? AND r.`processed_at` IS NULL AND o.`id` IS NULL',
+      'UPDATE `jobs` q LEFT JOIN `jobs` s ON s.`grp` = q.`grp` AND s.`id` < q.`id` AND s.`processed_at` IS NULL' +
+        ' SET q.`attempt` = q.`attempt` + 1 WHERE q.`id` = ? AND q.`processed_at` IS NULL AND s.`id` IS NULL',
     );
     expect(st.params).toEqual([7]);
   });
 
   it('without an attempt column it selects the row under the same head check', () => {
-    const st = new TableStatements({ ...fifo, attempt: undefined }, undefined).take(7, null);
+    const st = new MysqlStatements({ ...fifo, attempt: undefined }).take(7, null);
     expect(st.sql).toMatch(
-      /^SELECT r\.\* FROM `jobs` AS r WHERE r\.`id` = \? AND .*NOT EXISTS \(SELECT 1 FROM `jobs` AS h/,
+      /^SELECT q\.\* FROM `jobs` q WHERE q\.`id` = \? AND .*NOT EXISTS \(SELECT 1 FROM `jobs` s/,
     );
   });
 });

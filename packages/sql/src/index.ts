@@ -1,4 +1,6 @@
+export { type ColumnUse, schemaOf, tableColumns, tableOf } from './columns.js';
 export { type ColumnRole, type IndexParts, QueueDdl } from './ddl.js';
+export { NODE_SOCKET_ERRORS } from './errors.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
 export {
   ansiIdent,

@@ -805,8 +805,10 @@ export class QueueStatements {
       const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('q', t.processedAt)} IS NULL`;
       dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${unsettled}`);
     }
+    // Quoted: DELAYED is a reserved word in MySQL.
+    const as = (name: string) => `AS ${this.ident(name)}`;
     return p.statement(
-      `SELECT ${inWork} AS in_work, ${delayed} AS delayed, ${ready} AS ready, ${dead} AS dead FROM ${this.scan(this.table, 'q')}`,
+      `SELECT ${inWork} ${as('in_work')}, ${delayed} ${as('delayed')}, ${ready} ${as('ready')}, ${dead} ${as('dead')} FROM ${this.scan(this.table, 'q')}`,
     );
   }
 

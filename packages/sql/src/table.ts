@@ -245,6 +245,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       const held = await this.heldKeys(
         conn,
         due.map((r) => String(r.key)),
+        now,
       );
       if (held !== undefined) {
         inWork = held;
@@ -278,10 +279,14 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     };
   }
 
-  /** How many of these due rows' keys another session holds; undefined where the database cannot tell. */
-  async heldKeys(conn: Connection, keys: readonly string[]): Promise<number | undefined> {
+  /**
+   * How many of these due rows' keys (due at `now`) another session holds; undefined where the
+   * database cannot tell.
+   */
+  async heldKeys(conn: Connection, keys: readonly string[], now: Date): Promise<number | undefined> {
     void conn;
     void keys;
+    void now;
     return undefined;
   }
 

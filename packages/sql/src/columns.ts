@@ -1,0 +1,51 @@
+import type { AnyTable } from '@sqlinbox/core';
+
+/**
+ * What a column of a queue table holds, for a dialect's `CREATE TABLE` to give it a type: the id,
+ * the payload, the attempt count (from 1), an instant (lease, `retry_after`, `processed_at`), text
+ * (group, partition key, unique key, the advisory key's columns, the other named columns), the
+ * priority (0 by default).
+ */
+export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priority';
+
+/**
+ * The columns of a queue table's `CREATE TABLE`, each once, in the order every dialect declares
+ * them: id, payload, attempt, lease, `retry_after`, `processed_at`, group, partition key, priority,
+ * unique key, the advisory key's columns, the other named columns. A dead-letter twin declared from
+ * the same description lines up for `INSERT .. SELECT *`. `fold` makes the names that are one
+ * column one (default: as written; lower case where the database ignores case).
+ */
+export function tableColumns(
+  t: AnyTable,
+  fold: (name: string) => string = (name) => name,
+): { name: string; role: ColumnUse }[] {
+  const out: { name: string; role: ColumnUse }[] = [];
+  const seen = new Set<string>();
+  const add = (name: string | undefined, role: ColumnUse) => {
+    if (name === undefined || seen.has(fold(name))) return;
+    seen.add(fold(name));
+    out.push({ name, role });
+  };
+  add(t.id.column, 'id');
+  add(t.payload?.column, 'payload');
+  add(t.attempt?.column, 'attempt');
+  for (const name of [t.lease, t.retryAfter, t.processedAt]) add(name, 'time');
+  for (const name of [t.group, t.partitionKey]) add(name, 'text');
+  add(t.priority, 'priority');
+  add(t.uniqueKey, 'text');
+  for (const part of t.key ?? []) if ('column' in part) add(part.column, 'text');
+  for (const name of t.columns) add(name, 'text');
+  return out;
+}
+
+/** The schema part of a qualified table name (`app` of `app.jobs`), or undefined for a bare one. */
+export function schemaOf(name: string): string | undefined {
+  const dot = name.indexOf('.');
+  return dot < 0 ? undefined : name.slice(0, dot);
+}
+
+/** The table part of a possibly qualified table name (`jobs` of `app.jobs`). */
+export function tableOf(name: string): string {
+  const dot = name.indexOf('.');
+  return dot < 0 ? name : name.slice(dot + 1);
+}
