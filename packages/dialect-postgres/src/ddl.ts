@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
+import { type ColumnUse, tableColumns } from '@sqlinbox/sql';
 import { bareName, escapeString, quoteIdent, quoteTable, schemaOf } from './sql.js';
 
 /**
@@ -20,30 +21,17 @@ function shortName(base: string, suffix: string): string {
 
 /** The column definitions of a queue table (or its dead-letter twin), in the order they are declared. */
 function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
-  const defs = new Map<string, string>();
-  const add = (column: string | undefined, type: string) => {
-    if (column !== undefined && !defs.has(column)) defs.set(column, `${quoteIdent(column)} ${type}`);
+  const payload = t.payload?.type === 'json' ? 'jsonb' : t.payload?.type === 'bytes' ? 'bytea' : 'text';
+  const types: Record<ColumnUse, string> = {
+    // A dead-letter table takes the ids of the rows moved into it: no sequence of its own.
+    id: !deadLetter && t.id.generated ? 'bigserial PRIMARY KEY' : 'bigint PRIMARY KEY',
+    payload: `${payload} NOT NULL`,
+    attempt: 'integer NOT NULL DEFAULT 1',
+    time: 'timestamptz',
+    text: 'text',
+    priority: 'integer NOT NULL DEFAULT 0',
   };
-  // A dead-letter table takes the ids of the rows moved into it: no sequence of its own.
-  add(
-    t.id.column,
-    deadLetter ? 'bigint PRIMARY KEY' : t.id.generated ? 'bigserial PRIMARY KEY' : 'bigint PRIMARY KEY',
-  );
-  if (t.payload !== undefined) {
-    const type = t.payload.type === 'json' ? 'jsonb' : t.payload.type === 'bytes' ? 'bytea' : 'text';
-    add(t.payload.column, `${type} NOT NULL`);
-  }
-  add(t.attempt?.column, 'integer NOT NULL DEFAULT 1');
-  add(t.lease, 'timestamptz');
-  add(t.retryAfter, 'timestamptz');
-  add(t.processedAt, 'timestamptz');
-  add(t.group, 'text');
-  add(t.partitionKey, 'text');
-  add(t.priority, 'integer NOT NULL DEFAULT 0');
-  add(t.uniqueKey, 'text');
-  for (const part of t.key ?? []) if ('column' in part) add(part.column, 'text');
-  for (const column of t.columns) add(column, 'text');
-  return [...defs.values()];
+  return tableColumns(t).map((c) => `${quoteIdent(c.name)} ${types[c.role]}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ErrorKind } from '@sqlinbox/core';
+import { NODE_SOCKET_ERRORS } from '@sqlinbox/sql';
 
 /**
  * Error classification for PostgreSQL, shared by both drivers: `pg` and postgres.js both put the
@@ -19,13 +20,7 @@ const SQLSTATE: Readonly<Record<string, ErrorKind>> = {
 
 /** Node socket errors and postgres.js connection codes: the connection is gone. */
 const CONNECTION_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
+  ...NODE_SOCKET_ERRORS,
   'ENOTFOUND',
   'EAI_AGAIN',
   // postgres.js

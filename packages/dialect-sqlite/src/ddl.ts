@@ -1,5 +1,5 @@
 import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
-import { ansiIdent as ident, qualified as tableName } from '@sqlinbox/sql';
+import { type ColumnUse, ansiIdent as ident, tableColumns, qualified as tableName } from '@sqlinbox/sql';
 
 /**
  * R-PLUS-2: the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
@@ -25,24 +25,15 @@ function createTable(t: AnyTable, name: string, generatedId: boolean): string {
  * the id is generated, and it also takes an integer id the caller gives.
  */
 function columns(t: AnyTable, generatedId: boolean): [string, string][] {
-  const out: [string, string][] = [];
-  const add = (column: string | undefined, type: string) => {
-    if (column !== undefined && !out.some(([c]) => c === column)) out.push([column, type]);
+  const types: Record<ColumnUse, string> = {
+    id: generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY',
+    payload: t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
+    attempt: 'INTEGER NOT NULL DEFAULT 1',
+    time: 'INTEGER',
+    text: 'TEXT',
+    priority: 'INTEGER NOT NULL DEFAULT 0',
   };
-  add(t.id.column, generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY');
-  if (t.payload !== undefined)
-    add(t.payload.column, t.payload.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL');
-  if (t.attempt !== undefined) add(t.attempt.column, 'INTEGER NOT NULL DEFAULT 1');
-  add(t.lease, 'INTEGER');
-  add(t.retryAfter, 'INTEGER');
-  add(t.processedAt, 'INTEGER');
-  add(t.group, 'TEXT');
-  add(t.partitionKey, 'TEXT');
-  add(t.priority, 'INTEGER NOT NULL DEFAULT 0');
-  add(t.uniqueKey, 'TEXT');
-  for (const part of t.key ?? []) if ('column' in part) add(part.column, 'TEXT');
-  for (const column of t.columns) add(column, 'TEXT');
-  return out;
+  return tableColumns(t).map((c) => [c.name, types[c.role]]);
 }
 
 /**
