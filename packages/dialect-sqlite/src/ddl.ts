@@ -16,15 +16,15 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
 }
 
 function createTable(t: AnyTable, name: string, generatedId: boolean): string {
-  const lines = columns(t, generatedId).map(([column, type]) => `  ${ident(column)} ${type}`);
+  const lines = columns(t, generatedId).map((line) => `  ${line}`);
   return `CREATE TABLE IF NOT EXISTS ${tableName(name)} (\n${lines.join(',\n')}\n)`;
 }
 
 /**
- * Each column and its SQLite type. `INTEGER PRIMARY KEY` is the rowid: the database fills it when
+ * Each column with its SQLite type. `INTEGER PRIMARY KEY` is the rowid: the database fills it when
  * the id is generated, and it also takes an integer id the caller gives.
  */
-function columns(t: AnyTable, generatedId: boolean): [string, string][] {
+function columns(t: AnyTable, generatedId: boolean): string[] {
   const types: Record<ColumnUse, string> = {
     id: generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY',
     payload: t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
@@ -33,7 +33,7 @@ function columns(t: AnyTable, generatedId: boolean): [string, string][] {
     text: 'TEXT',
     priority: 'INTEGER NOT NULL DEFAULT 0',
   };
-  return tableColumns(t).map((c) => [c.name, types[c.role]]);
+  return tableColumns(t).map((c) => `${ident(c.name)} ${types[c.role]}`);
 }
 
 /**
