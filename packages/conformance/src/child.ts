@@ -19,7 +19,7 @@ interface ChildInput {
   lease?: string;
   workers?: number;
   poolSize?: number;
-  /** Mounts the table as an outbox relay (R-OUT-1) instead of a plain subscription. */
+  /** Mounts the table as an outbox relay instead of a plain subscription. */
   relay?: boolean;
 }
 

@@ -179,7 +179,7 @@ export class Harness {
     return rows.sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  /** Inserts a row with plain SQL, as another service would (R-PUB-2). */
+  /** Inserts a row with plain SQL, as another service would. */
   async insertPlain(table: string, payloadJson: string, extra: Record<string, string> = {}): Promise<void> {
     const cols = ['payload', ...Object.keys(extra)];
     const vals = [payloadJson, ...Object.values(extra)].map((v) => `'${v.replace(/'/g, "''")}'`);

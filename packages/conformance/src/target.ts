@@ -34,7 +34,7 @@ export interface ConformanceTarget {
    * skipped, each saying why. Default: undefined, those scenarios skip.
    */
   readonly childModule?: string | undefined;
-  /** A server version string below the dialect's floor, in the server's own format (R-DB-1). */
+  /** A server version string below the dialect's floor, in the server's own format. */
   readonly tooOldVersion: string;
   /** Ends a server session by its `Connection.id`, as an admin would. Absent where there are no sessions. */
   killSession?(connectionId: string): Promise<void>;

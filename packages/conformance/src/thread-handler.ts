@@ -1,5 +1,5 @@
 /**
- * The thread module of the R-POOL-9 scenario: each thread opens its own pool through the target's
+ * The thread module of the thread-handler scenario: each thread opens its own pool through the target's
  * `childModule` (the same plain module the crash scenarios open in a child process), runs one
  * statement on it per delivery, logs what it did to the broker's logger, and answers by the
  * message's `kind`. Built to `dist/thread-handler.mjs`: a thread cannot load TypeScript.

@@ -1,4 +1,4 @@
-/** The built thread module of the R-POOL-9 scenario (the same path from `src/` and from `dist/`). */
+/** The built thread module of the thread-handler scenario (the same path from `src/` and from `dist/`). */
 export function threadHandlerUrl(): URL {
   return new URL('../dist/thread-handler.mjs', import.meta.url);
 }

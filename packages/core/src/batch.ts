@@ -8,13 +8,13 @@ export interface BatchItem<T> {
   /**
    * The row's context: `id`, `attempt`, `row`, `signal`, and its own settlement (`ack()`,
    * `drop()`, `retry()`, `retryAfter(d)`, `settle(o)`), which takes effect on this row alone.
-   * A batch is never transactional: `tx` is always `undefined` (R-TX-5).
+   * A batch is never transactional: `tx` is always `undefined`.
    */
   readonly ctx: Context<undefined>;
 }
 
 /**
- * A batch handler (R-POOL-8): gets the rows of one claim, at most the queue's `batch(n)`, never
+ * A batch handler: gets the rows of one claim, at most the queue's `batch(n)`, never
  * none. Each row settles on its own through `item.ctx`; the rows it did not settle settle by its
  * outcome: returning nothing acks them, returning an `Outcome` applies it to each, a throw
  * retries each.
@@ -27,7 +27,7 @@ const TIMED_OUT: unique symbol = Symbol('timed out');
 
 /**
  * Runs one batch: decodes each row (a row that cannot be decoded is settled on its own and never
- * reaches the handler, R-SET-4), calls the handler once with the others, then settles each row
+ * reaches the handler), calls the handler once with the others, then settles each row
  * the handler left unsettled by its outcome. Resolves once every row is settled or released;
  * never throws.
  */
@@ -81,7 +81,7 @@ export async function processBatch(sub: Subscription, deliveries: readonly Deliv
       }
       outcome = outcomeOf(result);
     } catch (err) {
-      // A thrown error is a retry of every row the handler left unsettled, counted (R-SET-4).
+      // A thrown error is a retry of every row the handler left unsettled, counted.
       host.logger.warn('batch handler failed; retrying its unsettled rows', {
         table,
         ids: handed.filter((d) => !d.settled).map((d) => d.held.id),
@@ -92,7 +92,7 @@ export async function processBatch(sub: Subscription, deliveries: readonly Deliv
     } finally {
       clearTimeout(timer);
     }
-    // A throw backs off like a single handler's (R-OPS-3); a returned retry() stays immediate.
+    // A throw backs off like a single handler's; a returned retry() stays immediate.
     for (const d of handed) pending.push(d.finish(outcome, threw ? sub.backoffMs(d.held.attempt) : 0));
   }
   await Promise.all(pending);

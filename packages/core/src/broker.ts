@@ -43,7 +43,7 @@ export interface BrokerOptions {
   /**
    * The most connections this service may open (default: no limit): the service pool, the
    * adapter's wake-up listener where it has one (PostgreSQL: 1), and, over the subscriptions on
-   * threads, threads x connections (R-POOL-9). A subscription that would pass
+   * threads, threads x connections. A subscription that would pass
    * it does not start: `subscribe` throws a ConfigError naming the table and the numbers.
    */
   readonly connectionLimit?: number;
@@ -83,7 +83,7 @@ export interface PublishOptions {
    * key (the first message of a key wins). Default: none.
    */
   readonly key?: string | ((message: unknown, index: number) => string | undefined);
-  /** Inserts through this transaction (`ctx.tx`), so the row commits with it (R-TX-2). */
+  /** Inserts through this transaction (`ctx.tx`), so the row commits with it. */
   readonly tx?: Queryable;
   /** Validates the message before it is encoded. */
   readonly schema?: StandardSchemaV1;
@@ -99,7 +99,7 @@ export type PublishOptionsFor<D> = PublishOptions &
   (D extends { readonly priority: undefined } ? { readonly priority?: never } : unknown) &
   (D extends { readonly uniqueKey: undefined } ? { readonly key?: never } : unknown);
 
-/** What `shutdown()` resolves to (R-ADV-8). */
+/** What `shutdown()` resolves to. */
 export interface ClosedBroker {
   /** Advisory locks released with their connection back in the pool. */
   readonly locksReleased: number;
@@ -131,11 +131,11 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private unlisten: (() => Promise<void>)[] = [];
   private readonly connectionLimit: number | undefined;
   private readonly threadPools = new Map<Subscription, { pool: ThreadPool; demand: ThreadDemand }>();
-  /** The `start()` in flight, which `shutdown()` waits for (R-OPS-4). */
+  /** The `start()` in flight, which `shutdown()` waits for. */
   private starting: Promise<void> | undefined;
   /** Subscriptions mounted after `start()` whose start-up still runs. */
   private readonly startingOne = new Set<Promise<void>>();
-  /** The `ready` of each subscription mounted before `start()`, settled by start's outcome (R-BAD-9). */
+  /** The `ready` of each subscription mounted before `start()`, settled by start's outcome. */
   private readonly readyBeforeStart = new Map<Subscription, Deferred>();
   private closing: Promise<ClosedBroker> | undefined;
   /** Wakes a `start()` waiting for the database, when shutdown begins. */
@@ -163,7 +163,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     return this.adapter.dialect.name;
   }
 
-  /** Connections the subscriptions hold now, and the most they held at once (R-POOL-2). */
+  /** Connections the subscriptions hold now, and the most they held at once. */
   get poolUse(): { held: number; peak: number; limit: number } {
     return { held: this.budget.held, peak: this.budget.peak, limit: this.budget.limit };
   }
@@ -180,13 +180,13 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   subscribe<D extends TableDescription<F, I | undefined>, T, QF extends QueueFlags>(
     queue: Queue<D, T, QF>,
     // Without a schema or codec the message is `unknown`: annotate the handler's parameter freely.
-    // A batch queue (`.batch(n)`) takes a handler of arrays (R-POOL-8).
+    // A batch queue (`.batch(n)`) takes a handler of arrays.
     handler: QF extends { readonly batch: true }
       ? BatchHandler<unknown extends T ? any : T>
       : Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
   ): MountedSubscription;
   /**
-   * Mounts a queue whose handler runs on threads (`queue(t).onThreads(...)`, R-POOL-9). Throws a
+   * Mounts a queue whose handler runs on threads (`queue(t).onThreads(...)`). Throws a
    * ConfigError when its threads would pass the broker's `connectionLimit`.
    */
   subscribe<D extends TableDescription<F, I | undefined>, T>(queue: ThreadQueue<D, T>): MountedSubscription;
@@ -222,7 +222,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (threads !== undefined) this.threadPools.set(sub, threads);
     let ready: Promise<void>;
     if (this.state === 'new') {
-      // Settled by start()'s outcome (R-BAD-9).
+      // Settled by start()'s outcome.
       const d = deferred();
       this.readyBeforeStart.set(sub, d);
       ready = d.promise;
@@ -239,7 +239,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
-   * Mounts the relay of an outbox table (R-OUT-1): a subscription whose handler sends each record
+   * Mounts the relay of an outbox table: a subscription whose handler sends each record
    * on. `ack` and `drop` mark the record (its `processedAt` column); a retry, a thrown error or a
    * timeout leaves it unmarked, and this relay passes over it until it starts again (a new broker).
    * The table must describe `processedAt`; a relay takes no `maxAttempts` or `deadLetter`.
@@ -267,7 +267,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
-   * Checks the server and every subscription's table (R-DESC-8, R-DB-1), then starts claiming.
+   * Checks the server and every subscription's table, then starts claiming.
    * Rejects with the first problem, before any row is claimed; the `ready` of every subscription
    * mounted before it rejects with the same error. A database that cannot be reached is a
    * `ConnectionError` naming the server, at once unless `opts.waitForDatabase` asks to wait. Should
@@ -305,7 +305,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     for (const s of subs) s.start();
   }
 
-  /** Throws `ClosedError` once shutdown has begun, so a start in flight claims nothing (R-OPS-4). */
+  /** Throws `ClosedError` once shutdown has begun, so a start in flight claims nothing. */
   private checkOpen(): void {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('start');
   }
@@ -320,7 +320,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     return err instanceof SqlInboxError ? err : new ConnectionError(this.server, err);
   }
 
-  /** Opens (and gives back) one connection, waiting for the database with backoff where asked (R-BAD-8). */
+  /** Opens (and gives back) one connection, waiting for the database with backoff where asked. */
   private async reach(wait: StartOptions['waitForDatabase']): Promise<void> {
     const timeout =
       wait === undefined || wait === false
@@ -419,7 +419,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
-   * Inserts one message (R-PUB-1), taking a pool connection for the insert, or `opts.tx`'s
+   * Inserts one message, taking a pool connection for the insert, or `opts.tx`'s
    * transaction. Subscriptions on the table in this process wake at once; others by notification
    * where the adapter has one, else at their next poll. Answers the new row's id.
    */
@@ -539,7 +539,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     };
   }
 
-  /** Counts the table's rows: ready, delayed, in work, dead (R-PLUS-3). */
+  /** Counts the table's rows: ready, delayed, in work, dead. */
   async stats<D extends TableDescription<F, I | undefined>>(
     table: D,
     opts: { deadLetter?: DeadLetterTarget } = {},
@@ -561,7 +561,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
    * meanwhile: leases are still extended, advisory locks and row lock transactions stay held. Then
    * it lets go of what is still in work: row lock transactions roll back, advisory locks are
    * released (the connection back in the pool, or closed where the release is not confirmed), and
-   * leases are kept but no longer extended (R-LEASE-9). Resolves once the broker holds no lock;
+   * leases are kept but no longer extended. Resolves once the broker holds no lock;
    * after that no row is claimed and no handler starts. It also closes what the adapter opened
    * (`adapter.close()`: the wake-up listener, and the pool where the adapter made it from
    * connection options), once the last lease delivery still in work has settled. A pool you
@@ -580,13 +580,13 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     const deadline = Date.now() + timeout;
     const reason = new ClosedError('shutdown');
     for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);
-    // A start in flight stops at its next step and claims nothing (R-OPS-4).
+    // A start in flight stops at its next step and claims nothing.
     this.wakeStart?.();
     await this.starting?.catch(() => {});
     await Promise.allSettled([...this.startingOne]);
     for (const d of this.readyBeforeStart.values()) d.reject(new ClosedError('start'));
     this.readyBeforeStart.clear();
-    // Stop claiming; the deliveries in work keep their hold while shutdown waits (R-OPS-1).
+    // Stop claiming; the deliveries in work keep their hold while shutdown waits.
     await Promise.all(this.subscriptions.map((s) => s.stop()));
     for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);
     await this.waitForHandlers(deadline - Date.now());
@@ -613,7 +613,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       threadConnectionsClosed = 0;
       for (const t of this.threadPools.values()) threadConnectionsClosed += await t.pool.close();
     }
-    // Lease deliveries still in work keep the pool until they settle (R-LEASE-9); then it closes.
+    // Lease deliveries still in work keep the pool until they settle; then it closes.
     // The other forms' deliveries were let go above: their handlers need the pool no more.
     if (!this.leasesInWork()) await this.closeAdapter();
     else void this.closeAdapterWhenIdle();

@@ -1,7 +1,7 @@
 import type { Pool } from './driver.js';
 
 /**
- * The pool budget shared by every subscription of one broker (R-POOL-2): subscriptions together
+ * The pool budget shared by every subscription of one broker: subscriptions together
  * hold at most the pool's size less one connection, so the last one always serves the handlers'
  * own queries, publishes and settlements; and a claim beside another starts only while the pool
  * has a connection to spare.

@@ -32,7 +32,7 @@ export interface Capabilities {
   readonly oneLeaseClaimAtATime: boolean;
   /**
    * Lease claims take one row per worker the subscription has seen, and rows beyond the free
-   * workers wait in the subscription's lease book, extended while they wait (R-POOL-6). SQLite
+   * workers wait in the subscription's lease book, extended while they wait. SQLite
    * needs it (one writer at a time); elsewhere it trades a few rows held ahead for a claim
    * statement per batch instead of per row. Default false.
    */
@@ -65,7 +65,7 @@ export interface ColumnInfo {
   /**
    * For a `timestamp` column: the digits of a second it keeps exactly (0 whole seconds, 3
    * milliseconds, 6 microseconds). A lease column needs 3 or more: its value is the claim's token,
-   * compared exactly in every settlement (R-OPS-6). Default: undefined, the dialect does not say,
+   * compared exactly in every settlement. Default: undefined, the dialect does not say,
    * and the column is taken to keep milliseconds.
    */
   readonly precision?: number | undefined;
@@ -285,7 +285,7 @@ export interface PrepareOptions {
   readonly deadLetter?: DeadLetterTarget | undefined;
   /**
    * Ids every claim (and advisory candidate select and take) passes over, read anew at each
-   * statement: a relay's records held back until its next start (R-OUT-1). Default: none.
+   * statement: a relay's records held back until its next start. Default: none.
    */
   readonly exclude?: ReadonlySet<unknown> | undefined;
 }
@@ -315,7 +315,7 @@ export interface Dialect {
   /** Maps a driver error to a kind the engine acts on. */
   classifyError(err: unknown): ErrorKind;
   /**
-   * The `CREATE TABLE` and the indexes a claim needs, for a description (R-PLUS-2), one statement
+   * The `CREATE TABLE` and the indexes a claim needs, for a description, one statement
    * per element with no trailing semicolon. With `deadLetterTable`, that table too.
    */
   ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[];

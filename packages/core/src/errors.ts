@@ -121,7 +121,7 @@ export class EncodeError extends SqlInboxError {
   }
 }
 
-/** A settlement statement failed; the row stays as its form says (see SPEC R-SET-5). */
+/** A settlement statement failed; the row stays as its form says. */
 export class SettlementError extends SqlInboxError {
   /**
    * What the dialect's `classifyError` made of the driver's error: `constraint` for a statement
@@ -193,7 +193,7 @@ export function isRetryable(kind: ErrorKind): boolean {
 }
 
 /**
- * What the engine does after a failed claim (R-OPS-5), from the dialect's classification of the
+ * What the engine does after a failed claim, from the dialect's classification of the
  * error and how many claims failed in a row (`failures`, 1 for the first):
  * - `connection`, `shutdown`: the connection is retired (closed, not returned to the pool) and the
  *   subscription backs off: the poll interval, doubling, at most 30 s; logged as a warning;

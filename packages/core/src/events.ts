@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { ErrorKind } from './errors.js';
 import type { Outcome, Plan } from './outcome.js';
 
-/** The typed events a broker emits (R-PLUS-3). */
+/** The typed events a broker emits. */
 export interface EventMap {
   /** A row was claimed; `attempt` as it stood before the claim. */
   claimed: { table: string; id: unknown; attempt: number };

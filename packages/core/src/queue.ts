@@ -35,19 +35,19 @@ export function durationMs(d: Duration, what: string, opts: { zero?: boolean } =
 }
 
 /**
- * A lease is whole seconds, at least one; a shorter or fractional one is rounded up (R-LEASE-5).
- * Zero or less is a `ConfigError` naming the value (R-BAD-5).
+ * A lease is whole seconds, at least one; a shorter or fractional one is rounded up.
+ * Zero or less is a `ConfigError` naming the value.
  */
 export function leaseMs(d: Duration): number {
   const ms = durationMs(d, 'lease');
   return Math.max(1, Math.ceil(ms / 1000)) * 1000;
 }
 
-/** The most workers (and lanes, claim batch, batch, prefetch) a queue takes (R-BAD-6). */
+/** The most workers (and lanes, claim batch, batch, prefetch) a queue takes. */
 export const MAX_WORKERS = 10_000;
 
 /**
- * How a thrown handler error is retried (R-OPS-3): the n-th attempt waits
+ * How a thrown handler error is retried: the n-th attempt waits
  * `min(maxMs, baseMs * 2^(n-1))`, less a random part of at most `jitter` of it.
  */
 export interface Backoff {
@@ -83,7 +83,7 @@ export interface QueueSettings {
   readonly table: AnyTable;
   /** Handlers run at once (default 1). */
   readonly workers: number;
-  /** Partition lanes: a row runs on the lane its partition key hashes to (R-POOL-7). */
+  /** Partition lanes: a row runs on the lane its partition key hashes to. */
   readonly lanes: number | undefined;
   /** Lease length for this subscription, in ms (lease form); the broker's when unset. */
   readonly leaseMs: number | undefined;
@@ -98,15 +98,15 @@ export interface QueueSettings {
   readonly codec: Codec<unknown> | undefined;
   /** Rows per claim statement at most (lease and advisory forms). Default: the workers. */
   readonly claimBatch: number | undefined;
-  /** Batch subscription: rows a claim takes at most and the handler gets at once (R-POOL-8). */
+  /** Batch subscription: rows a claim takes at most and the handler gets at once. */
   readonly batch?: number | undefined;
   /**
    * Lease form on a dialect that claims ahead: rows held claimed beyond the workers (default:
-   * sized from the drain rate, from the workers up to 200, R-POOL-6). See {@link Queue.prefetch}.
+   * sized from the drain rate, from the workers up to 200). See {@link Queue.prefetch}.
    */
   readonly prefetch?: number | undefined;
   readonly name: string;
-  /** A relay of an outbox (R-OUT-1): a retry leaves the record for the relay's next start. Default false. */
+  /** A relay of an outbox: a retry leaves the record for the relay's next start. Default false. */
   readonly relay?: boolean;
   /**
    * How a thrown handler error is retried: a {@link Backoff}, or `false` for the immediate retry.
@@ -140,7 +140,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
 
   /**
    * Runs up to `n` handlers at once (default 1; at most {@link MAX_WORKERS}), one claim in flight
-   * per free worker (R-POOL-1). In the row lock and advisory forms (and transactional mode) each
+   * per free worker. In the row lock and advisory forms (and transactional mode) each
    * delivery holds a connection, so at most the pool's size less one run: the start-up log says so.
    */
   workers(n: number): Queue<D, T, F> {
@@ -149,7 +149,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
 
   /**
    * Runs `n` lanes; a row goes to the lane its partition key hashes to, so one key's rows never
-   * split across lanes and run in claim order (R-POOL-7). Needs a `partitionKey` column.
+   * split across lanes and run in claim order. Needs a `partitionKey` column.
    */
   workersByKey(n: number): Queue<D, T, F> {
     const lanes = positive(n, 'workersByKey', this.settings.table.table);
@@ -164,7 +164,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
     return this.with({ leaseMs: leaseMs(d) });
   }
 
-  /** A retry at this attempt dead-letters the row instead (R-DLQ-1); set with {@link deadLetter}. */
+  /** A retry at this attempt dead-letters the row instead; set with {@link deadLetter}. */
   maxAttempts(n: number): Queue<D, T, F> {
     return this.with({
       maxAttempts: positive(n, 'maxAttempts', this.settings.table.table, Number.MAX_SAFE_INTEGER),
@@ -182,7 +182,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
 
   /**
    * Hands the handler the delivery's transaction as `ctx.tx`; `ack` commits its writes with the
-   * settlement. Not on a batch queue (R-TX-5): a type error, and a `ConfigError` past the types.
+   * settlement. Not on a batch queue: a type error, and a `ConfigError` past the types.
    */
   transactional(
     this: Queue<D, T, { readonly tx: boolean; readonly batch?: false }>,
@@ -192,10 +192,10 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
   }
 
   /**
-   * A batch subscription (R-POOL-8): a claim takes up to `n` rows and the handler gets them as one
+   * A batch subscription: a claim takes up to `n` rows and the handler gets them as one
    * array of `{ message, ctx }`, each row settled on its own through its `ctx`; rows left unsettled
    * settle by the handler's outcome (see docs/batches.md). `workers(k)` runs k batches at once.
-   * Not transactional (R-TX-5): a type error, and a `ConfigError` past the types.
+   * Not transactional: a type error, and a `ConfigError` past the types.
    */
   batch(this: Queue<D, T, { readonly tx: false }>, n: number): Queue<D, T, { tx: false; batch: true }> {
     const size = positive(n, 'batch', this.settings.table.table);
@@ -268,7 +268,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
    * leased in the subscription (extended while they wait, returned at once on stop), and claims
    * again, topping up to `workers + n` in one statement, as soon as it holds fewer than
    * `max(workers, n)`. Default (no prefetch): the rows held ahead start at the workers and follow the
-   * drain rate, doubling while claims come back to idle workers, up to 200 (R-POOL-6). A fixed
+   * drain rate, doubling while claims come back to idle workers, up to 200. A fixed
    * prefetch keeps a claim in flight while the workers drain what they hold, at the price of rows no
    * other replica can take meanwhile. Needs a dialect that claims ahead (PostgreSQL,
    * MySQL/MariaDB, SQLite); not on a transactional or batch queue. See docs/forms/lease.md.
@@ -279,7 +279,7 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
 
   /**
    * Runs the handler on `threads` worker threads, each with its own pool of `connections` (default
-   * 1), opened and closed on the thread (R-POOL-9). The handler lives in a module (`handler`);
+   * 1), opened and closed on the thread. The handler lives in a module (`handler`);
    * subscribe the result without a handler. Workers become at least `threads`. Not with
    * `transactional()`: ctx.tx cannot cross threads. See docs/threads.md.
    */

@@ -5,7 +5,7 @@ import type { Plan } from './outcome.js';
 import type { QueueSettings } from './queue.js';
 
 /**
- * The outbox (R-OUT-1). A service writes messages into an outbox table in its own transaction
+ * The outbox. A service writes messages into an outbox table in its own transaction
  * (`broker.publish(outbox, message, { tx })`, or inside `broker.transaction(..)`), so a message
  * exists exactly when the business write beside it committed. A relay (`broker.relay(..)`) is a
  * subscription on that table whose handler sends each record on; its outcome settles the record:

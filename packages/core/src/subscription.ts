@@ -31,7 +31,7 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
   readonly table: string;
   /** The row's id. */
   readonly id: unknown;
-  /** The attempt as it stood before this delivery's claim: 1 on the first delivery (R-ATT-2). */
+  /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
   readonly attempt: number;
   /** The row as the claim read it. */
   readonly row: Readonly<Row>;
@@ -90,7 +90,7 @@ export class Subscription {
   private claimSlots = 0;
   /**
    * Default claim ahead (lease, no `prefetch`): rows held beyond the workers. Starts at the workers
-   * (R-POOL-6) and doubles, up to {@link MAX_AHEAD}, each time a claim that was topping up rows
+   * and doubles, up to {@link MAX_AHEAD}, each time a claim that was topping up rows
    * already held arrives after the workers ran dry: the rows ahead did not last the claim's round
    * trip at the rate the handlers drain them. It shrinks again while claims arrive with most of
    * the rows ahead still waiting (slower handlers).
@@ -103,7 +103,7 @@ export class Subscription {
   /** Claimed rows waiting for a free worker (or their lane). */
   private waiting: Held[] = [];
   private laneBusy: boolean[] = [];
-  /** After an empty claim: claim one at a time, once per poll interval, until a claim takes a row (R-POOL-3). */
+  /** After an empty claim: claim one at a time, once per poll interval, until a claim takes a row. */
   private idle = false;
   private lastEmpty = 0;
   private woken = false;
@@ -112,7 +112,7 @@ export class Subscription {
   private waiters: (() => void)[] = [];
   /** Deliveries whose handler runs. */
   readonly deliveries = new Set<Delivery>();
-  /** A relay's records left by a retry, passed over until the relay starts again (R-OUT-1). */
+  /** A relay's records left by a retry, passed over until the relay starts again. */
   readonly heldBack: HeldBack | undefined;
   /** Rows this subscription passes over for a while: a backoff without a `retry_after` column, a failure's pause. */
   readonly passOver: PassOver;
@@ -186,7 +186,7 @@ export class Subscription {
     });
   }
 
-  /** Says at start what a setting will do that the user may not expect (R-OPS-3, R-BAD-6). */
+  /** Says at start what a setting will do that the user may not expect. */
   private announce(): void {
     const { logger, budget, pool } = this.host;
     const s = this.settings;
@@ -199,7 +199,7 @@ export class Subscription {
         },
       );
     }
-    // Row lock and advisory deliveries (and transactional ones) each hold a connection (R-POOL-2).
+    // Row lock and advisory deliveries (and transactional ones) each hold a connection.
     const holdsConnection = this.form.form !== 'lease' || s.transactional;
     if (holdsConnection && s.batch === undefined && s.workers > budget.limit) {
       logger.warn(
@@ -217,8 +217,8 @@ export class Subscription {
 
   /**
    * Stops claiming and waits for the claims in flight. Rows claimed but not yet handed to a
-   * handler go back to the queue at once (R-POOL-6). The deliveries in work keep their hold: leases
-   * are still extended until {@link stopExtending} (R-OPS-1).
+   * handler go back to the queue at once. The deliveries in work keep their hold: leases
+   * are still extended until {@link stopExtending}.
    */
   async stop(): Promise<void> {
     this.running = false;
@@ -230,7 +230,7 @@ export class Subscription {
     await Promise.all(waiting.map((h) => this.release(h, 'stopped')));
   }
 
-  /** Stops extending the leases of the deliveries still in work (the broker shut down, R-LEASE-9). */
+  /** Stops extending the leases of the deliveries still in work (the broker shut down). */
   async stopExtending(): Promise<void> {
     if (this.form instanceof LeaseForm) await this.form.stop();
   }
@@ -246,7 +246,7 @@ export class Subscription {
       const wait = this.step();
       if (wait !== undefined) await wait;
       // A driver whose statements answer through promises alone never leaves the microtask queue:
-      // let timers and I/O run at least every 20 ms, whatever fails or succeeds (R-OPS-9).
+      // let timers and I/O run at least every 20 ms, whatever fails or succeeds.
       if (Date.now() - yielded >= 20) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         yielded = Date.now();
@@ -274,17 +274,17 @@ export class Subscription {
     return undefined;
   }
 
-  /** Rows the next claim may take: one per free worker (R-POOL-1). */
+  /** Rows the next claim may take: one per free worker. */
   private claimSize(): number {
     const { workers, transactional, claimBatch, batch } = this.settings;
-    // A batch subscription: one claim per free worker, each claim a batch of rows (R-POOL-8).
+    // A batch subscription: one claim per free worker, each claim a batch of rows.
     if (batch !== undefined) return this.inWork + this.claims < workers ? batch : 0;
     const queued = this.inWork + this.waiting.length + this.claimSlots;
     let size: number;
     let most = claimBatch ?? workers;
     if (this.claimAhead) {
       // Up to workers + ahead rows held, the rows beyond the free workers waiting in the lease book
-      // (R-POOL-6). prefetch(n) fixes ahead at n and claims once fewer than max(workers, n) are
+      //. prefetch(n) fixes ahead at n and claims once fewer than max(workers, n) are
       // held; by default ahead follows the drain rate (see `ahead`) and a claim waits until fewer
       // than max(workers, ahead / 2) are held, so each claim tops up at least half of it.
       const fixed = this.settings.prefetch;
@@ -333,7 +333,7 @@ export class Subscription {
             continue;
           }
           this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
-          // Stopped meanwhile: stop() gives the row back, and waits for that (R-OPS-4).
+          // Stopped meanwhile: stop() gives the row back, and waits for that.
           if (!this.running) this.waiting.push(h);
           else if (this.settings.batch === undefined) this.dispatch(h);
           else batch.push(h);
@@ -344,7 +344,7 @@ export class Subscription {
       (err: unknown) => {
         done();
         this.claimErrors++;
-        // The dialect's classification decides the pause (R-OPS-5): a deadlock or a serialization
+        // The dialect's classification decides the pause: a deadlock or a serialization
         // failure claims again soon; the database out of reach backs off, doubling, at most 30 s.
         // The form has retired a connection whose session failed (see the forms' claim).
         const kind = classify(this.host.dialect, err);
@@ -391,7 +391,7 @@ export class Subscription {
 
   /** Hands waiting rows to free workers (or free lanes, keeping each lane's claim order). */
   private pump(): void {
-    if (!this.running) return; // stopped: no handler starts (R-OPS-4); stop() releases the rows waiting
+    if (!this.running) return; // stopped: no handler starts; stop() releases the rows waiting
     const lanes = this.settings.lanes;
     if (lanes === undefined) {
       while (this.waiting.length > 0 && this.inWork < this.settings.workers)
@@ -454,7 +454,7 @@ export class Subscription {
       this.host.events.emit('released', { table: this.table, id: h.id, attempt: h.attempt, reason });
   }
 
-  /** A batch subscription's claim: one handler call for its rows, one worker (R-POOL-8). */
+  /** A batch subscription's claim: one handler call for its rows, one worker. */
   private runBatch(held: Held[]): void {
     this.inWork++;
     const batch = held.map((h) => new Delivery(this, h));
@@ -498,7 +498,7 @@ export class Subscription {
   /**
    * The pause after a failure of the engine's own (a payload that cannot be decoded, a settlement
    * or a delivery transaction that fails): the queue's backoff, or the default one where the queue
-   * retries thrown errors at once, since these fail the same way again (R-OPS-9).
+   * retries thrown errors at once, since these fail the same way again.
    */
   failureMs(attempt: number): number {
     const b: Backoff = this.settings.backoff || DEFAULT_BACKOFF;
@@ -588,7 +588,7 @@ export class Delivery {
       await this.sub.form.beginHandler(h);
     } catch (err) {
       // The row returns, but this subscription passes it over a while: a transaction that will not
-      // open fails the same way at once (R-OPS-9).
+      // open fails the same way at once.
       const pauseMs = this.sub.failureMs(h.attempt);
       host.logger.warn('opening the delivery transaction failed; the row returns', {
         table: t.table,
@@ -639,8 +639,8 @@ export class Delivery {
   }
 
   /**
-   * The handler threw: a retry, counted, logged with the row id (R-SET-4), after the queue's
-   * backoff (R-OPS-3); a thrown non-Error is wrapped in a `HandlerError` (R-BAD-7). Never throws.
+   * The handler threw: a retry, counted, logged with the row id, after the queue's
+   * backoff; a thrown non-Error is wrapped in a `HandlerError`. Never throws.
    */
   async failed(thrown: unknown): Promise<void> {
     const { host } = this.sub.internals;
@@ -671,7 +671,7 @@ export class Delivery {
     }
   }
 
-  /** A payload that cannot be decoded never reaches the handler and is never deleted (R-SET-4). */
+  /** A payload that cannot be decoded never reaches the handler and is never deleted. */
   async settleUndecodable(err: unknown): Promise<void> {
     const { host } = this.sub.internals;
     const s = this.sub.settings;
@@ -686,7 +686,7 @@ export class Delivery {
     }
     // Retried like a failed handler, but never at once: it would fail the same way in a hot loop.
     // The delay lives where a thrown error's does (retry_after, the lease, or this subscription
-    // passing the row over), so the rows behind it are claimed meanwhile (R-BAD-3).
+    // passing the row over), so the rows behind it are claimed meanwhile.
     this.settlement = this.apply(this.plan(Outcome.retry(), this.sub.failureMs(h.attempt)), 'retry');
     await this.settlement.catch((e) => this.report(e));
   }
@@ -772,7 +772,7 @@ export class Delivery {
     try {
       await this.sub.form.settle(this.held, plan);
     } catch (err) {
-      // A settlement that failed never re-delivers at once (R-OPS-9): the row is passed over a
+      // A settlement that failed never re-delivers at once: the row is passed over a
       // while (a lease row keeps its lease until it runs out anyway). Not where the row is lost
       // to another claim, nor where shutdown released it.
       if (!(err instanceof LeaseLostError) && !(err instanceof ClosedError))
@@ -857,8 +857,8 @@ function kindOf(dialect: Dialect, err: unknown): ErrorKind {
 }
 
 /**
- * Ids a subscription passes over until an instant each (R-OPS-3 without a `retry_after` column,
- * R-BAD-3, R-OPS-9). `ids` is the set its claims read (the dialect binds them at each statement);
+ * Ids a subscription passes over until an instant each (a backoff on a table without a
+ * `retry_after` column, a relay's held-back records). `ids` is the set its claims read (the dialect binds them at each statement);
  * a relay's held-back records share it and stay in it.
  */
 export class PassOver {

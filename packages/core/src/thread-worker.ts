@@ -1,5 +1,5 @@
 /**
- * The script each handler thread runs (R-POOL-9): imports the user's thread module, opens the
+ * The script each handler thread runs: imports the user's thread module, opens the
  * thread's own pool, runs deliveries the main thread hands it and answers their outcomes, and
  * closes the pool when the main thread says so. The main thread claims and settles.
  */

@@ -8,7 +8,7 @@ import type { QueueSettings } from './queue.js';
 import type { Context, Handler } from './subscription.js';
 
 /**
- * Worker threads (R-POOL-9): a handler that computes runs on dedicated `node:worker_threads`
+ * Worker threads: a handler that computes runs on dedicated `node:worker_threads`
  * threads. The subscription still claims and settles on the main thread, through the service's
  * pool; each thread imports the handler's module, opens its own small pool there and closes it
  * when the thread ends. A function cannot cross threads, so the handler lives in a module.
@@ -164,7 +164,7 @@ export interface ServiceConnections {
 }
 
 /**
- * The connection arithmetic of R-POOL-9: the service's connections (pool and listener) plus, over
+ * The connection arithmetic: the service's connections (pool and listener) plus, over
  * the thread subscriptions, threads x connections, must stay within `connectionLimit`. Throws a
  * ConfigError naming the table and the numbers when `next` would pass it; answers the total with
  * `next` otherwise.

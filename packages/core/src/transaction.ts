@@ -6,8 +6,8 @@ import type { Pool } from './driver.js';
  * Runs `fn` in a transaction of the service's own, on a connection of the service's pool: the
  * dialect's BEGIN (at `opts`' level or mode), then COMMIT when `fn` resolves, ROLLBACK when it
  * throws. Whatever `fn` writes through `tx` - its own rows and messages published with
- * `{ tx }` - commits or rolls back together (R-OUT-1). A connection whose BEGIN, COMMIT or ROLLBACK
- * fails is closed, never returned to the pool inside a transaction (R-TX-9).
+ * `{ tx }` - commits or rolls back together. A connection whose BEGIN, COMMIT or ROLLBACK
+ * fails is closed, never returned to the pool inside a transaction.
  */
 export async function runTransaction<R>(
   dialect: Dialect,

@@ -6,7 +6,7 @@ import type { QueueSettings } from './queue.js';
 
 /**
  * Checks a subscription against the dialect's capabilities and the table as the database
- * describes it, before any row is claimed (R-DESC-8). The first problem found is thrown as one
+ * describes it, before any row is claimed. The first problem found is thrown as one
  * `ConfigError` naming the table and the column, with the fix.
  */
 export async function validateSubscription(
@@ -49,7 +49,7 @@ export async function validateSubscription(
     t.form === 'lease' &&
     (t.isolation === 'repeatable_read' || t.isolation === 'serializable')
   ) {
-    // Such a transaction sees the row as its first statement found it, not the lease extended since (R-TX-8).
+    // Such a transaction sees the row as its first statement found it, not the lease extended since.
     fail(`a lease table in transactional mode cannot run at ${t.isolation}`, {
       fix: 'declare read_committed, or mount it without .transactional()',
     });
@@ -66,7 +66,7 @@ export async function validateSubscription(
     });
   }
   if (q.batch !== undefined) {
-    // Checked by the queue builder too; these catch settings put together past it (R-TX-5, R-POOL-8).
+    // Checked by the queue builder too; these catch settings put together past it.
     if (q.transactional)
       fail('a batch queue cannot be mounted transactional', { fix: 'drop .transactional()' });
     if (q.lanes !== undefined)
@@ -108,7 +108,7 @@ export async function validateSubscription(
     }
     const want = expectedKinds(role, t.payload?.type, caps.timeKinds);
     // A payload of a type the dialect does not know may still read back as text; an instant or
-    // the attempt counter of such a type never works (R-BAD-4): a `date` lease rounds every token
+    // the attempt counter of such a type never works: a `date` lease rounds every token
     // away, a `boolean` one refuses every claim.
     const strict = role === 'attempt' || role === 'priority' || role === 'uniqueKey' || TIME_ROLES.has(role);
     if (want !== undefined && !want.includes(info.kind) && (strict || info.kind !== 'other')) {
@@ -127,8 +127,8 @@ export async function validateSubscription(
       });
     }
     if (role === 'lease' && info.precision !== undefined && info.precision < 3) {
-      // The lease is the claim's token, compared exactly by every settlement (R-LEASE-3): a column
-      // that rounds it loses every lease (R-OPS-6). retry_after and processed_at may round: a
+      // The lease is the claim's token, compared exactly by every settlement: a column
+      // that rounds it loses every lease. retry_after and processed_at may round: a
       // retry then comes due up to half a second early or late, a stamp is a stamp.
       fail(
         `the lease column is ${info.type}, which keeps ${info.precision} digit(s) of a second: the lease ` +

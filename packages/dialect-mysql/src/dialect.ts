@@ -1,7 +1,7 @@
 /**
  * The MySQL and MariaDB dialect: the facts and the SQL sqlinbox needs, shared by the `mysql2` and
  * `mariadb` drivers. MySQL 8.0.1 and MariaDB 10.6 are the first releases that skip locked rows
- * (`FOR UPDATE SKIP LOCKED`), so they are the floors (R-DB-1).
+ * (`FOR UPDATE SKIP LOCKED`), so they are the floors.
  *
  * Time: lease, `retry_after` and `processed_at` are `DATETIME(3)` in UTC. Every instant is bound
  * as UTC text and "now" on the database clock is `UTC_TIMESTAMP(3)`; the driver wrappers also set
@@ -71,7 +71,7 @@ export function parseServerVersion(raw: string): ServerVersion {
   };
 }
 
-/** Throws `ServerTooOldError` naming the version found and the floor when `raw` is below it (R-DB-1). */
+/** Throws `ServerTooOldError` naming the version found and the floor when `raw` is below it. */
 export function checkVersion(raw: string): ServerVersion {
   const v = parseServerVersion(raw);
   const floor = v.server === 'MariaDB' ? [10, 6, 0] : [8, 0, 1];
@@ -287,7 +287,7 @@ async function describeTable(conn: Connection, table: string): Promise<ColumnInf
 // DDL
 
 /**
- * The `CREATE TABLE` of a description (R-PLUS-2), InnoDB, utf8mb4: `BIGINT AUTO_INCREMENT` id
+ * The `CREATE TABLE` of a description, InnoDB, utf8mb4: `BIGINT AUTO_INCREMENT` id
  * (plain `BIGINT` when the id is not generated), payload `JSON` / `LONGTEXT` / `LONGBLOB`,
  * `attempt INT NOT NULL DEFAULT 1`, time columns `DATETIME(3)` (UTC), group, partition key and the
  * other named columns `VARCHAR(255)`. Then the indexes a claim needs: MySQL has no partial index,
@@ -364,7 +364,7 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
 /**
  * The MySQL/MariaDB dialect. Capabilities: every claim form; all four isolation levels; no SQLite
  * modes; several connections at once; the FIFO guard; transactional mode; one lease claim at a
- * time per table (R-POOL-4: a lease claim's transaction holds its locked rows until it commits);
+ * time per table (a lease claim's transaction holds its locked rows until it commits);
  * time columns of kind `timestamp`.
  */
 export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {

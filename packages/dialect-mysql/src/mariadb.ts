@@ -148,7 +148,7 @@ class MariadbBackend implements Backend<MariaPoolConnection> {
 /**
  * A `mariadb` connection of the service's own, inside a transaction it opened itself
  * (`beginTransaction()` .. `commit()`), as a `Queryable`, for `broker.publish(outbox, message, { tx:
- * mariadbTx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * mariadbTx(conn) })`: the message commits or rolls back with that transaction. Values
  * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
  */
 export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'execute' | 'info'>): Queryable {

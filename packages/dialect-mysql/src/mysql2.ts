@@ -203,7 +203,7 @@ class Mysql2Backend implements Backend<PromisePoolConnection> {
 /**
  * A `mysql2/promise` connection of the service's own, inside a transaction it opened itself
  * (`beginTransaction()` .. `commit()`), as a `Queryable`, for `broker.publish(outbox, message, { tx:
- * mysql2Tx(conn) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * mysql2Tx(conn) })`: the message commits or rolls back with that transaction. Values
  * are bound and read as the adapter binds and reads them (instants as UTC `DATETIME(3)` text).
  */
 export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query' | 'execute'>): Queryable {

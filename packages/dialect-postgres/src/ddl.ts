@@ -4,7 +4,7 @@ import { type ColumnUse, tableColumns } from '@sqlinbox/sql';
 import { bareName, escapeString, quoteIdent, quoteTable, schemaOf } from './sql.js';
 
 /**
- * Schema help (R-PLUS-2) and the wake-up channel's names (R-PLUS-1). Every function here answers
+ * Schema help and the wake-up channel's names. Every function here answers
  * SQL text; none runs it.
  */
 
@@ -36,7 +36,7 @@ function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
 
 /**
  * The statements that create a queue table for a description, one per element, no trailing
- * semicolon (R-PLUS-2):
+ * semicolon:
  * - `CREATE TABLE`: id `bigserial PRIMARY KEY` when generated (else `bigint PRIMARY KEY`), payload
  *   `jsonb` / `text` / `bytea NOT NULL`, attempt `integer NOT NULL DEFAULT 1`, every time column
  *   `timestamptz`, group, partition key, key and extra columns `text`;
@@ -98,7 +98,7 @@ export function wakeupChannel(table: string): string {
 
 /**
  * Statements a user may install so that rows inserted by plain SQL (another service, `psql`) wake
- * idle subscriptions too (R-PLUS-1): one shared trigger function `sqlinbox_wakeup` in the table's
+ * idle subscriptions too: one shared trigger function `sqlinbox_wakeup` in the table's
  * schema (the first schema of the search path when the name is unqualified) that runs
  * `pg_notify(<channel>, '')`, and a statement-level `AFTER INSERT` trigger on the table, so one
  * INSERT statement sends one notification however many rows it writes. The server folds equal

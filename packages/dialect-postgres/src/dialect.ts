@@ -19,7 +19,7 @@ import { classifyError } from './errors.js';
 import { quoteIdent, quoteTable } from './sql.js';
 import { prepareTable } from './table.js';
 
-/** The isolation levels PostgreSQL tables may declare (R-TX-6). READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
+/** The isolation levels PostgreSQL tables may declare. READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
 export type PostgresIsolation = 'read_committed' | 'repeatable_read' | 'serializable';
 
 /** The oldest PostgreSQL sqlinbox runs on: `hashtextextended` arrived in 11. */
@@ -149,7 +149,7 @@ export class PostgresDialect implements Dialect {
 
   /**
    * Reads `server_version` (or the adapter's `serverVersion` option) and throws
-   * `ServerTooOldError('PostgreSQL', found, '11')` below PostgreSQL 11 (R-DB-1). Answers the
+   * `ServerTooOldError('PostgreSQL', found, '11')` below PostgreSQL 11. Answers the
    * version's first word (`15.4`).
    */
   async checkServer(conn: Connection): Promise<{ version: string }> {
@@ -216,7 +216,7 @@ export class PostgresDialect implements Dialect {
   }
 
   /**
-   * `BEGIN` at the server's default level when the table declares none (R-TX-6), else
+   * `BEGIN` at the server's default level when the table declares none, else
    * `BEGIN ISOLATION LEVEL ..`. `read_uncommitted` is refused: PostgreSQL would run it as read
    * committed. A SQLite mode is ignored.
    */

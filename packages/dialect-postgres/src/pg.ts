@@ -337,9 +337,9 @@ class PgPool implements Pool {
 }
 
 /**
- * The wake-up channel (R-PLUS-1) over LISTEN/NOTIFY. All of an adapter's subscriptions share ONE
+ * The wake-up channel over LISTEN/NOTIFY. All of an adapter's subscriptions share ONE
  * dedicated client, opened on the first `listen` outside the pool, so it never counts against the
- * pool's size (the pool budget of R-POOL-2 stays whole). Each table listens on
+ * pool's size (the pool budget stays whole). Each table listens on
  * `wakeupChannel(table)`. A lost LISTEN client is reopened after a second and every listener is
  * called once, since notifications may have been missed meanwhile; polling stays the fallback.
  */
@@ -446,7 +446,7 @@ class PgWakeup implements Wakeup {
 /**
  * The service's own `pg` client (or `pg.Pool`, `pg.Client`) as a `Queryable`, for
  * `broker.publish(outbox, message, { tx: pgTx(client) })` inside a transaction the service opened
- * itself (`BEGIN` .. `COMMIT` on that client): the message commits or rolls back with it (R-OUT-1).
+ * itself (`BEGIN` .. `COMMIT` on that client): the message commits or rolls back with it.
  * Statements run unnamed, as the client's own would.
  */
 export function pgTx(client: Pick<PgClientLike, 'query'>): Queryable {
@@ -472,8 +472,8 @@ export function pgTx(client: Pick<PgClientLike, 'query'>): Queryable {
  * const adapter = pg({ connectionString, max: 10 });           // the adapter's pool
  * // or: pg(new Pool({ connectionString, max: 10 }))            // your pool: end it yourself
  * ```
- * The advisory form needs a direct connection or a session-mode pooler (R-DB-2); through a
- * transaction pooler pass `pooler: 'transaction'` (R-RUN-4, see {@link PgAdapterOptions.pooler}).
+ * The advisory form needs a direct connection or a session-mode pooler; through a
+ * transaction pooler pass `pooler: 'transaction'` (see {@link PgAdapterOptions.pooler}).
  * Column values come back as `pg` parses them (int8 as string, timestamptz as Date); keep pg's
  * default parsers for timestamptz so lease tokens round-trip.
  */

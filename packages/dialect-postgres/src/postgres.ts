@@ -432,7 +432,7 @@ class PostgresJsPool implements Pool {
 }
 
 /**
- * The wake-up channel (R-PLUS-1) over postgres.js's `sql.listen`, which keeps ONE dedicated
+ * The wake-up channel over postgres.js's `sql.listen`, which keeps ONE dedicated
  * connection per postgres.js instance for every LISTEN, outside `max` (so outside the pool budget),
  * and re-listens by itself after a reconnect; each listener is then called once, since
  * notifications may have been missed. That connection closes with the caller's `sql.end()`.
@@ -478,7 +478,7 @@ class PostgresJsWakeup implements Wakeup {
 /**
  * A postgres.js transaction of the service's own (the `tx` of `sql.begin(async (tx) => ..)`, or a
  * reserved connection) as a `Queryable`, for `broker.publish(outbox, message, { tx:
- * postgresJsTx(tx) })`: the message commits or rolls back with that transaction (R-OUT-1). Values
+ * postgresJsTx(tx) })`: the message commits or rolls back with that transaction. Values
  * are bound as the adapter binds them (arrays as array literals).
  */
 export function postgresJsTx(tx: PostgresJsSqlLike): Queryable {
@@ -566,8 +566,8 @@ function guardTypeFetch(sql: PostgresJsSqlLike): void {
  * Keep postgres.js's default value handling: no column-name `transform` (the engine reads the
  * description's column names), timestamps as Date (lease tokens round-trip). int8 comes back as a
  * string (or a bigint with `types.bigint`); both work as ids and attempts. The advisory form needs a
- * direct connection or a session-mode pooler (R-DB-2); through a transaction pooler pass
- * `pooler: 'transaction'` (R-RUN-4, see {@link PostgresJsAdapterOptions.pooler}).
+ * direct connection or a session-mode pooler; through a transaction pooler pass
+ * `pooler: 'transaction'` (see {@link PostgresJsAdapterOptions.pooler}).
  */
 export function postgresJs(
   sqlOrOptions: PostgresJsLike | string | PostgresJsConnectOptions,

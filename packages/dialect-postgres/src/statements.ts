@@ -66,14 +66,14 @@ export class PostgresStatements extends QueueStatements {
   // Claims
 
   /**
-   * The FIFO guard (R-FIFO-2): up to `n` due group heads in claim order whose guard this
+   * The FIFO guard: up to `n` due group heads in claim order whose guard this
    * transaction takes, as a CTE body selecting `sqlinbox_id`.
    *
    * The guard is `pg_try_advisory_xact_lock(hashtextextended(<table> || group, 0))`, held until the
    * claim's transaction ends: in the row lock form that is the whole handler, so a second broker
    * (another process) takes nothing of the group meanwhile, even in the instant between the
    * holder's settlement and its commit. It is the *try* form: a blocking guard would make a claim
-   * wait on another's handler, and a claim never waits (R-ROW-1). A row without a group gets a
+   * wait on another's handler, and a claim never waits. A row without a group gets a
    * guard of its own (on its id), so a row another claim holds is passed over here instead of
    * filling one of the `n` slots and being skipped by `SKIP LOCKED` later.
    *
@@ -105,7 +105,7 @@ export class PostgresStatements extends QueueStatements {
     };
   }
 
-  /** Row lock form (R-ROW-1): the builder's select; a FIFO table takes guarded heads ({@link fifoGuard}). */
+  /** Row lock form: the builder's select; a FIFO table takes guarded heads ({@link fifoGuard}). */
   override claimLocked(n: number, now: Date | null): Statement {
     if (this.t.group === undefined) return super.claimLocked(n, now);
     const p = this.params();
@@ -122,7 +122,7 @@ export class PostgresStatements extends QueueStatements {
   }
 
   /**
-   * Lease form, one statement (R-LEASE-1, R-LEASE-2): a locking select of up to `n` due rows
+   * Lease form, one statement: a locking select of up to `n` due rows
    * (FIFO: guarded heads), an update of the rows it found (`locked_until = expiry`,
    * `attempt = attempt + 1`) joined to it with `FROM`, and the rows after the update in claim order.
    * Runs in autocommit: the statement's commit is the claim.
@@ -174,7 +174,7 @@ export class PostgresStatements extends QueueStatements {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Advisory form (R-ADV-1, R-DB-2)
+  // Advisory form
 
   /** `hashtextextended(key, 0)`'s halves are among the locks other sessions hold (`HELD`). */
   heldBy(key: string): string {
@@ -213,7 +213,7 @@ export class PostgresStatements extends QueueStatements {
   // Settlement, insert, stats
 
   /**
-   * The move to a dead-letter table in one statement (R-DLQ-2),
+   * The move to a dead-letter table in one statement,
    * `WITH moved AS (DELETE .. RETURNING *) INSERT INTO dlq SELECT * FROM moved`, so both tables
    * change in one commit whether or not a transaction is open.
    */
@@ -246,7 +246,7 @@ export class PostgresStatements extends QueueStatements {
   /**
    * The builder's inserts (PostgreSQL answers `INSERT .. VALUES` rows in the order of the list),
    * messages of no column at all in one `INSERT .. SELECT FROM generate_series`, and the last
-   * statement of a publish (each of a keyed one) waking the table's listeners (R-PLUS-1): one
+   * statement of a publish (each of a keyed one) waking the table's listeners: one
    * notification per publish, sent at its commit, with no round trip of its own.
    */
   override insert(messages: readonly Insert[], conflict = false): Statement[] {

@@ -49,7 +49,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   }
 
   /**
-   * Inserts messages some of which carry a unique key (R-FLOW-2): `INSERT .. ON CONFLICT (key)
+   * Inserts messages some of which carry a unique key: `INSERT .. ON CONFLICT (key)
    * WHERE processed_at IS NULL DO NOTHING RETURNING id, key` per chunk, which the unique index
    * decides (the partial one where the table stamps settled rows), so racing publishers insert one
    * row. A keyed message that inserted nothing (its key held by an unsettled row, or by an earlier

@@ -2,7 +2,7 @@ import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
 import { type ColumnUse, ansiIdent as ident, tableColumns, qualified as tableName } from '@sqlinbox/sql';
 
 /**
- * R-PLUS-2: the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
+ * the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
  * Every time column is INTEGER epoch milliseconds (the dialect's only time kind).
  */
 export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
@@ -56,13 +56,13 @@ function indexes(t: AnyTable): string[] {
   // Without a filter or extra columns the primary key already is that index.
   if (where !== '' || due.length > 1) out.push(create('due', due, where));
   if (t.group !== undefined) out.push(create('group_head', [t.group, t.id.column], where));
-  // The claim's order with a priority column: highest first, then id (R-FLOW-1).
+  // The claim's order with a priority column: highest first, then id.
   if (t.priority !== undefined)
     out.push(
       `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_priority`)} ON ${ident(bare)}` +
         ` (${ident(t.priority)} DESC, ${ident(t.id.column)})${where}`,
     );
-  // One unsettled row per unique key (R-FLOW-2): partial where settled rows are stamped.
+  // One unsettled row per unique key: partial where settled rows are stamped.
   if (t.uniqueKey !== undefined)
     out.push(
       `CREATE UNIQUE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_unique_key`)} ON ${ident(bare)}` +

@@ -22,9 +22,9 @@ const BEGIN: Readonly<Record<SqliteMode, string>> = {
 };
 
 /**
- * What SQLite can do: lease and advisory forms only (no row locks, R-ROW-6); transaction modes
- * instead of isolation levels (R-TX-6); one writer at a time, so one claim at a time and no FIFO
- * guard beyond that; lease claims take ahead (R-POOL-6); instants in INTEGER epoch milliseconds.
+ * What SQLite can do: lease and advisory forms only (no row locks); transaction modes
+ * instead of isolation levels; one writer at a time, so one claim at a time and no FIFO
+ * guard beyond that; lease claims take ahead; instants in INTEGER epoch milliseconds.
  */
 export const sqliteCapabilities = capabilities({
   forms: ['lease', 'advisory'],

@@ -42,7 +42,7 @@ export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {
  * 30 s for each other), or an open handle (node:sqlite `DatabaseSync`, better-sqlite3 `Database`,
  * libsql): the adapter uses it and opens up to 3 more with its class on the same file, and never
  * closes it. Handles open lazily in WAL mode. One process per file: the advisory keys and the write
- * lock live in this process, by database file (R-DB-3). `opts.serverVersion` makes `checkServer`
+ * lock live in this process, by database file. `opts.serverVersion` makes `checkServer`
  * report that version (default: ask SQLite).
  */
 export function sqlite(

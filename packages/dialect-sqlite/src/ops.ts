@@ -15,7 +15,7 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
  */
 export class SqliteTable extends SqlTable<SqliteStatements> {
   override async claimLocked(): Promise<Row[]> {
-    throw new ConfigError('SQLite has no row locks, so the row lock form is unavailable (R-ROW-6)', {
+    throw new ConfigError('SQLite has no row locks, so the row lock form is unavailable', {
       table: this.sql.t.table,
       fix: 'describe a lease column or an advisory key',
     });

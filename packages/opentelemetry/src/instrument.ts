@@ -36,7 +36,7 @@ type Publish = (table: AnyTable, messages: readonly unknown[], opts?: object) =>
 type Subscribe = (queue: Queue<any, any, any>, handler: unknown) => unknown;
 
 /**
- * Traces and measures a broker (R-PLUS-3):
+ * Traces and measures a broker:
  * - a `process <table>` span (kind consumer) per delivery, from its claim to its settlement, with
  *   the row id, attempt, outcome and settlement; its status is an error where the handler threw,
  *   the row was dead-lettered, the settlement failed, the lease was lost, or the row went back

@@ -4,7 +4,7 @@ import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
 
 const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) - Number(b));
 
-/** The admin API (R-ADM-1, R-ADM-2, R-ADM-3), per form, on every adapter. */
+/** The admin API, per form, on every adapter. */
 export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities): void {
   test(`R-TX-9 R-OPS-8 an admin change whose session is killed mid-transaction closes its connection, never returns it to the pool (${form})`, async (ctx) => {
     const target = h().target;

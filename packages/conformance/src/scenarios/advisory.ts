@@ -10,7 +10,7 @@ import {
 import { expect, test } from 'vitest';
 import { gate, type Harness, sleep, until } from '../harness.js';
 
-/** Advisory lock form scenarios (R-ADV-*). */
+/** Advisory lock form scenarios. */
 export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
   test('R-ADV-1 a key held elsewhere is passed over; the row is delivered once the key is free', async () => {
     const { desc } = await h().create('advisory');
@@ -182,7 +182,7 @@ export function advisoryScenarios(h: () => Harness, _caps: Capabilities): void {
   });
 
   /**
-   * The take re-checks the group head (R-OPS-7, R-FIFO-1): between a claim's candidate select and
+   * The take re-checks the group head: between a claim's candidate select and
    * its take, an older row of the same group may join it (moved into the group) or come back
    * unsettled; the take must then leave the row alone. Built step by step on the table's own
    * statements, so no timing decides it.

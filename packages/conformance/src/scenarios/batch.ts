@@ -16,7 +16,7 @@ type Msg = { k: string };
 const keyOf = (item: BatchItem<unknown>) => (item.message as Msg).k;
 
 /**
- * Batch subscriptions (R-POOL-8): a claim takes up to n rows and the handler gets them as one
+ * Batch subscriptions: a claim takes up to n rows and the handler gets them as one
  * array; each row settles on its own, and the rows the handler left unsettled settle by its
  * outcome. Every form: row lock (one transaction for the batch), lease (one claim statement, each
  * row's lease extended until settled), advisory (one lock and connection per row).
@@ -187,7 +187,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     expect(results.get('f2')).toMatchObject({ code: 'SETTLEMENT', table: name });
     expect(String((results.get('f2') as { rowId: unknown }).rowId)).toBe(String(failId));
     const rows = await h().rows(name);
-    // The other rows are settled; the failed one stays as its form says (R-SET-5).
+    // The other rows are settled; the failed one stays as its form says.
     expect(rows.map((r) => String(r.id))).toEqual([String(failId)]);
     if (form === 'rowlock') expect(Number(rows[0]!.attempt)).toBe(1); // rolled back, attempt unchanged
     if (form === 'lease') expect(rows[0]!.locked_until).not.toBeNull(); // until its lease runs out
@@ -222,7 +222,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     const firstAcked: string[] = [];
     const inBatch = gate();
     const never = gate();
-    // A short lease, so the rows shutdown leaves leased return soon (R-LEASE-9).
+    // A short lease, so the rows shutdown leaves leased return soon.
     first.subscribe(queue(desc).batch(10).lease('1s'), async (items) => {
       for (const i of items.slice(0, 3)) {
         await i.ctx.ack();

@@ -8,7 +8,7 @@ function wrapper(c: Connection): Connection {
   return { id: c.id, query: (sql, params) => c.query(sql, params) };
 }
 
-/** How the adapter maps connections back (R-OPS-10); registered once per adapter. */
+/** How the adapter maps connections back; registered once per adapter. */
 export function connectionScenarios(h: () => Harness): void {
   test('R-OPS-10 release and destroy find a connection by its id: a wrapper returns the real connection to the pool, no leak', async () => {
     const adapter = await h().open({ poolSize: 2 });
@@ -35,7 +35,7 @@ export function connectionScenarios(h: () => Harness): void {
   });
 }
 
-/** Lease form: a batched settlement whose connection is killed (R-OPS-8, R-ERR-2). */
+/** Lease form: a batched settlement whose connection is killed. */
 export function batchedAckKillScenarios(h: () => Harness, target: ConformanceTarget): void {
   test('R-OPS-8 R-ERR-2 a batched ack whose connection is killed settles every row once, on a fresh connection, without waiting for its lease', async (ctx) => {
     if (target.killSession === undefined) ctx.skip();

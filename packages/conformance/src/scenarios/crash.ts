@@ -3,8 +3,7 @@ import { expect, test } from 'vitest';
 import { exited, type Harness, ms, skipWithoutChild, until } from '../harness.js';
 
 /**
- * Crash recovery per form: a child process claims a row and is killed with SIGKILL mid-handler
- * (R-ROW-3, R-LEASE-8, R-ADV-7, R-ADV-2, R-ATT-1).
+ * Crash recovery per form: a child process claims a row and is killed with SIGKILL mid-handler.
  */
 export function crashScenarios(h: () => Harness, form: Form): void {
   const ids =

@@ -2,7 +2,7 @@ import { type Capabilities, ConfigError, type Form, Outcome, queue } from '@sqli
 import { expect, test } from 'vitest';
 import { type Harness, payloadOf, until } from '../harness.js';
 
-/** Dead letter at maxAttempts, group and table variants (R-DLQ-1, R-DLQ-2). */
+/** Dead letter at maxAttempts, group and table variants. */
 export function deadLetterScenarios(h: () => Harness, form: Form, _caps: Capabilities): void {
   test(`R-DLQ-1 R-DLQ-2 at maxAttempts a retry moves the row to the dead-letter table, with a warning (${form})`, async () => {
     const { desc, name, dlq } = await h().create(form, { deadLetterTable: true });

@@ -39,7 +39,7 @@ function tableInput(form: Form, name: string): Record<string, unknown> {
 /**
  * Failures on real processes and connections: many workers in two processes with a UNIQUE
  * ledger, locks left after many advisory deliveries, a delivery's session killed mid-handler, and
- * the server restarted mid-run (R-POOL-10, R-ERR-2, R-ADV-5, R-ROW-3).
+ * the server restarted mid-run.
  */
 export function failureScenarios(
   h: () => Harness,

@@ -2,7 +2,7 @@ import { type AnyTable, ConfigError, type Form, Outcome, queue } from '@sqlinbox
 import { expect, test } from 'vitest';
 import { type Harness, payloadOf, sleep, until } from '../harness.js';
 
-/** Priorities (R-FLOW-1) and unique keys (R-FLOW-2), held by the database. */
+/** Priorities and unique keys, held by the database. */
 export function flowScenarios(h: () => Harness, form: Form): void {
   /** Mixed priorities, published in an order that is not the claim order. */
   const PRIORITIES = [0, 5, 1, 5, 0, 9, 1, 5, 0, 9, 1, 0];

@@ -68,7 +68,7 @@ function firstDifference(got: unknown, want: string): string | undefined {
 }
 
 /**
- * The hostile corpus published and consumed through every place a value goes (R-BAD-1): the
+ * The hostile corpus published and consumed through every place a value goes: the
  * payload, the group, the partition key, a column an advisory key names, a dead-letter group.
  * Every value round-trips byte for byte, or (NUL, a lone surrogate, where the database cannot hold
  * it) is refused with an error and stores nothing.

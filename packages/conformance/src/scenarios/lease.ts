@@ -2,7 +2,7 @@ import { Broker, type Capabilities, LeaseLostError, queue } from '@sqlinbox/core
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
 
-/** Lease form scenarios (R-LEASE-*). */
+/** Lease form scenarios. */
 export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
   test('R-LEASE-1 R-LEASE-2 R-LEASE-10 R-POOL-5 the claim commits at once with the host instant plus the lease: the handler runs with no connection held', async () => {
     const { desc, name } = await h().create('lease');
@@ -20,7 +20,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     await inHandler.promise;
     expect(b.poolUse.held).toBe(0);
     const [row] = await h().rows(name);
-    // R-LEASE-2 R-LEASE-10: the expiry is the claim's host instant plus the lease.
+    // the expiry is the claim's host instant plus the lease.
     const expiry = ms(row!.locked_until)!;
     expect(expiry).toBeGreaterThanOrEqual(before + 10_000 - 50);
     expect(expiry).toBeLessThanOrEqual(Date.now() + 10_000 + 50);

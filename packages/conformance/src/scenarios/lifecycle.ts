@@ -10,8 +10,7 @@ function mark(row: Record<string, unknown> | undefined): string {
 }
 
 /**
- * The broker's life: start and shutdown, their races, and shutdown with work in flight (R-OPS-1,
- * R-OPS-4, R-OPS-8, R-BAD-9).
+ * The broker's life: start and shutdown, their races, and shutdown with work in flight.
  */
 export function lifecycleScenarios(
   h: () => Harness,

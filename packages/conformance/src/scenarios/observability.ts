@@ -27,7 +27,7 @@ const of = <E extends keyof EventMap>(seen: Seen[], event: E, id?: unknown) =>
       s.event === event && (id === undefined || String((s as { id?: unknown }).id) === String(id)),
   );
 
-/** Typed events and the queue-stats call (R-PLUS-3), per form. */
+/** Typed events and the queue-stats call, per form. */
 export function observabilityScenarios(h: () => Harness, form: Form): void {
   test(`R-PLUS-3 events: claimed, then settled with outcome, settlement, attempt and duration; a thrown error reaches settled; deadLettered at the limit (${form})`, async () => {
     const { desc, name, dlq } = await h().create(form, { deadLetterTable: true });
@@ -88,7 +88,7 @@ export function observabilityScenarios(h: () => Harness, form: Form): void {
     const claims = of(seen, 'claimed', id);
     expect(claims).toHaveLength(2);
     expect(seen.indexOf(released!)).toBeLessThan(seen.indexOf(claims[1]!));
-    // Row lock: the rollback undid the count; lease and advisory: the claim spent an attempt (R-ATT-1).
+    // Row lock: the rollback undid the count; lease and advisory: the claim spent an attempt.
     expect(claims[1]!.attempt).toBe(form === 'rowlock' ? 1 : 2);
   });
 

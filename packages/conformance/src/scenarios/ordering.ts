@@ -2,7 +2,7 @@ import { type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, sleep, until } from '../harness.js';
 
-/** FIFO groups across brokers and per-key order with workersByKey (R-FIFO-*, R-POOL-7). */
+/** FIFO groups across brokers and per-key order with workersByKey. */
 export function orderingScenarios(h: () => Harness, form: Form): void {
   test(`R-FIFO-1 R-FIFO-2 R-POOL-4 a group's rows run one at a time, in order, across two brokers (${form})`, async () => {
     const { desc } = await h().create(form, { group: true });

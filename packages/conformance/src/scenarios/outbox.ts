@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { exited, type Harness, payloadOf, skipWithoutChild, until } from '../harness.js';
 
 /**
- * The outbox (R-OUT-1): messages written to an outbox table in the service's own transaction are
+ * The outbox: messages written to an outbox table in the service's own transaction are
  * relayed by a subscription whose outcome settles the record: `ack` and `drop` mark it (its
  * `processed_at` is stamped, the record stays); a retry leaves it unmarked, passed over until the
  * relay starts again.

@@ -47,7 +47,7 @@ function leaseInput(table: string, columns?: readonly string[]): Record<string, 
 
 /**
  * A broker in a network namespace of its own, its link to the database cut for longer than a lease
- * and restored, or slowed with delay and loss (R-RUN-5, R-LEASE-6, R-TX-4). The child process runs
+ * and restored, or slowed with delay and loss. The child process runs
  * `partition-child` inside the namespace; the database is reached through a relay on the host side
  * of a veth pair. Needs root and iproute2: where a namespace cannot be made the scenarios fail.
  * The target's `childModule` must honour `SQLINBOX_CHILD_DB_HOST` and `SQLINBOX_CHILD_DB_PORT`.

@@ -2,7 +2,7 @@ import { type Capabilities, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, sleep, until } from '../harness.js';
 
-/** Row lock form scenarios (R-ROW-*). */
+/** Row lock form scenarios. */
 export function rowLockScenarios(h: () => Harness, _caps: Capabilities): void {
   test('R-ROW-1 R-ROW-2 R-ROW-4 a claim skips locked rows without waiting; each delivery holds one connection with its transaction open', async () => {
     const { desc, name } = await h().create('rowlock');

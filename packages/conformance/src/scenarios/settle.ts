@@ -53,7 +53,7 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     expect(calls).toBe(1);
     const [row] = await h().rows(name);
     // Every form counts the attempt once for one delivery: row lock at settlement, lease at claim,
-    // advisory at take (R-ATT-1).
+    // advisory at take.
     expect(Number(row!.attempt)).toBe(2);
     if (form === 'lease') expect(row!.locked_until).toBeNull();
   });

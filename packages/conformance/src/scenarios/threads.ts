@@ -5,7 +5,7 @@ import { childModuleOf, type Harness, skipWithoutChild, until } from '../harness
 import { threadHandlerUrl } from '../thread-url.js';
 
 /**
- * Handlers on worker threads (R-POOL-9). Each thread opens its own pool through the target's
+ * Handlers on worker threads. Each thread opens its own pool through the target's
  * `childModule`, so every target runs this with nothing more to supply; a target without one (a
  * database inside one process) skips it, saying why.
  */

@@ -4,7 +4,7 @@ import { gate, type Harness, payloadOf, sleep, until, wrapPool } from '../harnes
 
 /**
  * Transactional mode: the handler's writes through `ctx.tx` commit with the ack; every other
- * outcome rolls them back first (R-TX-1..5).
+ * outcome rolls them back first.
  */
 export function transactionalScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
   test(`R-TX-1 R-TX-2 R-TX-5 ack commits the handler's writes with the settlement (${form})`, async () => {
@@ -47,7 +47,7 @@ export function transactionalScenarios(h: () => Harness, form: Form, caps: Capab
   });
 
   // On a database with one writer at a time (SQLite) a publish through the pool waits for the
-  // delivery's transaction (R-TX-7), so this scenario needs several connections at once.
+  // delivery's transaction, so this scenario needs several connections at once.
   test.runIf(caps.multipleConnections)(
     `R-TX-2 a publish through the pool commits on its own, whatever the outcome (${form})`,
     async () => {

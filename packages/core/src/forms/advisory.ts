@@ -15,11 +15,11 @@ import {
   within,
 } from './form.js';
 
-/** One timeout bounds a dropped delivery's release and close (R-ADV-6). */
+/** One timeout bounds a dropped delivery's release and close. */
 const DROP_TIMEOUT_MS = 5_000;
 
 /**
- * The advisory lock form (R-ADV-*). A claim selects candidates, locks each candidate's key on a
+ * The advisory lock form. A claim selects candidates, locks each candidate's key on a
  * connection of its own without waiting, then takes the row (counting the attempt, committed).
  * No transaction stays open; the connection holding the lock stays with the delivery until it
  * settles, then the lock is released and the connection goes back to the pool.
@@ -54,7 +54,7 @@ export class AdvisoryForm implements ClaimForm {
       const candidates = await ctx.ops.advisory.candidates(first, n, now, this.own);
       for (const c of candidates) {
         if (this.own.has(c.key)) continue;
-        // A batch holds one connection per row and takes what the pool gives at once (R-ADV-9).
+        // A batch holds one connection per row and takes what the pool gives at once.
         const conn = spare.pop() ?? (await this.extraConnection());
         if (conn === undefined) break;
         let locked = false;
@@ -77,7 +77,7 @@ export class AdvisoryForm implements ClaimForm {
           throw err;
         }
         if (row === null) {
-          // Settled by another holder between the select and the lock (R-ADV-1).
+          // Settled by another holder between the select and the lock.
           await this.unlockAndRelease(conn, c.key, spare);
           continue;
         }
@@ -98,7 +98,7 @@ export class AdvisoryForm implements ClaimForm {
       for (const h of held) await this.closeHeld(h);
       throw err;
     } finally {
-      // A session the database ended is retired, not given back to the pool (R-OPS-5).
+      // A session the database ended is retired, not given back to the pool.
       const retire = failure !== undefined && lostSession(ctx, failure);
       for (const conn of spare) {
         if (retire) await destroyQuietly(ctx, conn);
@@ -119,7 +119,7 @@ export class AdvisoryForm implements ClaimForm {
     const { ctx } = this;
     const conn = h.conn;
     if (h.state !== 'in_work' || conn === undefined) {
-      // Shutdown released this delivery's lock: its row is back in the queue (R-ADV-8).
+      // Shutdown released this delivery's lock: its row is back in the queue.
       throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     }
     h.state = 'settling';
@@ -147,7 +147,7 @@ export class AdvisoryForm implements ClaimForm {
     } catch (err) {
       failure = err;
     }
-    // A failed statement still releases the lock, and the row returns as it was (R-ADV-5).
+    // A failed statement still releases the lock, and the row returns as it was.
     if (h.tx) {
       try {
         await ctx.dialect.rollback(conn);
@@ -164,7 +164,7 @@ export class AdvisoryForm implements ClaimForm {
   async drop(h: Held): Promise<void> {
     if (h.state !== 'in_work') return;
     h.state = 'released';
-    // Release the lock and close the connection in the background, bounded by one timeout (R-ADV-6).
+    // Release the lock and close the connection in the background, bounded by one timeout.
     const conn = h.conn;
     h.conn = undefined;
     if (conn === undefined) return;

@@ -140,7 +140,7 @@ export function settlementOf(
   }
 }
 
-/** A failed settlement statement, typed with the dialect's classification of its error (R-OPS-5). */
+/** A failed settlement statement, typed with the dialect's classification of its error. */
 export function settlementError(ctx: FormContext, h: Held, err: unknown): SettlementError {
   return new SettlementError(ctx.table.table, h.id, err, classify(ctx.dialect, err));
 }

@@ -17,7 +17,7 @@ import {
 } from './form.js';
 
 /**
- * The lease form (R-LEASE-*). The claim writes an expiry into `locked_until`, counts the attempt
+ * The lease form. The claim writes an expiry into `locked_until`, counts the attempt
  * and commits at once: the handler runs with no transaction open and no connection held. The
  * expiry is the delivery's ownership token: every settlement carries `locked_until = token`.
  *
@@ -56,7 +56,7 @@ export class LeaseForm implements ClaimForm {
       ctx.budget.give();
       throw err;
     }
-    // One instant for the due rows, the ended leases and the expiry written (R-LEASE-2).
+    // One instant for the due rows, the ended leases and the expiry written.
     const now = new Date();
     const expiry = new Date(now.getTime() + ctx.leaseMs);
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLease>>;
@@ -67,7 +67,7 @@ export class LeaseForm implements ClaimForm {
       ctx.budget.give();
       throw err;
     }
-    // Transactional mode keeps the claim's connection for the delivery's transaction (R-TX-5).
+    // Transactional mode keeps the claim's connection for the delivery's transaction.
     const keep = ctx.transactional && rows.length > 0;
     if (!keep) {
       ctx.pool.release(conn);
@@ -102,7 +102,7 @@ export class LeaseForm implements ClaimForm {
     await this.extending; // an extension in flight may move this row's token
     if (h.state === 'lost') {
       // Found lost by an extension: a transactional delivery's writes roll back, its connection
-      // returns (R-TX-4, R-TX-9).
+      // returns.
       await this.dropConnection(h);
       throw new LeaseLostError(ctx.table.table, h.id);
     }
@@ -120,7 +120,7 @@ export class LeaseForm implements ClaimForm {
         changed = await withConnection(ctx, (conn) => this.statement(conn, h, s, plan));
       }
     } catch (err) {
-      // The row keeps its lease until it runs out, as after a crash (R-LEASE-7).
+      // The row keeps its lease until it runs out, as after a crash.
       h.state = 'released';
       await this.dropConnection(h, true);
       if (err instanceof LeaseLostError) throw err;
@@ -135,7 +135,7 @@ export class LeaseForm implements ClaimForm {
 
   /**
    * A settlement's statement. A retry whose delay has no `retry_after` column to live in (a thrown
-   * error's backoff, R-OPS-3) keeps the row leased until the delay ends: the lease moves to then,
+   * error's backoff) keeps the row leased until the delay ends: the lease moves to then,
    * while the row still holds this delivery's token, so no claim anywhere takes it before.
    */
   private async statement(conn: Connection, h: Held, s: Settlement | undefined, plan: Plan): Promise<number> {
@@ -248,7 +248,7 @@ export class LeaseForm implements ClaimForm {
       const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: true })!;
       const changed = await runSettlement(ctx, conn, h, s, plan);
       if (changed === 0) {
-        // The lease is lost: the whole transaction, handler writes included, rolls back (R-TX-4).
+        // The lease is lost: the whole transaction, handler writes included, rolls back.
         await this.dropConnection(h);
         throw new LeaseLostError(ctx.table.table, h.id);
       }
@@ -284,7 +284,7 @@ export class LeaseForm implements ClaimForm {
     h.state = 'released';
     this.book.delete(bookKey(h.id));
     await this.dropConnection(h);
-    // Released at once, not left to run out (R-LEASE-7).
+    // Released at once, not left to run out.
     const s = { kind: 'return' as const, id: h.id, now: new Date(), countAttempt: false, clearLease: true };
     try {
       await withConnection(ctx, (conn) =>
@@ -299,7 +299,7 @@ export class LeaseForm implements ClaimForm {
     }
   }
 
-  /** After shutdown a delivery keeps its lease and may still settle; it is no longer extended (R-LEASE-9). */
+  /** After shutdown a delivery keeps its lease and may still settle; it is no longer extended. */
   async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
     void h;
     return 'kept';
@@ -319,7 +319,7 @@ export class LeaseForm implements ClaimForm {
 
   private schedule(): void {
     if (this.timer !== undefined) return;
-    // Each half lease, so a handler may run longer than its lease (R-LEASE-4).
+    // Each half lease, so a handler may run longer than its lease.
     this.timer = setInterval(() => {
       if (this.extending === undefined && this.book.size > 0) {
         this.extending = this.extend().finally(() => {

@@ -29,11 +29,11 @@ interface Batch {
 }
 
 /**
- * The row lock form for batch subscriptions (R-POOL-8, R-ROW-*): one claim opens a transaction
+ * The row lock form for batch subscriptions: one claim opens a transaction
  * and locks up to n rows `FOR UPDATE SKIP LOCKED` on one connection, which the batch holds (one
  * connection per batch, not per row). Each row settles on its own inside that transaction, behind
  * a savepoint, so a failing statement undoes its row alone; the transaction commits once every
- * row of the batch is settled or released, and that commit is the batch's settlement (R-ROW-2).
+ * row of the batch is settled or released, and that commit is the batch's settlement.
  * A released row had no statement: the commit (or a rollback) returns it unchanged, as a
  * rollback returns a single row.
  *
@@ -95,7 +95,7 @@ export class RowLockBatchForm implements ClaimForm {
   }
 
   async beginHandler(h: Held): Promise<void> {
-    void h; // a batch is never transactional (R-TX-5)
+    void h; // a batch is never transactional
   }
 
   async settle(h: Held, plan: Plan): Promise<void> {
@@ -111,7 +111,7 @@ export class RowLockBatchForm implements ClaimForm {
       await run;
       h.state = 'settled';
     } catch (err) {
-      // The row's statement is undone: it returns as it was when the batch ends (R-SET-5).
+      // The row's statement is undone: it returns as it was when the batch ends.
       h.state = 'released';
       throw settlementError(ctx, h, err);
     } finally {
@@ -138,7 +138,7 @@ export class RowLockBatchForm implements ClaimForm {
   private async statement(batch: Batch, h: Held, plan: Plan): Promise<void> {
     const { ctx } = this;
     if (batch.broken) throw new Error('the batch transaction failed earlier; its rows return');
-    // The attempt is counted here, in the statement that returns the row (R-ATT-1).
+    // The attempt is counted here, in the statement that returns the row.
     const s = settlementOf(ctx, h, plan, { countAttempt: true, clearLease: false, inTransaction: true });
     // retry() without an attempt column writes nothing: the end of the transaction returns the row.
     if (s === undefined) return;

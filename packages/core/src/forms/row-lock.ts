@@ -17,7 +17,7 @@ import {
 const SAVEPOINT = 'sqlinbox_claim';
 
 /**
- * The row lock form (R-ROW-*). A claim opens a transaction and selects its row `FOR UPDATE SKIP
+ * The row lock form. A claim opens a transaction and selects its row `FOR UPDATE SKIP
  * LOCKED`; the transaction stays open while the handler runs, and the settlement statement's
  * COMMIT is the settlement. A crash rolls it back and the row is claimable at once.
  *
@@ -45,7 +45,7 @@ export class RowLockForm implements ClaimForm {
       await ctx.dialect.begin(conn, { isolation: ctx.table.isolation, mode: ctx.table.mode });
       rows = await ctx.ops.claimLocked(conn, 1, ctx.now());
     } catch (err) {
-      // A session the database ended is retired, not rolled back into the pool (R-OPS-5).
+      // A session the database ended is retired, not rolled back into the pool.
       if (lostSession(ctx, err)) await destroyQuietly(ctx, conn);
       else await rollbackAndRelease(ctx, conn);
       ctx.budget.give();
@@ -73,7 +73,7 @@ export class RowLockForm implements ClaimForm {
 
   async beginHandler(h: Held): Promise<void> {
     if (!this.ctx.transactional || h.conn === undefined) return;
-    // The handler writes inside the claim transaction; a retry discards them back to here (R-TX-3).
+    // The handler writes inside the claim transaction; a retry discards them back to here.
     await this.ctx.dialect.savepoint(h.conn, SAVEPOINT);
     h.tx = true;
   }
@@ -92,7 +92,7 @@ export class RowLockForm implements ClaimForm {
         // drop settles like ack, but the handler's writes of a poisoned message are not kept.
         await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
       }
-      // The attempt is counted here, in the statement that returns the row (R-ATT-1).
+      // The attempt is counted here, in the statement that returns the row.
       const s = settlementOf(ctx, h, plan, { countAttempt: true, clearLease: false, inTransaction: true });
       if (s === undefined) {
         // retry() without an attempt column: nothing to write, the rollback returns the row.
