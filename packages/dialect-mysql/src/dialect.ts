@@ -31,6 +31,7 @@ import {
   type TableOps,
   validateIdentifier,
 } from '@sqlinbox/core';
+import { ticksDdl, withSchedules } from './schedules.js';
 import { knownInTransaction, noteLocked, noteUnlocked } from './session.js';
 import {
   type MysqlQueryResult,
@@ -871,7 +872,7 @@ export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
       return { version };
     },
     describeTable,
-    prepare: (table, prepareOpts = {}) => new MysqlTableOps(table, prepareOpts),
+    prepare: (table, prepareOpts = {}) => withSchedules(new MysqlTableOps(table, prepareOpts), table),
     begin,
     async commit(conn) {
       await conn.query('COMMIT');
@@ -886,7 +887,10 @@ export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
       await conn.query(`ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`);
     },
     classifyError,
-    ddl,
+    ddl: (table, ddlOpts = {}) => [
+      ...ddl(table, ddlOpts),
+      ...(ddlOpts.schedules === undefined ? [] : ticksDdl(table, ddlOpts.schedules)),
+    ],
   };
 }
 

@@ -6,6 +6,7 @@ import {
   type ColumnKind,
   ConfigError,
   type Connection,
+  type DdlOptions,
   capabilities,
   type Dialect,
   type ErrorKind,
@@ -17,6 +18,7 @@ import {
 import { ddl } from './ddl.js';
 import { classifyError } from './errors.js';
 import { quoteIdent, quoteTable } from './sql.js';
+import { ticksDdl, withSchedules } from './schedules.js';
 import { prepareTable } from './table.js';
 
 /** The isolation levels PostgreSQL tables may declare (R-TX-6). READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
@@ -171,7 +173,7 @@ export class PostgresDialect implements Dialect {
 
   /** Prepares the statements of one table; see `PostgresTable` for each statement. */
   prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
-    return prepareTable(table, opts);
+    return withSchedules(prepareTable(table, opts), table);
   }
 
   /**
@@ -220,8 +222,8 @@ export class PostgresDialect implements Dialect {
   }
 
   /** See the `ddl` function: `CREATE TABLE`, the claim's partial indexes, the dead-letter table. */
-  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[] {
-    return ddl(table, opts);
+  ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
+    return [...ddl(table, opts), ...(opts.schedules === undefined ? [] : ticksDdl(table, opts.schedules))];
   }
 }
 
