@@ -21,10 +21,10 @@ import { type Duration, durationMs, leaseMs, Queue, type QueueFlags } from './qu
 import { relaySettings } from './relay.js';
 import {
   type MountedSchedule,
-  ScheduleRunner,
   type ScheduleOptions,
+  type SchedulePayload,
+  ScheduleRunner,
   scheduleSettings,
-  type Tick,
 } from './schedule.js';
 import { type Handler, Subscription } from './subscription.js';
 import { checkConnectionLimit, type ThreadDemand, ThreadPool, ThreadQueue } from './threads.js';
@@ -276,7 +276,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     name: string,
     pattern: string,
     table: D,
-    payload: unknown | ((tick: Tick) => unknown),
+    payload: SchedulePayload,
     opts: ScheduleOptions = {},
   ): MountedSchedule {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('schedule');

@@ -47,6 +47,7 @@ export {
   type MountedSchedule,
   SCHEDULE_TABLE,
   type ScheduleOptions,
+  type SchedulePayload,
   type Tick,
 } from './schedule.js';
 export type { Context, Handler } from './subscription.js';

@@ -23,6 +23,12 @@ export interface Tick {
   readonly at: Date;
 }
 
+/**
+ * What a schedule publishes at a tick: a message, or a function of the tick that answers one (or
+ * a promise of one).
+ */
+export type SchedulePayload = ((tick: Tick) => unknown) | object | string | number | boolean | null;
+
 /** Options of `broker.schedule(..)`. */
 export interface ScheduleOptions {
   /** IANA time zone the cron expression is read in, e.g. `Europe/Berlin`. Default `UTC`. */
@@ -63,7 +69,7 @@ export interface ScheduleSettings {
   readonly name: string;
   readonly pattern: string;
   readonly table: AnyTable;
-  readonly payload: unknown | ((tick: Tick) => unknown);
+  readonly payload: SchedulePayload;
   readonly cron: Cron;
   readonly timezone: string;
   readonly catchUp: CatchUp;
@@ -85,7 +91,7 @@ export function scheduleSettings(
   name: string,
   pattern: string,
   table: AnyTable,
-  payload: unknown,
+  payload: SchedulePayload,
   opts: ScheduleOptions,
 ): ScheduleSettings {
   if (typeof name !== 'string' || name.length === 0 || name.length > NAME_MAX) {
@@ -191,7 +197,10 @@ export class ScheduleRunner {
     } catch (err) {
       throw new ConfigError(
         `schedule ${s.name}: cannot read the tick table ${s.ticksTable} (${err instanceof Error ? err.message : String(err)})`,
-        { table: s.table.table, fix: `create it with the DDL that ddl() prints with { schedules: '${s.ticksTable}' }` },
+        {
+          table: s.table.table,
+          fix: `create it with the DDL that ddl() prints with { schedules: '${s.ticksTable}' }`,
+        },
       );
     } finally {
       this.deps.pool.release(conn);

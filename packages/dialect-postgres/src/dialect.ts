@@ -6,8 +6,8 @@ import {
   type ColumnKind,
   ConfigError,
   type Connection,
-  type DdlOptions,
   capabilities,
+  type DdlOptions,
   type Dialect,
   type ErrorKind,
   type IsolationLevel,
@@ -17,8 +17,8 @@ import {
 } from '@sqlinbox/core';
 import { ddl } from './ddl.js';
 import { classifyError } from './errors.js';
-import { quoteIdent, quoteTable } from './sql.js';
 import { ticksDdl, withSchedules } from './schedules.js';
+import { quoteIdent, quoteTable } from './sql.js';
 import { prepareTable } from './table.js';
 
 /** The isolation levels PostgreSQL tables may declare (R-TX-6). READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
