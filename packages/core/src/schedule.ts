@@ -121,6 +121,25 @@ export function scheduleSettings(
     });
   }
   const ticksTable = validateIdentifier(opts.ticksTable ?? SCHEDULE_TABLE, 'ticks table', table.table, true);
+  if (opts.group !== undefined && table.group === undefined) {
+    throw new ConfigError(`schedule ${name}: a group, but the table has no group column`, {
+      table: table.table,
+    });
+  }
+  if (opts.priority !== undefined && (table.priority === undefined || !Number.isSafeInteger(opts.priority))) {
+    throw new ConfigError(`schedule ${name}: a priority needs a priority column and a whole number`, {
+      table: table.table,
+    });
+  }
+  for (const c of Object.keys(opts.columns ?? {})) validateIdentifier(c, 'column', table.table);
+  let keepMs: number;
+  try {
+    keepMs = durationMs(opts.keep ?? '24h', 'keep');
+  } catch (err) {
+    throw new ConfigError(`schedule ${name}: ${err instanceof Error ? err.message : String(err)}`, {
+      table: table.table,
+    });
+  }
   return {
     name,
     pattern,
@@ -130,7 +149,7 @@ export function scheduleSettings(
     timezone,
     catchUp,
     catchUpLimit,
-    keepMs: durationMs(opts.keep ?? '24h', 'keep'),
+    keepMs,
     ticksTable,
     publish: {
       ...(opts.group === undefined ? {} : { group: opts.group }),
@@ -257,7 +276,7 @@ export class ScheduleRunner {
       try {
         await this.publishTick(tick);
       } catch (err) {
-        this.deps.logger.error('a schedule tick failed; it is tried again at the next tick', {
+        this.deps.logger.error('a schedule tick failed; nothing was published for it', {
           schedule: this.name,
           table: this.settings.table.table,
           tick: new Date(tick).toISOString(),
