@@ -18,8 +18,10 @@ import {
   type InboxInput,
   inbox,
   type QueueStats,
+  SCHEDULE_TABLE,
   type Selection,
   SqlInboxError,
+  validateIdentifier,
 } from '@sqlinbox/core';
 import { cac } from 'cac';
 
@@ -76,6 +78,7 @@ interface Flags {
   group?: string;
   deadLetterTable?: string;
   deadLetterGroup?: string;
+  schedules?: string | boolean;
   json?: boolean;
   limit?: number | string;
   after?: string;
@@ -314,6 +317,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 
   cli
     .command('ddl', 'Print the CREATE TABLE and indexes of the queue (and its dead-letter table)')
+    .option('--schedules [table]', 'Also the tick table of schedules (default: sqlinbox_schedules)')
     .action(() => {
       action = async () => {
         const config = readConfig(flags.config);
@@ -322,7 +326,16 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         void admin;
         const dlt =
           deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
-        const stmts = adapter!.dialect.ddl(table, dlt);
+        const ticks =
+          flags.schedules === undefined || flags.schedules === false
+            ? undefined
+            : validateIdentifier(
+                flags.schedules === true ? SCHEDULE_TABLE : String(flags.schedules),
+                'ticks table',
+                undefined,
+                true,
+              );
+        const stmts = adapter!.dialect.ddl(table, ticks === undefined ? dlt : { ...dlt, schedules: ticks });
         io.out(flags.json ? json(stmts) : stmts.map((s) => `${s};`).join('\n'));
         return EXIT.ok;
       };

@@ -72,6 +72,59 @@ async function serveDashboard(args: string[], env: Record<string, string> = {}) 
 
 for (const target of targets) {
   describe(`sqlinbox on ${target.name}`, () => {
+    test(`R-FLOW-5 ddl --schedules prints the tick table of schedules too (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const ticks = `${name}_ticks`;
+      const flags = ['--table', name, '--lease', 'locked_until'];
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      try {
+        const plain = JSON.parse(
+          (await sqlinbox(['ddl', '--url', target.url, ...flags, '--json'])).out,
+        ) as string[];
+        const withTicks = await sqlinbox([
+          'ddl',
+          '--url',
+          target.url,
+          ...flags,
+          '--schedules',
+          ticks,
+          '--json',
+        ]);
+        expect(withTicks.code).toBe(0);
+        const stmts = JSON.parse(withTicks.out) as string[];
+        expect(stmts.slice(0, plain.length)).toEqual(plain);
+        expect(stmts.slice(plain.length).join('\n')).toContain(ticks);
+        const byDefault = JSON.parse(
+          (await sqlinbox(['ddl', '--url', target.url, ...flags, '--schedules', '--json'])).out,
+        ) as string[];
+        expect(byDefault.slice(plain.length).join('\n')).toContain('sqlinbox_schedules');
+        for (const stmt of stmts) await conn.query(stmt);
+        // The tick table's primary key (name, tick): a second record of one tick is refused.
+        const at = new Date('2026-01-01T00:00:00.000Z');
+        const table = inbox({
+          table: name,
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          lease: 'locked_until',
+        });
+        const ops = adapter.dialect.prepare(table);
+        expect(await ops.recordTick!(conn, ticks, 'nightly', at)).toBe(true);
+        expect(await ops.recordTick!(conn, ticks, 'nightly', at)).toBe(false);
+        expect(await ops.recordTick!(conn, ticks, 'hourly', at)).toBe(true);
+        expect((await ops.lastTick!(conn, ticks, 'nightly'))?.toISOString()).toBe(at.toISOString());
+        expect(await ops.pruneTicks!(conn, ticks, 'nightly', new Date(at.getTime() + 1))).toBe(1);
+        expect(await ops.lastTick!(conn, ticks, 'nightly')).toBeNull();
+        const bad = await sqlinbox(['ddl', '--url', target.url, ...flags, '--schedules', 'no;table']);
+        expect(bad.code).not.toBe(0);
+      } finally {
+        await conn.query(`DROP TABLE IF EXISTS ${ticks}`).catch(() => undefined);
+        await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+
     test(`R-ADM-4 ddl, stats, dead list, requeue and purge, show; --json and exit codes (${target.name})`, async () => {
       const name = `cli_${randomBytes(4).toString('hex')}`;
       const flags = [

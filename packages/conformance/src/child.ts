@@ -7,12 +7,15 @@
  * - `mode: 'ledger'` (many workers across processes): acks every row after writing its id into a
  *   ledger table with a UNIQUE row id, counting ledger conflicts (a row settled twice), until the
  *   parent sends `stop`; then it shuts down and reports its counts.
+ * - `mode: 'schedule'` (schedules across processes): runs one schedule into the table, each row's
+ *   payload naming its tick and this process, until the parent sends `stop`; then it shuts down
+ *   and reports the ticks it published and the instant its shutdown resolved.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger';
+  mode?: 'hang' | 'ledger' | 'schedule';
   module: string;
   table: Record<string, unknown>;
   ledger?: Record<string, unknown>;
@@ -21,6 +24,8 @@ interface ChildInput {
   poolSize?: number;
   /** Mounts the table as an outbox relay instead of a plain subscription. */
   relay?: boolean;
+  /** `mode: 'schedule'`: the schedule to run. */
+  schedule?: { name: string; pattern: string; options: Record<string, unknown> };
 }
 
 async function main(): Promise<void> {
@@ -35,6 +40,31 @@ async function main(): Promise<void> {
   });
   let q = queue(desc as never) as any;
   if (input.workers) q = q.workers(input.workers);
+
+  if (input.mode === 'schedule' && input.schedule !== undefined) {
+    const { name, pattern, options } = input.schedule;
+    let published = 0;
+    let errors = 0;
+    broker.on('scheduled', () => published++);
+    broker.on('scheduleError', () => errors++);
+    broker.schedule(
+      name,
+      pattern,
+      desc as never,
+      (tick: { at: Date }) => ({ tick: tick.at.toISOString(), pid: process.pid }),
+      options,
+    );
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      const stoppedAt = Date.now();
+      await adapter.close?.();
+      process.send?.({ type: 'done', published, errors, stoppedAt }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
 
   if (input.mode === 'ledger') {
     const ledger = inbox(input.ledger as never) as any;

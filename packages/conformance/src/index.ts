@@ -18,6 +18,7 @@ import { orderingScenarios } from './scenarios/ordering.js';
 import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
+import { scheduleScenarios } from './scenarios/schedule.js';
 import { settleScenarios } from './scenarios/settle.js';
 import { threadScenarios } from './scenarios/threads.js';
 import { transactionalScenarios } from './scenarios/transactional.js';
@@ -63,6 +64,11 @@ export interface ConformanceOptions {
   readonly rows?: number;
   /** Advisory deliveries before the locks left are counted (default 1,000). */
   readonly advisoryDeliveries?: number;
+  /**
+   * Seconds the every-second schedule runs across 3 processes and a restart (default 12). Run
+   * the long version (e.g. 120) on one adapter per database family: it takes that long.
+   */
+  readonly scheduleSeconds?: number;
 }
 
 /**
@@ -104,6 +110,12 @@ export async function runConformance(
     });
 
     connectionScenarios(h);
+
+    // Schedules publish into a table of any form: one form is enough.
+    const scheduleForm = forms[0];
+    if (scheduleForm !== undefined) {
+      describe('schedules', () => scheduleScenarios(h, scheduleForm, options.scheduleSeconds ?? 12));
+    }
 
     for (const form of forms) {
       describe(`${form} form`, () => {

@@ -19,6 +19,13 @@ import { AdvisoryForm } from './forms/advisory.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { type Duration, durationMs, leaseMs, Queue, type QueueFlags } from './queue.js';
 import { relaySettings } from './relay.js';
+import {
+  type MountedSchedule,
+  type ScheduleOptions,
+  type SchedulePayload,
+  ScheduleRunner,
+  scheduleSettings,
+} from './schedule.js';
 import { type Handler, Subscription } from './subscription.js';
 import { checkConnectionLimit, type ThreadDemand, ThreadPool, ThreadQueue } from './threads.js';
 import { runTransaction } from './transaction.js';
@@ -125,6 +132,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private readonly pollMs: number;
   private readonly shutdownMs: number;
   private readonly subscriptions: Subscription[] = [];
+  private readonly schedules: ScheduleRunner[] = [];
+  private readonly scheduleReady = new Map<ScheduleRunner, Deferred>();
   private readonly opsCache = new Map<AnyTable, TableOps>();
   private state: State = 'new';
   private serverChecked: Promise<void> | undefined;
@@ -253,6 +262,58 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /**
+   * Publishes `payload` into `table` at every tick of the cron expression `pattern` (5 fields, or 6
+   * with seconds first; read in `opts.timezone`, default UTC). Exactly one row per tick, whatever
+   * number of brokers and processes run the same schedule and however often they restart: each
+   * tick is recorded in the tick table (`sqlinbox_schedules`, see `ddl`) in the same transaction
+   * as the row, and the record's primary key lets one broker win. `payload` is a message, or a
+   * function of the tick that answers one (called only in the broker that won the tick, inside its
+   * transaction). Ticks that passed while nothing ran follow `opts.catchUp` (default `'latest'`:
+   * the newest of them only; a schedule never run before starts at its next tick). Mount before
+   * or after `start()`; `shutdown()` stops the timers, and no row is published after it resolves.
+   */
+  schedule<D extends TableDescription<F, I | undefined>>(
+    name: string,
+    pattern: string,
+    table: D,
+    payload: SchedulePayload,
+    opts: ScheduleOptions = {},
+  ): MountedSchedule {
+    if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('schedule');
+    const settings = scheduleSettings(name, pattern, table, payload, opts);
+    if (this.schedules.some((r) => r.name === name)) {
+      throw new ConfigError(`schedule ${name} is mounted already in this broker`, { table: table.table });
+    }
+    const runner = new ScheduleRunner(settings, {
+      dialect: this.adapter.dialect,
+      pool: this.adapter.pool,
+      logger: this.logger,
+      events: this.events,
+      ops: this.ops(table),
+      publish: async (conn, message) => {
+        const [id] = await this.publishMany(table, [message], { ...settings.publish, tx: conn } as never);
+        return id;
+      },
+      wake: () => this.wake(table.table),
+    });
+    this.schedules.push(runner);
+    let ready: Promise<void>;
+    if (this.state === 'new') {
+      const d = deferred();
+      this.scheduleReady.set(runner, d);
+      ready = d.promise;
+    } else {
+      const starting = this.starting;
+      ready = (starting === undefined ? runner.start() : starting.then(() => runner.start())).finally(() =>
+        this.startingOne.delete(ready),
+      );
+      this.startingOne.add(ready);
+    }
+    ready.catch(() => {});
+    return { name, ready, next: () => runner.next() };
+  }
+
+  /**
    * Runs `fn` in a transaction of the service's own on a pool connection: BEGIN (at `opts`' level
    * or SQLite mode; default the table-less default of the dialect), COMMIT when `fn` resolves,
    * ROLLBACK when it throws. Write the service's rows through `tx.query(..)` and the outbox's
@@ -282,9 +343,12 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     try {
       await run;
       for (const s of subs) this.readyBeforeStart.get(s)?.resolve();
+      for (const d of this.scheduleReady.values()) d.resolve();
+      this.scheduleReady.clear();
     } catch (err) {
       if (this.state === 'starting') this.state = 'new';
       for (const s of subs) this.readyBeforeStart.get(s)?.reject(err);
+      for (const d of this.scheduleReady.values()) d.reject(err);
       throw err;
     } finally {
       this.starting = undefined;
@@ -301,8 +365,12 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.checkOpen();
     await this.startThreads(subs.flatMap((s) => this.threadPools.get(s)?.pool ?? []));
     this.checkOpen();
+    const runners = [...this.scheduleReady.keys()];
+    await Promise.all(runners.map((r) => r.prepare()));
+    this.checkOpen();
     this.state = 'running';
     for (const s of subs) s.start();
+    await Promise.all(runners.map((r) => r.run()));
   }
 
   /** Throws `ClosedError` once shutdown has begun, so a start in flight claims nothing. */
@@ -586,6 +654,10 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     await Promise.allSettled([...this.startingOne]);
     for (const d of this.readyBeforeStart.values()) d.reject(new ClosedError('start'));
     this.readyBeforeStart.clear();
+    // No schedule publishes once shutdown resolves: a tick in flight commits (or not) first.
+    for (const d of this.scheduleReady.values()) d.reject(new ClosedError('start'));
+    this.scheduleReady.clear();
+    await Promise.all(this.schedules.map((r) => r.stop()));
     // Stop claiming; the deliveries in work keep their hold while shutdown waits.
     await Promise.all(this.subscriptions.map((s) => s.stop()));
     for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);

@@ -275,6 +275,30 @@ export interface TableOps {
   remove?(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]>;
   /** Optional (admin API), inside the caller's transaction: sets `retry_after` of live rows. */
   reschedule?(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]>;
+  /**
+   * Optional (schedules), inside the caller's transaction: records tick `at` of schedule `name` in
+   * the tick table `ticks` (see {@link DdlOptions.schedules}). True when this call wrote the
+   * record; false when the tick was recorded already, by this or another broker. The table's
+   * primary key (name, tick) decides, never a read before the write: of brokers racing on one
+   * tick, exactly one answers true. Without it (and {@link lastTick}) a dialect has no schedules.
+   */
+  recordTick?(conn: Connection, ticks: string, name: string, at: Date): Promise<boolean>;
+  /** Optional (schedules): the newest tick recorded for schedule `name`, or null. */
+  lastTick?(conn: Connection, ticks: string, name: string): Promise<Date | null>;
+  /** Optional (schedules): deletes schedule `name`'s tick records before `before`; answers how many. */
+  pruneTicks?(conn: Connection, ticks: string, name: string, before: Date): Promise<number>;
+}
+
+/** What `ddl()` prints beside the table. */
+export interface DdlOptions {
+  /** A dead-letter table of the same columns. Default none. */
+  readonly deadLetterTable?: string;
+  /**
+   * The tick table of schedules (`sqlinbox_schedules` unless a schedule names another), created
+   * where it does not exist: one row per schedule and tick, its primary key (name, tick). Printed
+   * where the dialect has schedules. Default none.
+   */
+  readonly schedules?: string;
 }
 
 /**
@@ -318,7 +342,7 @@ export interface Dialect {
    * The `CREATE TABLE` and the indexes a claim needs, for a description, one statement
    * per element with no trailing semicolon. With `deadLetterTable`, that table too.
    */
-  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[];
+  ddl(table: AnyTable, opts?: DdlOptions): string[];
 }
 
 /**

@@ -50,6 +50,10 @@ export interface EventMap {
    * released it (row lock and advisory forms; a lease delivery keeps its lease at shutdown).
    */
   released: { table: string; id: unknown; attempt: number; reason: ReleaseReason };
+  /** This broker published a schedule's tick: its row `id` in `table` (another broker had not). */
+  scheduled: { schedule: string; table: string; tick: Date; id: unknown };
+  /** A schedule's tick failed (nothing was published for it); the schedule goes on. */
+  scheduleError: { schedule: string; table: string; tick: Date; error: unknown };
 }
 
 export type EventName = keyof EventMap;

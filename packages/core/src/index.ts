@@ -42,6 +42,14 @@ export {
   queue,
 } from './queue.js';
 export { type OutboxInput, outbox } from './relay.js';
+export {
+  type CatchUp,
+  type MountedSchedule,
+  SCHEDULE_TABLE,
+  type ScheduleOptions,
+  type SchedulePayload,
+  type Tick,
+} from './schedule.js';
 export type { Context, Handler } from './subscription.js';
 export {
   checkConnectionLimit,

@@ -1,4 +1,4 @@
-import type { AnyTable } from '@sqlinbox/core';
+import type { AnyTable, DdlOptions } from '@sqlinbox/core';
 import { type ColumnRole, type IndexParts, QueueDdl } from '@sqlinbox/sql';
 import { MssqlStatements } from './statements.js';
 
@@ -33,5 +33,7 @@ export class MssqlDdl extends QueueDdl<MssqlStatements> {
 }
 
 /** The `CREATE TABLE` a description needs and the indexes its claims use. */
-export const ddl = (t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] =>
-  new MssqlDdl(new MssqlStatements(t)).ddl(opts);
+export const ddl = (t: AnyTable, opts: DdlOptions = {}): string[] => [
+  ...new MssqlDdl(new MssqlStatements(t)).ddl(opts),
+  ...(opts.schedules === undefined ? [] : new MssqlStatements(t).ticksDdl(opts.schedules)),
+];

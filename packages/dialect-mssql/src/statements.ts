@@ -51,6 +51,24 @@ export class MssqlStatements extends QueueStatements {
   override get maxParams(): number {
     return 2000;
   }
+  /** Schedules: the tick table's column types, and `CREATE TABLE` as the queue table's. */
+  override get tickNameType(): string {
+    return 'NVARCHAR(255)';
+  }
+  override get tickTimeType(): string {
+    return 'DATETIME2(3)';
+  }
+  override get createTableSql(): string {
+    return 'CREATE TABLE';
+  }
+  /** Written unless the key is there, read `WITH (UPDLOCK, HOLDLOCK)` so two writers of one key queue. */
+  override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
+    const same = columns.map((c) => `x.${c} = v.${c}`).join(' AND ');
+    return (
+      `INSERT INTO ${table} (${columns.join(', ')}) SELECT v.* FROM (VALUES (${values.join(', ')})) AS v (${columns.join(', ')})` +
+      ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS x WITH (UPDLOCK, HOLDLOCK) WHERE ${same})`
+    );
+  }
   override placeholder(index: number): string {
     return `@p${index}`;
   }

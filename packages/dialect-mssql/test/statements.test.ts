@@ -528,3 +528,20 @@ describe('flow control', () => {
     expect(holder.params).toEqual(['order-7']);
   });
 });
+
+describe('schedules', () => {
+  test('R-FLOW-5 a tick is recorded unless its (name, tick) is there, read with UPDLOCK, HOLDLOCK; both values bound', () => {
+    const st = statements(table()).recordTick('app.ticks', 'nightly', NOW);
+    expect(st.sql).toBe(
+      'INSERT INTO [app].[ticks] ([name], [tick]) SELECT v.* FROM (VALUES (@p1, @p2)) AS v ([name], [tick])' +
+        ' WHERE NOT EXISTS (SELECT 1 FROM [app].[ticks] AS x WITH (UPDLOCK, HOLDLOCK) WHERE x.[name] = v.[name] AND x.[tick] = v.[tick])',
+    );
+    expect(st.params).toEqual(['nightly', NOW]);
+  });
+
+  test('R-FLOW-5 the tick table: NVARCHAR(255) names, DATETIME2(3) ticks, the pair its primary key', () => {
+    expect(statements(table()).ticksDdl('ticks')).toEqual([
+      'CREATE TABLE [ticks] (\n  [name] NVARCHAR(255) NOT NULL,\n  [tick] DATETIME2(3) NOT NULL,\n  PRIMARY KEY ([name], [tick])\n)',
+    ]);
+  });
+});

@@ -23,6 +23,7 @@ import {
 import { type ColumnUse, NODE_SOCKET_ERRORS, schemaOf, tableColumns, tableOf } from '@sqlinbox/sql';
 import { begin, prepareTable } from './ops.js';
 import { quoteIdent, quoteTable, toCount } from './sql.js';
+import { MysqlStatements } from './statements.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
@@ -404,7 +405,10 @@ export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
       await conn.query(`ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`);
     },
     classifyError,
-    ddl,
+    ddl: (table, ddlOpts = {}) => [
+      ...ddl(table, ddlOpts),
+      ...(ddlOpts.schedules === undefined ? [] : new MysqlStatements(table).ticksDdl(ddlOpts.schedules)),
+    ],
   };
 }
 

@@ -69,6 +69,21 @@ export class MysqlStatements extends QueueStatements {
     return pa === undefined ? '' : ` AND ${this.col(a, pa)} IS NULL`;
   }
 
+  /** Schedules: the tick table's instant column. */
+  override get tickTimeType(): string {
+    return 'DATETIME(3)';
+  }
+
+  /**
+   * `INSERT IGNORE`: `ON DUPLICATE KEY UPDATE` cannot say whether it wrote (both drivers count a
+   * found row as affected). `IGNORE` would also quiet other errors, but the tick table is
+   * sqlinbox's own and its two values are checked before (a name of at most 255 characters, an
+   * instant DATETIME holds), so the duplicate key is the one it meets.
+   */
+  override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
+    return `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Claims
 

@@ -7,6 +7,7 @@ import {
   ConfigError,
   type Connection,
   capabilities,
+  type DdlOptions,
   type Dialect,
   type ErrorKind,
   type IsolationLevel,
@@ -17,6 +18,7 @@ import {
 import { ddl } from './ddl.js';
 import { classifyError } from './errors.js';
 import { quoteIdent, quoteTable } from './sql.js';
+import { PostgresStatements } from './statements.js';
 import { prepareTable } from './table.js';
 
 /** The isolation levels PostgreSQL tables may declare. READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
@@ -261,8 +263,11 @@ export class PostgresDialect implements Dialect {
   }
 
   /** See the `ddl` function: `CREATE TABLE`, the claim's partial indexes, the dead-letter table. */
-  ddl(table: AnyTable, opts?: { deadLetterTable?: string }): string[] {
-    return ddl(table, opts);
+  ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
+    return [
+      ...ddl(table, opts),
+      ...(opts.schedules === undefined ? [] : new PostgresStatements(table).ticksDdl(opts.schedules)),
+    ];
   }
 }
 

@@ -33,6 +33,14 @@ const HELD =
  * table's listeners (`pg_notify`) in the same statement.
  */
 export class PostgresStatements extends QueueStatements {
+  /** Schedules: the tick table's column types. */
+  override get tickNameType(): string {
+    return 'text';
+  }
+  override get tickTimeType(): string {
+    return 'timestamptz';
+  }
+
   override placeholder(index: number, value: unknown): string {
     return value instanceof Date ? `$${index}::timestamptz` : `$${index}`;
   }

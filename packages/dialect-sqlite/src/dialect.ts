@@ -1,10 +1,11 @@
-import type { AnyTable, BeginOptions, Connection, Dialect, SqliteMode } from '@sqlinbox/core';
+import type { AnyTable, BeginOptions, Connection, DdlOptions, Dialect, SqliteMode } from '@sqlinbox/core';
 import { ConfigError, capabilities, ServerTooOldError } from '@sqlinbox/core';
 import { ansiIdent as ident } from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
 import { ddl } from './ddl.js';
 import { describeTable } from './describe.js';
 import { prepareTable } from './ops.js';
+import { SqliteStatements } from './statements.js';
 
 /** The first SQLite with `UPDATE .. RETURNING`, which the lease claim and the take are. */
 export const SQLITE_FLOOR = '3.35.0';
@@ -52,7 +53,10 @@ export function createSqliteDialect(opts: SqliteDialectOptions = {}): Dialect {
     rollbackToSavepoint: async (conn, name) =>
       void (await conn.query(`ROLLBACK TO SAVEPOINT ${ident(name)}`)),
     classifyError,
-    ddl: (table: AnyTable, ddlOpts?: { deadLetterTable?: string }) => ddl(table, ddlOpts),
+    ddl: (table: AnyTable, ddlOpts: DdlOptions = {}) => [
+      ...ddl(table, ddlOpts),
+      ...(ddlOpts.schedules === undefined ? [] : new SqliteStatements(table).ticksDdl(ddlOpts.schedules)),
+    ],
   };
 }
 

@@ -42,6 +42,15 @@ export class SqliteStatements extends QueueStatements {
     return undefined;
   }
 
+  override get tickNameType(): string {
+    return 'TEXT';
+  }
+
+  /** Epoch milliseconds, as every SQLite time column. */
+  override get tickTimeType(): string {
+    return 'INTEGER';
+  }
+
   /** IMMEDIATE takes the write lock at BEGIN, so a copy never has to upgrade a read lock. */
   override get begin(): string {
     return 'BEGIN IMMEDIATE';

@@ -972,4 +972,72 @@ export class QueueStatements {
       }),
     );
   }
+
+  // ===========================================================================================
+  // Schedules: the tick table, one row per schedule and tick, its primary key (name, tick)
+
+  /** The tick table's name column type. Default `VARCHAR(255)`. */
+  get tickNameType(): string {
+    return 'VARCHAR(255)';
+  }
+
+  /** The tick table's instant column type. Default `TIMESTAMP`. */
+  get tickTimeType(): string {
+    return 'TIMESTAMP';
+  }
+
+  /** How a `CREATE TABLE` opens. Default `CREATE TABLE IF NOT EXISTS`. */
+  get createTableSql(): string {
+    return 'CREATE TABLE IF NOT EXISTS';
+  }
+
+  /** The tick table's `CREATE TABLE`, where it does not exist. */
+  ticksDdl(ticks: string): string[] {
+    return [
+      `${this.createTableSql} ${this.tableName(ticks)} (\n` +
+        `  ${this.ident('name')} ${this.tickNameType} NOT NULL,\n` +
+        `  ${this.ident('tick')} ${this.tickTimeType} NOT NULL,\n` +
+        `  PRIMARY KEY (${this.ident('name')}, ${this.ident('tick')})\n)`,
+    ];
+  }
+
+  /**
+   * An insert of one row that writes nothing where the primary key holds it already, and fails on
+   * any other error. Default `INSERT .. ON CONFLICT DO NOTHING`.
+   */
+  insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
+    return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT DO NOTHING`;
+  }
+
+  /** Records a schedule's tick; its row count is 1 where it wrote the record, 0 where it was there. */
+  recordTick(ticks: string, name: string, at: Date): Statement {
+    const p = this.params();
+    return p.statement(
+      this.insertNew(
+        this.tableName(ticks),
+        [this.ident('name'), this.ident('tick')],
+        [p.bind(name), this.time(p, at)],
+      ),
+    );
+  }
+
+  /** The newest tick recorded for a schedule, as `tick` (NULL where none). */
+  lastTick(ticks: string, name: string): Statement {
+    const p = this.params();
+    return p.statement(
+      `SELECT MAX(${this.ident('tick')}) AS ${this.ident('tick')} FROM ${this.tableName(ticks)}` +
+        ` WHERE ${this.ident('name')} = ${p.bind(name)}`,
+    );
+  }
+
+  /** Deletes a schedule's tick records before `before`. */
+  pruneTicks(ticks: string, name: string, before: Date): Statement {
+    const p = this.params();
+    return p.statement(
+      this.delete({
+        table: this.tableName(ticks),
+        where: `${this.ident('name')} = ${p.bind(name)} AND ${this.ident('tick')} < ${this.time(p, before)}`,
+      }),
+    );
+  }
 }

@@ -365,6 +365,21 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     }
     return done;
   }
+  // -------------------------------------------------------------------------------------------
+  // Schedules (the caller holds the tick's transaction for recordTick)
+
+  async recordTick(conn: Connection, ticks: string, name: string, at: Date): Promise<boolean> {
+    return (await this.run(conn, this.sql.recordTick(ticks, name, at))).rowCount > 0;
+  }
+
+  async lastTick(conn: Connection, ticks: string, name: string): Promise<Date | null> {
+    const at = timeOf((await this.rows(conn, this.sql.lastTick(ticks, name)))[0]?.tick);
+    return at === null ? null : new Date(at);
+  }
+
+  async pruneTicks(conn: Connection, ticks: string, name: string, before: Date): Promise<number> {
+    return (await this.run(conn, this.sql.pruneTicks(ticks, name, before))).rowCount;
+  }
 }
 
 /** A driver's answer to "was it taken": true, 1, '1' or 1n. */

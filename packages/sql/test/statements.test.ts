@@ -83,6 +83,9 @@ function everyStatement(t: AnyTable, opts: PrepareOptions): [string, Statement][
     ['fresh', s.fresh([4, 5], { value: 'g' })],
     ['remove', s.remove([4, 5], false)],
     ['reschedule', s.reschedule([4, 5], later)],
+    ['recordTick', s.recordTick('app.ticks', 'nightly report', now)],
+    ['lastTick', s.lastTick('app.ticks', 'nightly report')],
+    ['pruneTicks', s.pruneTicks('app.ticks', 'nightly report', later)],
   ];
   if (t.lease !== undefined) {
     out.push(
@@ -170,4 +173,32 @@ test('R-KIT-1 a description without a column a statement needs is a ConfigError 
   expect(() =>
     s.settle({ kind: 'deadLetter', id: 1, now, target: { group: 'dead letters' }, inTransaction: false }),
   ).toThrow(/group/);
+});
+
+test('R-FLOW-5 the tick table: its primary key (name, tick) in the DDL, the hooks for its types and for the insert that writes nothing', () => {
+  const s = new Numbered(lease, {});
+  expect(s.ticksDdl('app.ticks')).toEqual([
+    'CREATE TABLE IF NOT EXISTS "app"."ticks" (\n  "name" VARCHAR(255) NOT NULL,\n  "tick" TIMESTAMP NOT NULL,\n  PRIMARY KEY ("name", "tick")\n)',
+  ]);
+  expect(s.recordTick('ticks', 'n', now)).toEqual({
+    sql: 'INSERT INTO "ticks" ("name", "tick") VALUES (:1, :2) ON CONFLICT DO NOTHING',
+    params: ['n', now],
+  });
+  class Other extends Numbered {
+    override get tickNameType(): string {
+      return 'TEXT';
+    }
+    override get tickTimeType(): string {
+      return 'INTEGER';
+    }
+    override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
+      return `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
+    }
+  }
+  const o = new Other(lease, {});
+  expect(o.ticksDdl('ticks')[0]).toContain('"name" TEXT NOT NULL');
+  expect(o.ticksDdl('ticks')[0]).toContain('"tick" INTEGER NOT NULL');
+  expect(o.recordTick('ticks', 'n', now).sql).toBe(
+    'INSERT IGNORE INTO "ticks" ("name", "tick") VALUES (:1, :2)',
+  );
 });

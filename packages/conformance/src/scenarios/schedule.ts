@@ -1,0 +1,268 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import type { AnyTable, CatchUp, Form } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { childScript, exited, type Harness, payloadOf, sleep, until } from '../harness.js';
+
+/** A row's tick, from the payload the scenarios publish (`{ tick: ISO text }`). */
+function tickOf(payload: unknown): number {
+  return Date.parse((payloadOf(payload) as { tick: string }).tick);
+}
+
+/**
+ * Creates the queue table and its tick table (both from the dialect's `ddl`), or answers null
+ * where the dialect has no schedules.
+ */
+async function scheduleTables(
+  h: Harness,
+  form: Form,
+): Promise<{ desc: AnyTable; name: string; ticks: string } | null> {
+  const { desc, name } = await h.create(form);
+  const adapter = await h.open({ poolSize: 2 });
+  if (adapter.dialect.prepare(desc).recordTick === undefined) return null;
+  const ticks = h.name('ticks');
+  h.tables.push(ticks);
+  const plain = adapter.dialect.ddl(desc).length;
+  for (const stmt of adapter.dialect.ddl(desc, { schedules: ticks }).slice(plain)) await h.target.exec(stmt);
+  return { desc, name, ticks };
+}
+
+/** The plain table input of the conformance shape, for a child process. */
+function tableInput(form: Form, name: string): Record<string, unknown> {
+  return {
+    table: name,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: { column: 'attempt', generated: true },
+    ...(form === 'lease'
+      ? { lease: 'locked_until' }
+      : form === 'advisory'
+        ? { advisory: `${name}-{id}` }
+        : {}),
+  };
+}
+
+/** What a schedule child reports when it stops. */
+interface ScheduleReport {
+  published: number;
+  errors: number;
+  stoppedAt: number;
+}
+
+/**
+ * Cron schedules (R-FLOW-5): one row per tick across brokers in separate processes and a
+ * restart, and the catch-up policy for ticks missed while nothing ran. `seconds` is how long the
+ * every-second schedule runs across the processes.
+ */
+export function scheduleScenarios(h: () => Harness, form: Form, seconds: number): void {
+  test(`R-FLOW-5 3 brokers in separate processes and a restart, an every-second schedule for ${seconds} s: one row per tick, none missed (${form})`, {
+    timeout: (seconds + 60) * 1_000,
+  }, async (ctx) => {
+    const made = await scheduleTables(h(), form);
+    if (made === null) return ctx.skip('the dialect has no schedules');
+    const { name, ticks } = made;
+    const schedule = { name: `every-second-${name}`, pattern: '* * * * * *', options: { ticksTable: ticks } };
+    const spawn = (): { child: ChildProcess; ready: Promise<void>; report: Promise<ScheduleReport> } => {
+      const child = fork(childScript(), [], {
+        env: {
+          ...process.env,
+          SQLINBOX_CHILD: JSON.stringify({
+            mode: 'schedule',
+            module: h().target.childModule,
+            table: tableInput(form, name),
+            poolSize: 2,
+            schedule,
+          }),
+        },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        execArgv: [],
+      });
+      h().children.push(child);
+      let ready!: () => void;
+      const readyP = new Promise<void>((r) => {
+        ready = r;
+      });
+      const report = new Promise<ScheduleReport>((resolve, reject) => {
+        child.on('message', (m: any) => {
+          if (m?.type === 'ready') ready();
+          if (m?.type === 'done') resolve(m);
+          if (m?.type === 'error') reject(new Error(`schedule child failed: ${m.message}`));
+        });
+        child.on('exit', (code, signal) => reject(new Error(`schedule child exited (${code ?? signal})`)));
+      });
+      report.catch(() => {});
+      return { child, ready: Promise.race([readyP, report.then(() => undefined)]), report };
+    };
+    const started = Date.now();
+    const first = [spawn(), spawn(), spawn()];
+    await Promise.all(first.map((c) => c.ready));
+    const allReady = Date.now();
+    // The restart: one process killed mid-run (SIGKILL, as a crash) and a new one started.
+    await sleep((seconds * 1_000) / 3);
+    const killed = first[0]!;
+    killed.child.kill('SIGKILL');
+    await exited(killed.child);
+    await sleep(1_500);
+    const replacement = spawn();
+    await replacement.ready;
+    const restartedAt = Date.now();
+    await sleep(Math.max(2_000, seconds * 1_000 - (restartedAt - allReady)));
+    const running = [first[1]!, first[2]!, replacement];
+    const stopFrom = Date.now();
+    for (const c of running) c.child.send({ type: 'stop' });
+    const reports = await Promise.all(running.map((c) => c.report));
+    await Promise.all(running.map((c) => exited(c.child)));
+    const stopped = Math.max(...reports.map((r) => r.stoppedAt));
+    const rowsAtStop = (await h().rows(name)).length;
+    // No row after every shutdown resolved: wait past the next tick and count again.
+    await sleep(1_500);
+    const rows = await h().rows(name);
+    expect(rows.length).toBe(rowsAtStop);
+
+    const seen = rows.map((r) => tickOf(r.payload));
+    const distinct = new Set(seen);
+    expect(distinct.size, 'one row per tick').toBe(rows.length);
+    // Every whole second from the first tick after all three ran to the last before the stop.
+    const from = Math.ceil((allReady + 1) / 1_000) * 1_000;
+    const to = Math.floor((stopFrom - 1) / 1_000) * 1_000;
+    const expected: number[] = [];
+    for (let t = from; t <= to; t += 1_000) expected.push(t);
+    const missed = expected.filter((t) => !distinct.has(t));
+    expect(
+      missed.map((t) => new Date(t).toISOString()),
+      'ticks missed',
+    ).toEqual([]);
+    // And nothing outside the time the brokers ran, nor a tick that is not a whole second.
+    for (const t of seen) {
+      expect(t % 1_000).toBe(0);
+      expect(t).toBeGreaterThanOrEqual(Math.floor(started / 1_000) * 1_000);
+      expect(t).toBeLessThanOrEqual(stopped);
+    }
+    // Each tick row is recorded in the tick table: as many records as rows (nothing pruned yet).
+    const recorded = await h().target.exec(`SELECT COUNT(*) AS n FROM ${ticks}`);
+    expect(Number(recorded[0]!.n)).toBe(rows.length);
+    const publishedBySurvivors = reports.reduce((a, r) => a + r.published, 0);
+    expect(
+      reports.reduce((a, r) => a + r.errors, 0),
+      'failed ticks',
+    ).toBe(0);
+    const pids = new Set(rows.map((r) => (payloadOf(r.payload) as { pid: number }).pid));
+    expect(pids.size, 'more than one process published').toBeGreaterThan(1);
+    console.info(
+      `R-FLOW-5 ${h().target.name}: ${expected.length} ticks expected in the window, ${rows.length} rows` +
+        ` (${distinct.size} distinct ticks, ${missed.length} missed) over ${((stopped - started) / 1_000).toFixed(1)} s;` +
+        ` the 3 running at the end published ${publishedBySurvivors}, ${pids.size} processes in all`,
+    );
+  });
+
+  /**
+   * The catch-up policy on an every-minute schedule whose last recorded tick was `missed + 1`
+   * minutes ago (so `missed` ticks passed while nothing ran, plus the current minute's): what one
+   * broker's start publishes, before its first timer could fire.
+   */
+  const catchUpCases: { catchUp: CatchUp; limit?: number; expect: (passed: number[]) => number[] }[] = [
+    { catchUp: 'latest', expect: (passed) => passed.slice(-1) },
+    { catchUp: 'all', expect: (passed) => passed },
+    { catchUp: 'all', limit: 2, expect: (passed) => passed.slice(-2) },
+    { catchUp: 'none', expect: () => [] },
+  ];
+  for (const c of catchUpCases) {
+    const label = c.limit === undefined ? c.catchUp : `${c.catchUp}, catchUpLimit ${c.limit}`;
+    test(`R-FLOW-5 catch-up '${label}': the ticks that passed while nothing ran, as the policy says (${form})`, async (ctx) => {
+      const made = await scheduleTables(h(), form);
+      if (made === null) return ctx.skip('the dialect has no schedules');
+      const { desc, name, ticks } = made;
+      // Stay clear of a minute's turn, so the ticks that passed are the same at start and below.
+      const inMinute = Date.now() % 60_000;
+      if (inMinute > 55_000) await sleep(60_000 - inMinute + 500);
+      const minute = Math.floor(Date.now() / 60_000) * 60_000;
+      const lastRan = minute - 4 * 60_000;
+      const passed = [3, 2, 1, 0].map((k) => minute - k * 60_000);
+      const scheduleName = `minutely-${name}`;
+      const adapter = await h().open({ poolSize: 2 });
+      const ops = adapter.dialect.prepare(desc);
+      const conn = await adapter.pool.acquire();
+      try {
+        expect(await ops.lastTick!(conn, ticks, scheduleName)).toBeNull();
+        expect(await ops.recordTick!(conn, ticks, scheduleName, new Date(lastRan))).toBe(true);
+        expect(await ops.recordTick!(conn, ticks, scheduleName, new Date(lastRan))).toBe(false);
+        expect((await ops.lastTick!(conn, ticks, scheduleName))?.getTime()).toBe(lastRan);
+      } finally {
+        adapter.pool.release(conn);
+      }
+      const b = await h().broker();
+      const opts = {
+        ticksTable: ticks,
+        catchUp: c.catchUp,
+        ...(c.limit === undefined ? {} : { catchUpLimit: c.limit }),
+      };
+      const mounted = b.schedule(
+        scheduleName,
+        '* * * * *',
+        desc,
+        (t) => ({ tick: t.at.toISOString() }),
+        opts,
+      );
+      await b.start();
+      await mounted.ready;
+      expect(mounted.next()?.getTime()).toBe(minute + 60_000);
+      await b.shutdown();
+      const rows = await h().rows(name);
+      expect(rows.map((r) => new Date(tickOf(r.payload)).toISOString())).toEqual(
+        c.expect(passed).map((t) => new Date(t).toISOString()),
+      );
+      // A second broker starting now finds nothing left to catch up, whatever its policy.
+      const again = await h().broker();
+      again.schedule(scheduleName, '* * * * *', desc, (t) => ({ tick: t.at.toISOString() }), {
+        ticksTable: ticks,
+        catchUp: 'all',
+      });
+      await again.start();
+      await again.shutdown();
+      if (c.catchUp !== 'none') expect(await h().rows(name)).toHaveLength(rows.length);
+    });
+  }
+
+  test(`R-FLOW-5 a schedule never run before publishes nothing at start; brokers in one process share each tick; shutdown stops the timer (${form})`, async (ctx) => {
+    const made = await scheduleTables(h(), form);
+    if (made === null) return ctx.skip('the dialect has no schedules');
+    const { desc, name, ticks } = made;
+    const brokers = await Promise.all([h().broker(), h().broker()]);
+    const won: number[] = [0, 0];
+    for (const [i, b] of brokers.entries()) {
+      b.on('scheduled', () => won[i]!++);
+      b.schedule(`fresh-${name}`, '* * * * * *', desc, (t) => ({ tick: t.at.toISOString() }), {
+        ticksTable: ticks,
+        catchUp: 'all',
+      });
+    }
+    const startedAt = Date.now();
+    await Promise.all(brokers.map((b) => b.start()));
+    const early = (await h().rows(name)).map((r) => tickOf(r.payload));
+    // Nothing from before the first start (a tick of the start's own second may be due already).
+    for (const t of early) expect(t).toBeGreaterThanOrEqual(Math.floor(startedAt / 1_000) * 1_000);
+    await until(async () => (await h().rows(name)).length >= 4, 'four ticks published', 15_000);
+    await Promise.all(brokers.map((b) => b.shutdown()));
+    const rows = await h().rows(name);
+    const seen = rows.map((r) => tickOf(r.payload));
+    expect(new Set(seen).size).toBe(rows.length);
+    expect(won[0]! + won[1]!).toBe(rows.length);
+    await sleep(1_500);
+    expect(await h().rows(name)).toHaveLength(rows.length);
+  });
+
+  test(`R-FLOW-5 a bad cron expression or time zone is a ConfigError; a missing tick table stops the start (${form})`, async () => {
+    const { desc } = await h().create(form);
+    const b = await h().broker();
+    expect(() => b.schedule('bad', 'every minute', desc, {})).toThrow(/cron/);
+    expect(() => b.schedule('bad-zone', '* * * * *', desc, {}, { timezone: 'Mars/Olympus' })).toThrow(
+      /time zone/,
+    );
+    expect(() => b.schedule('bad-policy', '* * * * *', desc, {}, { catchUp: 'some' as never })).toThrow(
+      /catchUp/,
+    );
+    const adapter = await h().open({ poolSize: 2 });
+    if (adapter.dialect.prepare(desc).recordTick === undefined) return;
+    b.schedule('no-table', '* * * * *', desc, {}, { ticksTable: h().name('missing') });
+    await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG' });
+  });
+}
