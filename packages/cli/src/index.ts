@@ -50,14 +50,19 @@ export interface QueueConfig extends Omit<InboxInput, 'lock' | 'unlock' | 'custo
 
 /** A config file (`--config file.json`): an optional URL and named queues. */
 export interface CliConfig {
+  /** The database URL, used where neither `--url` nor `SQLINBOX_URL` gives one. */
   readonly url?: string;
+  /** The queues by the name `--queue` picks them by. */
   readonly queues: Readonly<Record<string, QueueConfig>>;
 }
 
 /** Where the output goes (the tests pass their own). */
 export interface Io {
+  /** Writes a command's output (standard output). */
   out(text: string): void;
+  /** Writes errors and warnings (standard error). */
   err(text: string): void;
+  /** The environment read for `SQLINBOX_URL` and `SQLINBOX_DASHBOARD_SECRET`. */
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -97,7 +102,12 @@ interface Flags {
 }
 
 /** Opens the database a URL names: `postgres://`, `mysql://` or `mariadb://`, `sqlite:<path>`. */
-export async function openUrl(url: string): Promise<Adapter & { close(): Promise<void> }> {
+export async function openUrl(url: string): Promise<
+  Adapter & {
+    /** Ends the pool opened from the URL. */
+    close(): Promise<void>;
+  }
+> {
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
     const { default: pgLib } = await import('pg');

@@ -24,9 +24,13 @@ export interface TableExtras {
   readonly givenId?: boolean;
   /** The attempt column: generated (default, the database's default of 1), given (written by insert), or none. */
   readonly attempt?: 'generated' | 'given' | 'none';
+  /** A `retry_after` column. */
   readonly retryAfter?: boolean;
+  /** A `processed_at` column: settled rows are stamped, not deleted. */
   readonly processedAt?: boolean;
+  /** A FIFO group column, `grp`. */
   readonly group?: boolean;
+  /** A partition key column, `pkey`. */
   readonly partitionKey?: boolean;
   /** A priority column, `priority`. */
   readonly priority?: boolean;
@@ -36,15 +40,27 @@ export interface TableExtras {
   readonly key?: string;
   /** Extra text columns. */
   readonly columns?: readonly string[];
+  /** The table's isolation level. Default: none declared. */
   readonly isolation?: InboxInput['isolation'];
+  /** A dead-letter table beside it, `<table>_dlq`, created and dropped with it. */
   readonly deadLetterTable?: boolean;
+  /** Advisory form: a custom lock (given with `unlock`). */
   readonly lock?: InboxInput['lock'];
+  /** Advisory form: a custom unlock (given with `lock`). */
   readonly unlock?: InboxInput['unlock'];
 }
 
 /** A logger that keeps what it was told, so a scenario can assert a warning. */
 export class MemoryLogger implements Logger {
-  readonly entries: { level: string; msg: string; fields: Record<string, unknown> | undefined }[] = [];
+  /** Every entry logged, in order. */
+  readonly entries: {
+    /** `debug`, `info`, `warn` or `error`. */
+    level: string;
+    /** The message. */
+    msg: string;
+    /** The fields logged with it, if any. */
+    fields: Record<string, unknown> | undefined;
+  }[] = [];
   debug(msg: string, fields?: Record<string, unknown>) {
     this.entries.push({ level: 'debug', msg, fields });
   }
@@ -57,6 +73,7 @@ export class MemoryLogger implements Logger {
   error(msg: string, fields?: Record<string, unknown>) {
     this.entries.push({ level: 'error', msg, fields });
   }
+  /** Whether an entry of `level` whose message contains `text` was logged. */
   has(level: string, text: string): boolean {
     return this.entries.some((e) => e.level === level && e.msg.includes(text));
   }
@@ -64,16 +81,23 @@ export class MemoryLogger implements Logger {
 
 /** Everything one scenario opened, closed again by `cleanup()`. */
 export class Harness {
+  /** Tables the scenario created; dropped at cleanup, newest first. */
   readonly tables: string[] = [];
+  /** Brokers the scenario made; shut down at cleanup. */
   readonly brokers: Broker<any, any>[] = [];
+  /** Adapters the scenario opened; closed at cleanup. */
   readonly adapters: OpenAdapter[] = [];
+  /** Child processes the scenario started; killed at cleanup where still running. */
   readonly children: ChildProcess[] = [];
+  /** The logger of every broker the harness makes. */
   readonly logger = new MemoryLogger();
   /** The dialect whose DDL {@link create} runs. Default: that of an adapter opened for it. */
   dialect: Dialect | undefined;
 
   constructor(
+    /** The database under test. */
     readonly target: ConformanceTarget,
+    /** The dialect's capabilities, which decide what the scenarios expect. */
     readonly caps: Capabilities,
   ) {}
 
@@ -145,7 +169,12 @@ export class Harness {
   }
 
   /** A broker whose pool records the connections out of it, so a scenario can kill them. */
-  async trackedBroker(opts: BrokerOptions = {}): Promise<{ broker: Broker<any, any>; out: Set<Connection> }> {
+  async trackedBroker(opts: BrokerOptions = {}): Promise<{
+    /** The broker, on a pool that records what it lends. */
+    broker: Broker<any, any>;
+    /** The connections out of the pool now. */
+    out: Set<Connection>;
+  }> {
     const adapter = await this.open();
     const pool = adapter.pool;
     const out = new Set<Connection>();
@@ -190,7 +219,17 @@ export class Harness {
   async crashChild(
     input: Record<string, unknown>,
     opts: { lease?: string; workers?: number; relay?: boolean } = {},
-  ): Promise<{ child: ChildProcess; claimed: Promise<{ id: unknown; attempt: number }> }> {
+  ): Promise<{
+    /** The child process. */
+    child: ChildProcess;
+    /** Resolves when the child's handler holds a row; rejects when the child fails or exits first. */
+    claimed: Promise<{
+      /** The id of the row the child holds. */
+      id: unknown;
+      /** Its attempt as the child's delivery saw it. */
+      attempt: number;
+    }>;
+  }> {
     const child = fork(childScript(), [], {
       env: {
         ...process.env,
@@ -213,6 +252,7 @@ export class Harness {
     return { child, claimed };
   }
 
+  /** Kills the children, shuts the brokers down, closes the adapters and drops the tables; ignores failures. */
   async cleanup(): Promise<void> {
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     for (const b of this.brokers) await b.shutdown({ timeout: 0 }).catch(() => {});
@@ -300,10 +340,16 @@ export async function until(
   }
 }
 
+/** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A promise with its resolver, for handlers a scenario holds open. */
-export function gate<T = void>(): { promise: Promise<T>; open: (v: T) => void } {
+export function gate<T = void>(): {
+  /** Resolves once `open` is called, with its value. */
+  promise: Promise<T>;
+  /** Resolves `promise`. */
+  open: (v: T) => void;
+} {
   let open!: (v: T) => void;
   const promise = new Promise<T>((r) => {
     open = r;

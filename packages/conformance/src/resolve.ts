@@ -11,7 +11,9 @@ import { homedir } from 'node:os';
 
 /** A started container: where to connect, and how to stop it. */
 export interface StartedServer {
+  /** The connection URL of the started server. */
   readonly url: string;
+  /** Stops and removes the container. */
   stop(): Promise<void>;
 }
 
@@ -20,27 +22,69 @@ export interface ResolveTargetOptions {
   /** The target's name in messages, e.g. `PostgreSQL`. */
   readonly name: string;
   /** The environment variable naming the server and its value (`undefined` or `''`: not set). */
-  readonly env: { readonly variable: string; readonly value: string | undefined };
+  readonly env: {
+    /** The variable's name, e.g. `SQLINBOX_PG_URL`. */
+    readonly variable: string;
+    /** Its value: the server's URL, or `undefined` or `''` when not set. */
+    readonly value: string | undefined;
+  };
   /** The local default server: its URL and a probe answering whether it accepts connections (default: none). */
-  readonly probe?: { readonly url: string; readonly where: string; answers(): Promise<boolean> };
+  readonly probe?: {
+    /** The local server's connection URL. */
+    readonly url: string;
+    /** Where it is looked for, for messages (e.g. `127.0.0.1:5432`, never a password). */
+    readonly where: string;
+    /** Whether the local server accepts connections now. */
+    answers(): Promise<boolean>;
+  };
   /**
    * The container path (default: none): whether a Docker engine answers, and the start of the
    * container (called only when it does).
    */
-  readonly docker?: { answers(): Promise<boolean>; start(): Promise<StartedServer> };
+  readonly docker?: {
+    /** Whether a Docker engine answers (see {@link dockerAnswers}). */
+    answers(): Promise<boolean>;
+    /** Starts the container and answers once its server accepts connections. */
+    start(): Promise<StartedServer>;
+  };
   /** Whether the run requires this target: nothing found is then an error, never a skip (default false). */
   readonly ci?: boolean;
 }
 
 /** The outcome: a server to use (and where it came from), or the reason there is none. */
 export type ResolvedTarget =
-  | { readonly kind: 'env'; readonly url: string; readonly variable: string }
-  | { readonly kind: 'local'; readonly url: string }
-  | { readonly kind: 'container'; readonly url: string; stop(): Promise<void> }
-  | { readonly kind: 'skip'; readonly reason: string };
+  | {
+      /** The URL came from the environment variable. */
+      readonly kind: 'env';
+      /** The server's connection URL. */
+      readonly url: string;
+      /** The variable that named it. */
+      readonly variable: string;
+    }
+  | {
+      /** The local default server answered. */
+      readonly kind: 'local';
+      /** The server's connection URL. */
+      readonly url: string;
+    }
+  | {
+      /** A container was started. */
+      readonly kind: 'container';
+      /** The server's connection URL. */
+      readonly url: string;
+      /** Stops and removes the container. */
+      stop(): Promise<void>;
+    }
+  | {
+      /** No server: the target's tests are skipped. */
+      readonly kind: 'skip';
+      /** What was tried, for the skip message. */
+      readonly reason: string;
+    };
 
 /** No server for a target the run requires (`ci`). */
 export class TargetUnavailableError extends Error {
+  /** The error's name, `TargetUnavailableError`. */
   override readonly name = 'TargetUnavailableError';
   constructor(
     /** The target's name. */

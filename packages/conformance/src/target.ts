@@ -1,7 +1,10 @@
 import type { Adapter, Row } from '@sqlinbox/core';
 
 /** An adapter opened for a test, with its own pool; `close()` ends that pool. */
-export type OpenAdapter = Adapter & { close(): Promise<void> };
+export type OpenAdapter = Adapter & {
+  /** Ends the pool the adapter opened for the test. */
+  close(): Promise<void>;
+};
 
 /** Options a target's `open` takes. */
 export interface OpenOptions {

@@ -8,9 +8,18 @@ import { ConfigError } from './errors.js';
  * (for dead letters kept as a group: the dead-letter group's name), or every row in scope.
  */
 export type Selection =
-  | { readonly ids: readonly unknown[] }
-  | { readonly group: string }
-  | { readonly all: true };
+  | {
+      /** These rows, by id. */
+      readonly ids: readonly unknown[];
+    }
+  | {
+      /** Every row whose group column holds this value. */
+      readonly group: string;
+    }
+  | {
+      /** Every row in scope. */
+      readonly all: true;
+    };
 
 /** Where a table keeps its dead letters, for the admin calls that read or change them. */
 export interface AdminTableOptions {
@@ -20,7 +29,9 @@ export interface AdminTableOptions {
 
 /** One row as the admin API shows it. */
 export interface AdminRow {
+  /** The row's id. */
   readonly id: unknown;
+  /** Its state; a row another session holds (row lock or advisory key) reads `inWork`. */
   readonly state: RowState;
   /** The attempt column, or null where the table has none. */
   readonly attempt: number | null;
@@ -28,7 +39,9 @@ export interface AdminRow {
   readonly retryAfter: Date | null;
   /** The lease (`locked_until`), or null. */
   readonly lockedUntil: Date | null;
+  /** The FIFO group column's value, or null (no group, or no group column). */
   readonly group: string | null;
+  /** When the row was settled (`processed_at`), or null: unsettled, or no such column. */
   readonly processedAt: Date | null;
   /** The payload's first characters (bytes read as UTF-8, JSON as its text). */
   readonly preview: string;
@@ -40,6 +53,7 @@ export interface AdminRow {
 
 /** One page of {@link Admin.list}. */
 export interface AdminPage {
+  /** The page's rows, in id order. */
   readonly rows: AdminRow[];
   /** Pass as `after` for the next page; undefined at the end. */
   readonly next: unknown;
@@ -50,8 +64,15 @@ export type SkipReason = 'not-found' | 'in-work' | 'not-dead' | 'dead' | 'done';
 
 /** What an admin change did: the ids it changed and, for ids asked for by name, the ones it left. */
 export interface ChangeReport {
+  /** The ids of the rows the change touched. */
   readonly changed: unknown[];
-  readonly skipped: { readonly id: unknown; readonly reason: SkipReason }[];
+  /** The ids asked for by name that the change left alone, each with why. */
+  readonly skipped: {
+    /** The id asked for. */
+    readonly id: unknown;
+    /** Why it was left alone. */
+    readonly reason: SkipReason;
+  }[];
 }
 
 /** Options of {@link Admin}. */

@@ -4,6 +4,7 @@ import type { Context, Delivery, Subscription } from './subscription.js';
 
 /** One row of a batch: its decoded message and its own context, through which it settles. */
 export interface BatchItem<T> {
+  /** The row's payload, decoded (and validated where the queue has a schema). */
   readonly message: T;
   /**
    * The row's context: `id`, `attempt`, `row`, `signal`, and its own settlement (`ack()`,

@@ -64,7 +64,12 @@ export interface StartOptions {
    * `timeout` (default 60 s; `true` is the default timeout). Default: off, `start()` rejects at
    * once with a `ConnectionError` naming the server.
    */
-  readonly waitForDatabase?: boolean | { readonly timeout?: Duration };
+  readonly waitForDatabase?:
+    | boolean
+    | {
+        /** How long to keep trying (default 60 s). */
+        readonly timeout?: Duration;
+      };
 }
 
 /** Options of one publish. */
@@ -103,8 +108,24 @@ export interface PublishOptions {
  * the column (a type error where its type shows none; a `ConfigError` at run time otherwise).
  */
 export type PublishOptionsFor<D> = PublishOptions &
-  (D extends { readonly priority: undefined } ? { readonly priority?: never } : unknown) &
-  (D extends { readonly uniqueKey: undefined } ? { readonly key?: never } : unknown);
+  (D extends {
+    /** A table without a priority column. */
+    readonly priority: undefined;
+  }
+    ? {
+        /** Not allowed: the table has no priority column. */
+        readonly priority?: never;
+      }
+    : unknown) &
+  (D extends {
+    /** A table without a unique key column. */
+    readonly uniqueKey: undefined;
+  }
+    ? {
+        /** Not allowed: the table has no unique key column. */
+        readonly key?: never;
+      }
+    : unknown);
 
 /** What `shutdown()` resolves to. */
 export interface ClosedBroker {
@@ -173,7 +194,14 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   }
 
   /** Connections the subscriptions hold now, and the most they held at once. */
-  get poolUse(): { held: number; peak: number; limit: number } {
+  get poolUse(): {
+    /** Connections the subscriptions hold now. */
+    held: number;
+    /** The most they held at once since the broker was made. */
+    peak: number;
+    /** The most they may hold: the pool's size less one, kept for publishes and settlements. */
+    limit: number;
+  } {
     return { held: this.budget.held, peak: this.budget.peak, limit: this.budget.limit };
   }
 
@@ -732,6 +760,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
 
 /** A mounted queue, as `subscribe` answers it. */
 export interface MountedSubscription {
+  /** The queue table. */
   readonly table: string;
   /**
    * Resolves once the subscription claims. Rejects with its start-up problem: for a subscription

@@ -7,7 +7,9 @@ import { DecodeError, EncodeError, messageOf } from './errors.js';
  * column's type: `json` stores JSON text, `text` stores a string, `bytes` stores a Uint8Array.
  */
 export interface Codec<T> {
+  /** Turns a message into the payload column's value; a throw refuses the publish (`EncodeError`). */
   encode(message: T): unknown;
+  /** Turns the payload column's value, as the driver returns it, into the message; a throw is a `DecodeError`. */
   decode(raw: unknown): T;
 }
 

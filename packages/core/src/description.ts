@@ -24,20 +24,36 @@ export type Clock = 'host' | 'database';
 export type PayloadType = 'json' | 'text' | 'bytes';
 
 /** One part of an advisory key: literal text, or the text of a column of the row. */
-export type KeyPart = { readonly literal: string } | { readonly column: string };
+export type KeyPart =
+  | {
+      /** Text taken as it is. */
+      readonly literal: string;
+    }
+  | {
+      /** A column (validated identifier) whose value, as text, fills this part. */
+      readonly column: string;
+    };
 
 /** Builders of {@link KeyPart}s, for the builder spelling. */
 export const KeyPart = {
+  /** A part of literal text. */
   literal: (text: string): KeyPart => ({ literal: text }),
+  /** A part filled from column `name` of the row. */
   column: (name: string): KeyPart => ({ column: name }),
 } as const;
 
 /** A queryable handle given to custom statements: the delivery's connection or transaction. */
 export interface Queryable {
+  /** Runs one statement with bound parameters (in the dialect's placeholder style). */
   query<R = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
-  ): Promise<{ rows: R[]; rowCount: number }>;
+  ): Promise<{
+    /** The rows the statement returned; empty for a statement without a result set. */
+    rows: R[];
+    /** The rows the statement changed (or returned, for a select). */
+    rowCount: number;
+  }>;
 }
 
 /** The service's own lock for the advisory form: try without waiting, answer whether it took the key. */
@@ -47,8 +63,11 @@ export type CustomUnlock = (conn: Queryable, key: string) => Promise<boolean>;
 
 /** What a custom settlement statement is told about the row it settles. */
 export interface CustomStatementContext {
+  /** The queue table, as the description names it (optionally schema-qualified). */
   readonly table: string;
+  /** The row's id. */
   readonly id: unknown;
+  /** The row as the claim read it, column name to value as the driver returned it. */
   readonly row: Readonly<Record<string, unknown>>;
   /** Lease form: the delivery's token; a custom statement must keep `locked_until = token` in its WHERE. */
   readonly token: Date | undefined;
@@ -65,15 +84,21 @@ export type CustomStatement = (conn: Queryable, ctx: CustomStatementContext) => 
 
 /** Outcomes that take a custom statement. */
 export interface CustomStatements {
+  /** Runs in place of the ack statement (delete the row, or stamp `processed_at`). */
   readonly ack?: CustomStatement;
+  /** Runs in place of the drop statement (settle the row without processing it). */
   readonly drop?: CustomStatement;
+  /** Runs in place of the retry statement (put the row back, due at once). */
   readonly retry?: CustomStatement;
+  /** Runs in place of the retry-after statement (put the row back, due at `ctx.retryAfter`). */
   readonly retryAfter?: CustomStatement;
 }
 
 /** A column with a role; `generated` means the database fills it on insert. */
 export interface ColumnRole {
+  /** The column's name (validated identifier). */
   readonly column: string;
+  /** Whether the database fills the column on insert (an identity or a default). */
   readonly generated: boolean;
 }
 
@@ -85,20 +110,36 @@ export interface TableDescription<
   F extends Form = Form,
   I extends IsolationLevel | undefined = IsolationLevel | undefined,
 > {
+  /** Marks the value as a table description. */
   readonly kind: 'sqlinbox.table';
+  /** The claim form the description selects. */
   readonly form: F;
   /** Table name, optionally schema-qualified (`app.jobs`). */
   readonly table: string;
+  /** The id column. */
   readonly id: ColumnRole;
-  readonly payload: { readonly column: string; readonly type: PayloadType } | undefined;
+  /** The payload column and how it stores a message; undefined for a table without one. */
+  readonly payload:
+    | {
+        /** The payload column's name. */
+        readonly column: string;
+        /** How the column stores a message. */
+        readonly type: PayloadType;
+      }
+    | undefined;
+  /** The attempt column; undefined: attempts are not counted. */
   readonly attempt: ColumnRole | undefined;
   /** Lease form: the `locked_until` column. */
   readonly lease: string | undefined;
   /** Advisory form: the key's parts. */
   readonly key: readonly KeyPart[] | undefined;
+  /** The `retry_after` column: a row is not due before it. Undefined: every row is due at once. */
   readonly retryAfter: string | undefined;
+  /** The `processed_at` column settled rows are stamped in; undefined: settled rows are deleted. */
   readonly processedAt: string | undefined;
+  /** The FIFO group column; undefined: no FIFO groups. */
   readonly group: string | undefined;
+  /** The partition key column `workersByKey(n)` reads; undefined: none. */
   readonly partitionKey: string | undefined;
   /** Priority column (an integer): a claim takes the highest priority first, then claim order. */
   readonly priority: string | undefined;
@@ -106,14 +147,21 @@ export interface TableDescription<
   readonly uniqueKey: string | undefined;
   /** Other columns the description names (placeholders of the key may name them). */
   readonly columns: readonly string[];
+  /** The isolation level of row-lock claims and transactional-mode transactions; undefined: the database's default. */
   readonly isolation: I;
+  /** SQLite transaction mode; undefined: the dialect's default. */
   readonly mode: SqliteMode | undefined;
+  /** Whose clock decides "now" for due rows. */
   readonly clock: Clock;
+  /** Advisory form: the service's own lock; undefined: the dialect's. */
   readonly lock: CustomLock | undefined;
+  /** Advisory form: the service's own release, given with `lock`; undefined: the dialect's. */
   readonly unlock: CustomUnlock | undefined;
+  /** Custom settlement statements per outcome; empty: the dialect's statements. */
   readonly custom: CustomStatements;
 }
 
+/** A table description of any form and isolation level: what the engine and dialects take. */
 export type AnyTable = TableDescription<Form, IsolationLevel | undefined>;
 
 // ---------------------------------------------------------------------------------------------
@@ -166,10 +214,17 @@ export function validateIdentifier(name: string, what: string, table?: string, q
  * identifier like the queue's own (`schema.table` allowed), a `group` a non-empty string (a value,
  * bound as a parameter). Throws a {@link ConfigError} naming the queue table.
  */
-export function validateDeadLetter<T extends { readonly group: string } | { readonly table: string }>(
-  target: T,
-  table: string,
-): T {
+export function validateDeadLetter<
+  T extends
+    | {
+        /** The dead-letter group. */
+        readonly group: string;
+      }
+    | {
+        /** The dead-letter table. */
+        readonly table: string;
+      },
+>(target: T, table: string): T {
   const t = target as { group?: unknown; table?: unknown } | null | undefined;
   if (t !== null && typeof t === 'object' && 'table' in t && !('group' in t)) {
     validateIdentifier(t.table as string, 'dead-letter table', table, true);
@@ -272,6 +327,7 @@ export interface InboxInput {
   readonly clock?: Clock;
   /** Custom lock and unlock: together, and only in the advisory form. */
   readonly lock?: CustomLock;
+  /** Custom unlock, given with `lock`. */
   readonly unlock?: CustomUnlock;
   /** Custom settlement statements per outcome. */
   readonly custom?: CustomStatements;
@@ -311,7 +367,10 @@ export type DescriptionProblem<D extends InboxInput> =
   Has<D, 'lease'> extends true
     ? Has<D, 'advisory'> extends true
       ? 'a table takes one claim form: set `lease` or `advisory`, not both'
-      : D extends { clock: 'database' }
+      : D extends {
+            /** A description that reads the database clock. */
+            clock: 'database';
+          }
         ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
         : LockRule<D>
     : LockRule<D>;
@@ -336,14 +395,21 @@ type PlaceholderRule<D extends InboxInput> = D extends { advisory: infer K exten
  * a `priority` or `key` publish option on such a table is a type error.
  */
 export interface FlowColumns<P extends string | undefined, K extends string | undefined> {
+  /** The priority column's name, or `undefined` where the table has none. */
   readonly priority: P;
+  /** The unique key column's name, or `undefined` where the table has none. */
   readonly uniqueKey: K;
 }
 
 /** A description value's type, from its declarative input. */
 export type DescriptionOf<D extends InboxInput> = TableDescription<
   FormOf<D>,
-  D extends { isolation: infer I extends IsolationLevel } ? I : undefined
+  D extends {
+    /** The isolation level the input declares. */
+    isolation: infer I extends IsolationLevel;
+  }
+    ? I
+    : undefined
 > &
   FlowColumns<
     Has<D, 'priority'> extends true ? string : undefined,
@@ -585,11 +651,17 @@ export function table(
   id: string,
   opts: { generated?: boolean } = {},
 ): TableBuilder<{
+  /** The claim form so far: row lock until `.lease(..)` or `.advisory(..)`. */
   form: 'rowlock';
+  /** The clock so far: the host's. */
   clock: 'host';
+  /** No isolation level declared yet. */
   iso: undefined;
+  /** No custom lock and unlock yet. */
   own: false;
+  /** No priority column yet. */
   prio: undefined;
+  /** No unique key column yet. */
   ukey: undefined;
 }> {
   const t = validateIdentifier(name, 'table', undefined, true);
@@ -626,7 +698,12 @@ export function table(
 }
 
 /** Every column the description names, with the role it plays (for startup validation). */
-export function namedColumns(t: AnyTable): { column: string; role: string }[] {
+export function namedColumns(t: AnyTable): {
+  /** The column's name. */
+  column: string;
+  /** Its role: `id`, `payload`, `attempt`, `lease`, `retryAfter`, `processedAt`, `group`, ... */
+  role: string;
+}[] {
   const out: { column: string; role: string }[] = [{ column: t.id.column, role: 'id' }];
   const add = (column: string | undefined, role: string) =>
     column !== undefined && out.push({ column, role });

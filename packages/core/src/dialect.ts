@@ -41,6 +41,7 @@ export interface Capabilities {
   readonly timeKinds: readonly ColumnKind[];
 }
 
+/** The capabilities a dialect has unless it says otherwise; {@link capabilities} fills from these. */
 export const defaultCapabilities: Capabilities = {
   forms: ['rowlock', 'lease', 'advisory'],
   isolationLevels: ['read_committed', 'repeatable_read', 'serializable'],
@@ -56,11 +57,15 @@ export const defaultCapabilities: Capabilities = {
 
 /** A column as the database describes it. */
 export interface ColumnInfo {
+  /** The column's name, as the database spells it. */
   readonly name: string;
   /** The database's own type name, for messages. */
   readonly type: string;
+  /** The family of the database type, which decides what role the column may take. */
   readonly kind: ColumnKind;
+  /** Whether the column accepts NULL. */
   readonly nullable: boolean;
+  /** Whether the column has a default (or is generated, like an identity), so an insert may omit it. */
   readonly hasDefault: boolean;
   /**
    * For a `timestamp` column: the digits of a second it keeps exactly (0 whole seconds, 3
@@ -70,52 +75,98 @@ export interface ColumnInfo {
    */
   readonly precision?: number | undefined;
 }
+/** The family of a column's database type, as the dialect classifies it; `other` for any type it does not name. */
 export type ColumnKind = 'integer' | 'text' | 'bytes' | 'json' | 'timestamp' | 'other';
 
 /** A due row found by the advisory form's candidate select, with its key rendered as text. */
 export interface Candidate {
+  /** The row's id, as the driver returns it. */
   readonly id: unknown;
+  /** The row's advisory key, its template filled from the row's columns. */
   readonly key: string;
 }
 
 /** What a settlement statement does to one row. `now` is the instant the settlement started. */
 export type Settlement =
   /** ack and drop: delete the row, or stamp `processed_at` where the table has one; clears the lease. */
-  | { readonly kind: 'finish'; readonly id: unknown; readonly token?: Date; readonly now: Date }
+  | {
+      /** Discriminant: ack and drop. */
+      readonly kind: 'finish';
+      /** The row's id. */
+      readonly id: unknown;
+      /** Lease form: the lease the claim wrote; the row changes only while it still holds it. */
+      readonly token?: Date;
+      /** The instant the settlement started (stamped into `processed_at`). */
+      readonly now: Date;
+    }
   /**
    * Put the row back: optionally count an attempt (`attempt = attempt + 1`), set `retry_after`,
    * and clear the lease (`locked_until = NULL`).
    */
   | {
+      /** Discriminant: put the row back in the queue. */
       readonly kind: 'return';
+      /** The row's id. */
       readonly id: unknown;
+      /** Lease form: the lease the claim wrote; the row changes only while it still holds it. */
       readonly token?: Date;
+      /** The instant the settlement started. */
       readonly now: Date;
+      /** Whether to add one to the attempt column (where the table has one). */
       readonly countAttempt: boolean;
+      /** The row's new `retry_after`; absent: due at once. */
       readonly retryAfter?: Date;
+      /** Whether to clear the lease column (`locked_until = NULL`). */
       readonly clearLease: boolean;
     }
   /** Move to the dead letter: set the row's group, or move it to a table of the same columns. */
   | {
+      /** Discriminant: move the row to the dead letter. */
       readonly kind: 'deadLetter';
+      /** The row's id. */
       readonly id: unknown;
+      /** Lease form: the lease the claim wrote; the row changes only while it still holds it. */
       readonly token?: Date;
+      /** The instant the settlement started. */
       readonly now: Date;
+      /** The dead-letter group or table the row goes to. */
       readonly target: DeadLetterTarget;
       /** Whether the connection is already inside a transaction (row lock form, transactional mode). */
       readonly inTransaction: boolean;
     };
 
 /** A `finish` settlement that carries its lease token (see {@link TableOps.settleMany}). */
-export type FinishSettlement = Extract<Settlement, { kind: 'finish' }> & { readonly token: Date };
+export type FinishSettlement = Extract<
+  Settlement,
+  {
+    /** The `finish` variant. */
+    kind: 'finish';
+  }
+> & {
+  /** The lease the claim wrote; the row is finished only while it still holds it. */
+  readonly token: Date;
+};
 
-export type DeadLetterTarget = { readonly group: string } | { readonly table: string };
+/** Where dead rows go: a group of the queue table, or a table of the same columns. */
+export type DeadLetterTarget =
+  | {
+      /** The dead-letter group: the row's group column is set to it. */
+      readonly group: string;
+    }
+  | {
+      /** The dead-letter table (validated identifier): the row moves there. */
+      readonly table: string;
+    };
 
 /** A message to insert. `payload` is already encoded for the payload column's type. */
 export interface Insert {
+  /** The payload column's value, already encoded. */
   readonly payload: unknown;
+  /** The FIFO group column's value (tables with a group column). */
   readonly group?: string;
+  /** The partition key column's value (tables with a partition key column). */
   readonly partitionKey?: string;
+  /** The `retry_after` column's value: not due before this instant. Default: due at once. */
   readonly notBefore?: Date;
   /** The priority column's value (tables with a priority column). */
   readonly priority?: number;
@@ -171,6 +222,7 @@ export interface ListQuery {
   readonly limit: number;
   /** Only these ids. Default: every id. */
   readonly ids?: readonly unknown[] | undefined;
+  /** The instant that decides `ready` from `delayed` and a live lease from an ended one. */
   readonly now: Date;
 }
 
@@ -180,9 +232,13 @@ export interface ListQuery {
  * rows whose group column is `group`.
  */
 export interface PickQuery {
+  /** True: rows of the dead-letter group or table; false: live rows (unsettled, not dead). */
   readonly dead: boolean;
+  /** Only these ids. Default: every id. */
   readonly ids?: readonly unknown[] | undefined;
+  /** Only rows whose group column is this. Default: every group. */
   readonly group?: string | undefined;
+  /** The instant against which a lease counts as running (such rows are left out). */
   readonly now: Date;
 }
 
@@ -306,6 +362,7 @@ export interface DdlOptions {
  * group; with a dead-letter table, `stats` counts its rows.
  */
 export interface PrepareOptions {
+  /** The subscription's dead-letter group or table. Default: none, rows are never moved dead. */
   readonly deadLetter?: DeadLetterTarget | undefined;
   /**
    * Ids every claim (and advisory candidate select and take) passes over, read anew at each
@@ -316,7 +373,9 @@ export interface PrepareOptions {
 
 /** A transaction's options: the table's isolation level or SQLite mode. */
 export interface BeginOptions {
+  /** The isolation level to set for the transaction. Default: the database's own. */
   readonly isolation?: IsolationLevel | undefined;
+  /** SQLite: `deferred`, `immediate` or `exclusive`. Default: the dialect's own. */
   readonly mode?: SqliteMode | undefined;
 }
 
@@ -324,17 +383,26 @@ export interface BeginOptions {
 export interface Dialect {
   /** e.g. `postgres`, `mysql`, `sqlite`, `mssql`. */
   readonly name: string;
+  /** What the dialect can do; build it with {@link capabilities}. */
   readonly capabilities: Capabilities;
   /** Reads the server's version and throws `ServerTooOldError` below the dialect's floor. */
-  checkServer(conn: Connection): Promise<{ version: string }>;
+  checkServer(conn: Connection): Promise<{
+    /** The server's version as it reports it, e.g. `15.4`. */
+    version: string;
+  }>;
   /** The table's columns, or null when there is no such table. */
   describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null>;
   /** Prepares the statements of one table, for one subscription's dead-letter target. */
   prepare(table: AnyTable, opts?: PrepareOptions): TableOps;
+  /** Opens a transaction on the connection, with the table's isolation level or SQLite mode. */
   begin(conn: Connection, opts: BeginOptions): Promise<void>;
+  /** Commits the connection's transaction. */
   commit(conn: Connection): Promise<void>;
+  /** Rolls back the connection's transaction. */
   rollback(conn: Connection): Promise<void>;
+  /** Sets a savepoint `name` (a validated identifier) inside the open transaction. */
   savepoint(conn: Connection, name: string): Promise<void>;
+  /** Rolls back to savepoint `name`, keeping the transaction open. */
   rollbackToSavepoint(conn: Connection, name: string): Promise<void>;
   /** Maps a driver error to a kind the engine acts on. */
   classifyError(err: unknown): ErrorKind;
@@ -351,10 +419,17 @@ export interface Dialect {
  * database cannot run is a type error at `subscribe`.
  */
 export interface Adapter<F extends Form = Form, I extends IsolationLevel = IsolationLevel> {
+  /** The database family's SQL and facts. */
   readonly dialect: Dialect;
+  /** The connections the broker takes. */
   readonly pool: Pool;
   /** Type-level only: the forms and isolation levels the database takes. */
-  readonly __types?: { forms: F; isolation: I };
+  readonly __types?: {
+    /** The claim forms the database supports. */
+    forms: F;
+    /** The isolation levels a table may declare. */
+    isolation: I;
+  };
   /**
    * Optional wake-up channel (PostgreSQL LISTEN/NOTIFY): the broker calls `listen` once when it
    * starts and `notify` after a publish commits.

@@ -9,6 +9,7 @@ export type Row = Record<string, unknown>;
 
 /** The result of one statement. */
 export interface QueryResult<R = Row> {
+  /** The rows the statement returned; empty for a statement without a result set. */
   readonly rows: R[];
   /** Rows the statement changed (or returned, for a select). */
   readonly rowCount: number;

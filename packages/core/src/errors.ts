@@ -43,7 +43,9 @@ export class ClosedError extends SqlInboxError {
 
 /** The database server is older than the first release that has what the dialect needs. */
 export class ServerTooOldError extends SqlInboxError {
+  /** The server's version, as it reported it. */
   readonly found: string;
+  /** The oldest version the dialect supports. */
   readonly floor: string;
   constructor(server: string, found: string, floor: string, table?: string) {
     super(
@@ -83,7 +85,9 @@ function causeText(err: unknown): string {
 
 /** A description or subscription problem found at start, before any row is claimed. */
 export class ConfigError extends SqlInboxError {
+  /** The column the problem concerns, or undefined where it concerns no one column. */
   readonly column: string | undefined;
+  /** What to change to mend it (also at the end of the message), or undefined. */
   readonly fix: string | undefined;
   constructor(message: string, opts: { table?: string; column?: string; fix?: string } = {}) {
     const where = [opts.table && `table ${opts.table}`, opts.column && `column ${opts.column}`]
@@ -97,6 +101,7 @@ export class ConfigError extends SqlInboxError {
 
 /** A payload that cannot be decoded or fails its schema. It never reaches the handler. */
 export class DecodeError extends SqlInboxError {
+  /** The schema's issues (Standard Schema `issues`) when validation failed; empty when decoding did. */
   readonly issues: readonly unknown[];
   constructor(
     table: string,
@@ -205,7 +210,14 @@ export function claimErrorPolicy(
   kind: ErrorKind,
   failures: number,
   pollMs: number,
-): { delayMs: number; retire: boolean; level: 'warn' | 'error' } {
+): {
+  /** The pause before the next claim, in milliseconds. */
+  delayMs: number;
+  /** Whether to close the claim's connection instead of returning it to the pool. */
+  retire: boolean;
+  /** The level the failure is logged at. */
+  level: 'warn' | 'error';
+} {
   const n = Math.max(1, failures);
   const backoff = Math.min(30_000, Math.max(1, pollMs) * 2 ** Math.min(n - 1, 10));
   if (isRetryable(kind)) {
@@ -224,6 +236,7 @@ export function classify(dialect: { classifyError(err: unknown): ErrorKind }, er
   }
 }
 
+/** An error's message, or the thrown value as a string where it is not an Error. */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

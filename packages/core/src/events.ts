@@ -5,13 +5,25 @@ import type { Outcome, Plan } from './outcome.js';
 /** The typed events a broker emits. */
 export interface EventMap {
   /** A row was claimed; `attempt` as it stood before the claim. */
-  claimed: { table: string; id: unknown; attempt: number };
+  claimed: {
+    /** The queue table. */
+    table: string;
+    /** The row's id. */
+    id: unknown;
+    /** The row's attempt as it stood before the claim. */
+    attempt: number;
+  };
   /** A row was settled by its handler's outcome. */
   settled: {
+    /** The queue table. */
     table: string;
+    /** The row's id. */
     id: unknown;
+    /** The outcome the handler returned (or the one a failure stood for). */
     outcome: Outcome['kind'];
+    /** What the engine did with the row: finished it, returned it to the queue, or dead-lettered it. */
     plan: Plan['kind'];
+    /** The row's attempt as it stood before the claim. */
     attempt: number;
     /** From the row handed to a worker to its settlement committed, in milliseconds. */
     durationMs: number;
@@ -22,24 +34,56 @@ export interface EventMap {
     error?: unknown;
   };
   /** A row moved to its dead letter. */
-  deadLettered: { table: string; id: unknown; attempt: number };
+  deadLettered: {
+    /** The queue table. */
+    table: string;
+    /** The row's id. */
+    id: unknown;
+    /** The row's attempt as it stood before the claim. */
+    attempt: number;
+  };
   /** Leases in work were extended. */
-  leaseExtended: { table: string; count: number };
+  leaseExtended: {
+    /** The queue table. */
+    table: string;
+    /** How many leases the extension moved. */
+    count: number;
+  };
   /** A lease ran out under a running handler; another claim may hold the row now. */
-  leaseLost: { table: string; id: unknown; attempt: number };
+  leaseLost: {
+    /** The queue table. */
+    table: string;
+    /** The row's id. */
+    id: unknown;
+    /** The row's attempt as it stood before the claim. */
+    attempt: number;
+  };
   /**
    * A claim failed (the subscription backs off and tries again). `kind` is the dialect's
    * classification of the error; `retryInMs` the pause before the next claim.
    */
-  claimError: { table: string; error: unknown; kind: ErrorKind; retryInMs: number };
+  claimError: {
+    /** The queue table. */
+    table: string;
+    /** The error the claim threw. */
+    error: unknown;
+    /** The dialect's classification of the error. */
+    kind: ErrorKind;
+    /** The pause before the next claim, in milliseconds. */
+    retryInMs: number;
+  };
   /**
    * A settlement failed (a returned outcome's, or one the handler called through `ctx`); the row
    * stays as its form says.
    */
   settlementError: {
+    /** The queue table. */
     table: string;
+    /** The row's id. */
     id: unknown;
+    /** The row's attempt as it stood before the claim. */
     attempt: number;
+    /** The error the settlement threw. */
     error: unknown;
     /** The dialect's classification of the failure (`constraint`: the statement is refused as it is). */
     kind: ErrorKind;
@@ -49,13 +93,41 @@ export interface EventMap {
    * transaction did not open, the subscription stopped before a worker took it, or shutdown
    * released it (row lock and advisory forms; a lease delivery keeps its lease at shutdown).
    */
-  released: { table: string; id: unknown; attempt: number; reason: ReleaseReason };
+  released: {
+    /** The queue table. */
+    table: string;
+    /** The row's id. */
+    id: unknown;
+    /** The row's attempt as it stood before the claim. */
+    attempt: number;
+    /** Why the row went back. */
+    reason: ReleaseReason;
+  };
   /** This broker published a schedule's tick: its row `id` in `table` (another broker had not). */
-  scheduled: { schedule: string; table: string; tick: Date; id: unknown };
+  scheduled: {
+    /** The schedule's name. */
+    schedule: string;
+    /** The queue table the tick was published to. */
+    table: string;
+    /** The tick's instant: when the schedule was due. */
+    tick: Date;
+    /** The id of the row published for the tick. */
+    id: unknown;
+  };
   /** A schedule's tick failed (nothing was published for it); the schedule goes on. */
-  scheduleError: { schedule: string; table: string; tick: Date; error: unknown };
+  scheduleError: {
+    /** The schedule's name. */
+    schedule: string;
+    /** The queue table the tick was to be published to. */
+    table: string;
+    /** The tick's instant: when the schedule was due. */
+    tick: Date;
+    /** The error that failed the tick. */
+    error: unknown;
+  };
 }
 
+/** The name of a broker event: a key of {@link EventMap}. */
 export type EventName = keyof EventMap;
 
 /** Why a claimed row went back unsettled (the `released` event). */

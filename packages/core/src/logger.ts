@@ -1,12 +1,17 @@
 /** Where sqlinbox writes what it noticed. Fields carry the table and the row id where one applies. */
 export interface Logger {
+  /** Writes an entry of detail only worth reading while tracing a problem (e.g. a failed close). */
   debug(msg: string, fields?: Record<string, unknown>): void;
+  /** Writes an entry about normal operation. */
   info(msg: string, fields?: Record<string, unknown>): void;
+  /** Writes an entry about a problem the engine works around (it retries, or falls back). */
   warn(msg: string, fields?: Record<string, unknown>): void;
+  /** Writes an entry about a failure that needs attention (it will not mend by itself). */
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+/** A logger's level, from the most detailed: `debug`, `info`, `warn`, `error`. */
 export type LogLevel = (typeof LEVELS)[number];
 
 /** A logger writing one line per entry to stderr, from `level` up (default `warn`). */

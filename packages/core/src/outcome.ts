@@ -5,11 +5,26 @@ import { ConfigError } from './errors.js';
  * error is a `retry()`.
  */
 export type Outcome =
-  | { readonly kind: 'ack' }
-  | { readonly kind: 'drop' }
-  | { readonly kind: 'retry' }
-  | { readonly kind: 'retryAfter'; readonly delayMs: number };
+  | {
+      /** Done: deleted, or stamped `processed_at`. */
+      readonly kind: 'ack';
+    }
+  | {
+      /** A poisoned message, settled like `ack`. */
+      readonly kind: 'drop';
+    }
+  | {
+      /** Deliver again; dead-lettered at `maxAttempts`. */
+      readonly kind: 'retry';
+    }
+  | {
+      /** Deliver again after a delay. */
+      readonly kind: 'retryAfter';
+      /** The delay from the settlement, in milliseconds (0 or more). */
+      readonly delayMs: number;
+    };
 
+/** The outcomes a handler answers, built: `return Outcome.retryAfter(5_000)`. */
 export const Outcome = {
   /** Done: the row is deleted, or stamped `processed_at` where the table has one. */
   ack: (): Outcome => ACK,
@@ -53,10 +68,18 @@ export function outcomeOf(value: unknown): Outcome {
  * finish it, return it to the queue (optionally not before an instant), or dead-letter it.
  */
 export type Plan =
-  | { readonly kind: 'finish'; readonly outcome: 'ack' | 'drop' }
   | {
+      /** Finish the row: delete it, or stamp `processed_at`. */
+      readonly kind: 'finish';
+      /** The outcome that led here. */
+      readonly outcome: 'ack' | 'drop';
+    }
+  | {
+      /** Return the row to the queue. */
       readonly kind: 'return';
+      /** The outcome that led here. */
       readonly outcome: 'retry' | 'retryAfter';
+      /** When the row is due again; undefined: at once (or after `backoffMs`). */
       readonly retryAfter: Date | undefined;
       /**
        * A delay the engine chose (a thrown error's backoff, a failure's pause), in ms. With a
@@ -65,7 +88,12 @@ export type Plan =
        */
       readonly backoffMs?: number;
     }
-  | { readonly kind: 'deadLetter'; readonly outcome: 'retry' | 'retryAfter' };
+  | {
+      /** Move the row to its dead letter: the attempt reached `maxAttempts`. */
+      readonly kind: 'deadLetter';
+      /** The outcome that led here. */
+      readonly outcome: 'retry' | 'retryAfter';
+    };
 
 /**
  * Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim.

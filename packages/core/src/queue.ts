@@ -51,7 +51,9 @@ export const MAX_WORKERS = 10_000;
  * `min(maxMs, baseMs * 2^(n-1))`, less a random part of at most `jitter` of it.
  */
 export interface Backoff {
+  /** The first retry's delay, in milliseconds. */
   readonly baseMs: number;
+  /** The longest delay, in milliseconds. */
   readonly maxMs: number;
   /** Between 0 (no jitter) and 1 (anywhere from 0 to the full delay). */
   readonly jitter: number;
@@ -80,6 +82,7 @@ export interface BackoffOptions {
 
 /** Everything a subscription is mounted with. */
 export interface QueueSettings {
+  /** The table the queue mounts. */
   readonly table: AnyTable;
   /** Handlers run at once (default 1). */
   readonly workers: number;
@@ -87,14 +90,19 @@ export interface QueueSettings {
   readonly lanes: number | undefined;
   /** Lease length for this subscription, in ms (lease form); the broker's when unset. */
   readonly leaseMs: number | undefined;
+  /** A retry at this attempt dead-letters the row instead. Default (undefined): retries never end. */
   readonly maxAttempts: number | undefined;
+  /** Where dead rows go. Default (undefined): none. */
   readonly deadLetter: DeadLetterTarget | undefined;
+  /** Transactional mode: each delivery runs in a transaction its settlement commits. Default false. */
   readonly transactional: boolean;
   /** Poll interval after an empty claim, in ms; the broker's when unset. */
   readonly pollMs: number | undefined;
   /** A handler still running after this is dropped unsettled (its row returns). Default: none. */
   readonly timeoutMs: number | undefined;
+  /** The Standard Schema every payload is validated with before the handler sees it. Default: none. */
   readonly schema: StandardSchemaV1 | undefined;
+  /** The codec payloads are decoded with. Default (undefined): the payload column's own. */
   readonly codec: Codec<unknown> | undefined;
   /** Rows per claim statement at most (lease and advisory forms). Default: the workers. */
   readonly claimBatch: number | undefined;
@@ -105,6 +113,7 @@ export interface QueueSettings {
    * sized from the drain rate, from the workers up to 200). See {@link Queue.prefetch}.
    */
   readonly prefetch?: number | undefined;
+  /** A name for logs and events (default: the table's name). */
   readonly name: string;
   /** A relay of an outbox: a retry leaves the record for the relay's next start. Default false. */
   readonly relay?: boolean;
@@ -117,6 +126,7 @@ export interface QueueSettings {
 
 /** Type-level flags of a queue. */
 export interface QueueFlags {
+  /** Set by {@link Queue.transactional}: the handler's `ctx.tx` is the delivery's transaction. */
   readonly tx: boolean;
   /** Set by {@link Queue.batch}: the handler takes an array (see `BatchHandler`). */
   readonly batch?: boolean;
@@ -126,13 +136,25 @@ export interface QueueFlags {
  * How a table is mounted: workers, lease, retries and dead letter, transactional mode. Build it
  * with {@link queue}; every method returns a new queue.
  */
-export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFlags = { tx: false }> {
+export class Queue<
+  D extends AnyTable = AnyTable,
+  T = unknown,
+  F extends QueueFlags = {
+    /** Not transactional. */
+    tx: false;
+  },
+> {
   /** Type-level only. */
   declare readonly __table: D;
+  /** Type-level only: the message's type. */
   declare readonly __message: T;
+  /** Type-level only: the queue's flags. */
   declare readonly __flags: F;
 
-  constructor(readonly settings: QueueSettings) {}
+  constructor(
+    /** Everything the queue mounts with. */
+    readonly settings: QueueSettings,
+  ) {}
 
   private with<T2 = T, F2 extends QueueFlags = F>(patch: Partial<QueueSettings>): Queue<D, T2, F2> {
     return new Queue<D, T2, F2>({ ...this.settings, ...patch });
@@ -185,8 +207,24 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
    * settlement. Not on a batch queue: a type error, and a `ConfigError` past the types.
    */
   transactional(
-    this: Queue<D, T, { readonly tx: boolean; readonly batch?: false }>,
-  ): Queue<D, T, { tx: true }> {
+    this: Queue<
+      D,
+      T,
+      {
+        /** Either. */
+        readonly tx: boolean;
+        /** Not a batch queue. */
+        readonly batch?: false;
+      }
+    >,
+  ): Queue<
+    D,
+    T,
+    {
+      /** Transactional. */
+      tx: true;
+    }
+  > {
     if (this.settings.batch !== undefined) throw batchTransactional(this.settings.table.table);
     return this.with<T, { tx: true }>({ transactional: true });
   }
@@ -197,7 +235,26 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
    * settle by the handler's outcome (see docs/batches.md). `workers(k)` runs k batches at once.
    * Not transactional: a type error, and a `ConfigError` past the types.
    */
-  batch(this: Queue<D, T, { readonly tx: false }>, n: number): Queue<D, T, { tx: false; batch: true }> {
+  batch(
+    this: Queue<
+      D,
+      T,
+      {
+        /** Not transactional. */
+        readonly tx: false;
+      }
+    >,
+    n: number,
+  ): Queue<
+    D,
+    T,
+    {
+      /** Not transactional. */
+      tx: false;
+      /** A batch queue. */
+      batch: true;
+    }
+  > {
     const size = positive(n, 'batch', this.settings.table.table);
     if (this.settings.transactional) throw batchTransactional(this.settings.table.table);
     return this.with<T, { tx: false; batch: true }>({ batch: size });
@@ -298,7 +355,16 @@ export class Queue<D extends AnyTable = AnyTable, T = unknown, F extends QueueFl
 }
 
 /** Mounts a table as a queue; chain its settings. */
-export function queue<D extends AnyTable>(table: D): Queue<D, unknown, { tx: false }> {
+export function queue<D extends AnyTable>(
+  table: D,
+): Queue<
+  D,
+  unknown,
+  {
+    /** Not transactional. */
+    tx: false;
+  }
+> {
   return new Queue({
     table,
     workers: 1,

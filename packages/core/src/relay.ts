@@ -21,7 +21,10 @@ import type { QueueSettings } from './queue.js';
  */
 
 /** The declarative spelling of an outbox table: any table description, with its `processedAt` column. */
-export type OutboxInput = InboxInput & { readonly processedAt: string };
+export type OutboxInput = InboxInput & {
+  /** The column a relayed record is stamped in (a timestamp, null until relayed). */
+  readonly processedAt: string;
+};
 
 /**
  * Describes an outbox table: {@link inbox} with `processedAt` required, since a relay marks records

@@ -57,6 +57,7 @@ export const SCHEDULE_TABLE = 'sqlinbox_schedules';
 
 /** A schedule as `broker.schedule(..)` answers it. */
 export interface MountedSchedule {
+  /** The schedule's name, unique within the tick table. */
   readonly name: string;
   /** The next tick this broker will fire, or null when stopped or the expression has no more. */
   next(): Date | null;

@@ -37,6 +37,7 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
   readonly row: Readonly<Row>;
   /** Fires on shutdown, on lease loss and at the handler's timeout; its reason says which. */
   readonly signal: AbortSignal;
+  /** The broker's logger, its records carrying the table and the row's id. */
   readonly logger: Logger;
   /** Transactional mode: the delivery's transaction; `ack` commits what the handler wrote through it. */
   readonly tx: Tx;
@@ -46,9 +47,13 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
    * failure only reaches the logs and the `settlementError` event.
    */
   settle(outcome: Outcome): Promise<void>;
+  /** Settles now as `Outcome.ack()`: the row is deleted, or stamped `processed_at`. */
   ack(): Promise<void>;
+  /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
   drop(): Promise<void>;
+  /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */
   retry(): Promise<void>;
+  /** Settles now as `Outcome.retryAfter(delay)`: delivered again no earlier than `delay` (ms, or an instant). */
   retryAfter(delay: number | Date): Promise<void>;
 }
 

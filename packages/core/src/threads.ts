@@ -31,9 +31,13 @@ export interface ThreadOptions {
 
 /** The thread settings a {@link ThreadQueue} carries, defaults filled. */
 export interface ThreadSettings {
+  /** Threads to run (at least 1). */
   readonly threads: number;
+  /** Connections of each thread's own pool (default 1). */
   readonly connections: number;
+  /** The module each thread imports, as a URL string. */
   readonly handler: string;
+  /** The value handed to `open` and to each handler as `ctx.data`. */
   readonly data: unknown;
 }
 
@@ -52,13 +56,17 @@ export interface ThreadOpenOptions<D = any> {
  * `sqlite(...).pool`, ...) and how to close what `open` opened (`() => pool.end()`).
  */
 export interface ThreadPoolHandle {
+  /** The thread's pool, from a dialect adapter. */
   readonly pool: Pool;
+  /** Closes what `open` opened; called once when the thread ends. */
   close(): Promise<void> | void;
 }
 
 /** What a handler on a thread is given beside its message; `D` is the type of `onThreads({ data })`. */
 export interface ThreadContext<D = any> {
+  /** The queue table. */
   readonly table: string;
+  /** The row's id. */
   readonly id: unknown;
   /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
   readonly attempt: number;
@@ -78,9 +86,13 @@ export interface ThreadContext<D = any> {
   connection<X>(fn: (conn: Connection) => Promise<X>): Promise<X>;
   /** Settles now, on the main thread, and reports the settlement's own failure here. */
   settle(outcome: Outcome): Promise<void>;
+  /** Settles now as `Outcome.ack()`: the row is deleted, or stamped `processed_at`. */
   ack(): Promise<void>;
+  /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
   drop(): Promise<void>;
+  /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */
   retry(): Promise<void>;
+  /** Settles now as `Outcome.retryAfter(delay)`: delivered again no earlier than `delay` (ms, or an instant). */
   retryAfter(delay: number | Date): Promise<void>;
 }
 
@@ -104,10 +116,13 @@ export function threadHandler<T = any, D = any>(module: ThreadModule<T, D>): Thr
 export class ThreadQueue<D extends AnyTable = AnyTable, T = unknown> {
   /** Type-level only. */
   declare readonly __table: D;
+  /** Type-level only: the message's type. */
   declare readonly __message: T;
 
   constructor(
+    /** The settings of the queue mounted on threads. */
     readonly settings: QueueSettings,
+    /** The thread settings, defaults filled. */
     readonly threads: ThreadSettings,
   ) {}
 }
@@ -151,13 +166,17 @@ export function threadSettings(settings: QueueSettings, opts: ThreadOptions): Th
 
 /** One subscription's demand on the database: its threads and each thread's pool. */
 export interface ThreadDemand {
+  /** The subscription's queue table, for the error message. */
   readonly table: string;
+  /** Its threads. */
   readonly threads: number;
+  /** Connections of each thread's pool. */
   readonly connections: number;
 }
 
 /** The service's own connections: its pool, and the wake-up listener's where the adapter has one. */
 export interface ServiceConnections {
+  /** The most connections the service's pool opens. */
   readonly pool: number;
   /** 1 where the adapter listens for wake-ups on a connection of its own (PostgreSQL LISTEN), else 0. */
   readonly listener: number;

@@ -2,6 +2,7 @@ import type { Admin, AnyTable, DeadLetterTarget, EventMap, EventName, QueueStats
 
 /** Something that emits a broker's events: a `Broker` (its `on`). */
 export interface BrokerEvents {
+  /** Listens to a typed broker event (the sampler counts `settled`). */
   on<E extends EventName>(event: E, listener: (payload: EventMap[E]) => void): unknown;
 }
 
@@ -28,6 +29,7 @@ export interface Sample {
   readonly at: number;
   /** The counts, or null when the reading failed. */
   readonly stats: QueueStats | null;
+  /** Why the reading failed (the error's message); absent when it succeeded. */
   readonly error?: string;
   /** Settlements since the previous sample; null without an event source. */
   readonly settled: Settled | null;

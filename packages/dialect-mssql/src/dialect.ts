@@ -41,7 +41,14 @@ export const mssqlCapabilities: Capabilities = capabilities({
 export function parseVersion(raw: string) {
   const m = /(\d+)\.(\d+)/.exec(raw);
   if (m === null) throw new Error(`sqlinbox: cannot read the SQL Server version ${JSON.stringify(raw)}`);
-  return { major: Number(m[1]), minor: Number(m[2]), raw };
+  return {
+    /** The major version, e.g. 16 for SQL Server 2022. */
+    major: Number(m[1]),
+    /** The minor version. */
+    minor: Number(m[2]),
+    /** The version text as the server reported it. */
+    raw,
+  };
 }
 
 /** A `ProductVersion`, read. */

@@ -77,6 +77,7 @@ export interface MssqlAdapterOptions {
 
 /** What {@link mssql} returns: the adapter, whose `close()` ends the connections its pool opened. */
 export type MssqlAdapter = Adapter<Form, IsolationLevel> & {
+  /** The adapter's own pool of tedious connections. */
   readonly pool: MssqlPool;
   /** Closes every connection the pool opened; the server ends their sessions. */
   close(): Promise<void>;
@@ -84,6 +85,7 @@ export type MssqlAdapter = Adapter<Form, IsolationLevel> & {
 
 /** The error a statement on a closed connection fails with (`code` ECONNCLOSED: kind `connection`). */
 export class MssqlConnectionClosedError extends Error {
+  /** The driver-style error code the dialect classifies as a lost connection. */
   readonly code = 'ECONNCLOSED';
   constructor(id: string) {
     super(`sqlinbox: connection ${id} is closed`);

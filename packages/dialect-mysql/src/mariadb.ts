@@ -190,7 +190,10 @@ export function mariadbTx(conn: Pick<MariaPoolConnection, 'query' | 'execute' | 
 export function mariadb(
   poolOrOptions: MariaPool | PoolConfig,
   opts: MariadbAdapterOptions = {},
-): Adapter<Form, IsolationLevel> & { readonly server: string } {
+): Adapter<Form, IsolationLevel> & {
+  /** Where the pool connects, `mysql://host:port/database` (never a password), for messages. */
+  readonly server: string;
+} {
   const owned = typeof (poolOrOptions as { getConnection?: unknown }).getConnection !== 'function';
   const config = owned ? (poolOrOptions as PoolConfig) : undefined;
   const pool = owned

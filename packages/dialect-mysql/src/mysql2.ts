@@ -240,7 +240,10 @@ export function mysql2Tx(conn: Pick<PromisePoolConnection, 'query' | 'execute'>)
 export function mysql2(
   poolOrOptions: PromisePool | PoolOptions,
   opts: Mysql2AdapterOptions = {},
-): Adapter<Form, IsolationLevel> & { readonly server: string } {
+): Adapter<Form, IsolationLevel> & {
+  /** Where the pool connects, `mysql://host:port/database` (never a password), for messages. */
+  readonly server: string;
+} {
   const owned = typeof (poolOrOptions as { getConnection?: unknown }).getConnection !== 'function';
   const pool = owned
     ? (

@@ -154,7 +154,10 @@ export class PostgresDialect implements Dialect {
    * `ServerTooOldError('PostgreSQL', found, '11')` below PostgreSQL 11. Answers the
    * version's first word (`15.4`).
    */
-  async checkServer(conn: Connection): Promise<{ version: string }> {
+  async checkServer(conn: Connection): Promise<{
+    /** The version's first word, e.g. `15.4`. */
+    version: string;
+  }> {
     let version = this.serverVersion;
     if (version === undefined) {
       const r = await conn.query<{ version: string }>(`SELECT current_setting('server_version') AS version`);

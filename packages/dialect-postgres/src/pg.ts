@@ -24,7 +24,12 @@ export interface PgClientLike {
   query(
     text: string | { name: string; text: string; values?: unknown[] },
     values?: unknown[],
-  ): Promise<{ rows: any[]; rowCount: number | null }>;
+  ): Promise<{
+    /** The rows the statement returned. */
+    rows: any[];
+    /** The rows it changed or returned; null for a statement that reports no count. */
+    rowCount: number | null;
+  }>;
   /** `error` and `end` mark the client lost; `notification` carries NOTIFY on the LISTEN client. */
   on(event: string, listener: (...args: any[]) => void): unknown;
   /** The backend pid, set by `pg` from the server's BackendKeyData; read by query when absent. */
@@ -50,7 +55,10 @@ export interface PgPoolLike {
   /** Checks a client out, waiting while the pool is full. */
   connect(): Promise<PgPoolClientLike>;
   /** The pool's options; `max` is its size (default 10, as in `pg`). */
-  readonly options: { readonly max?: number | undefined };
+  readonly options: {
+    /** The most clients the pool opens (default 10). */
+    readonly max?: number | undefined;
+  };
   /** Clients idle in the pool. */
   readonly idleCount: number;
   /** Clients open (idle, checked out or connecting). */
@@ -70,11 +78,17 @@ export interface PgPoolLike {
  * `pg({ connectionString, max: 10 })`. The adapter ends that pool when the broker shuts down.
  */
 export interface PgPoolOptions {
+  /** A `postgres://user:password@host:port/database` URL; the fields below override its parts. */
   readonly connectionString?: string | undefined;
+  /** The server's host name or address (`pg`'s default: `PGHOST`, else localhost). */
   readonly host?: string | undefined;
+  /** The server's port (`pg`'s default: `PGPORT`, else 5432). */
   readonly port?: number | undefined;
+  /** The database to connect to (`pg`'s default: `PGDATABASE`, else the user's name). */
   readonly database?: string | undefined;
+  /** The role to connect as (`pg`'s default: `PGUSER`, else the OS user). */
   readonly user?: string | undefined;
+  /** The role's password, or a function answering it at each connect (for rotating tokens). */
   readonly password?: string | (() => string | Promise<string>) | undefined;
   /** The pool's size (default 10, as in `pg`). */
   readonly max?: number | undefined;
@@ -106,11 +120,16 @@ export interface PgAdapterOptions {
 }
 
 /** What {@link pg} takes through a transaction pooler. */
-export type PgTransactionPoolerOptions = PgAdapterOptions & { readonly pooler: 'transaction' };
+export type PgTransactionPoolerOptions = PgAdapterOptions & {
+  /** The pool connects through a pooler in transaction mode. */
+  readonly pooler: 'transaction';
+};
 
 /** What every adapter {@link pg} returns has. */
 export interface PgAdapterParts {
+  /** The PostgreSQL dialect, shared with the postgres.js adapter. */
   readonly dialect: PostgresDialect;
+  /** The `pg.Pool` as a core pool: one checked-out client per connection. */
   readonly pool: Pool;
   /** Where the pool connects: `postgres://host:port/database`. */
   readonly server: string;
@@ -119,7 +138,11 @@ export interface PgAdapterParts {
 }
 
 /** The adapter {@link pg} returns. */
-export type PgAdapter = Adapter<Form, PostgresIsolation> & PgAdapterParts & { readonly wakeup: Wakeup };
+export type PgAdapter = Adapter<Form, PostgresIsolation> &
+  PgAdapterParts & {
+    /** LISTEN/NOTIFY wake-ups, on a client of the adapter's own beside the pool. */
+    readonly wakeup: Wakeup;
+  };
 
 /**
  * The adapter {@link pg} returns with `pooler: 'transaction'`: the row lock and lease forms only
@@ -127,7 +150,10 @@ export type PgAdapter = Adapter<Form, PostgresIsolation> & PgAdapterParts & { re
  * `listenClient` was given.
  */
 export type PgTransactionPoolerAdapter = Adapter<TransactionPoolerForm, PostgresIsolation> &
-  PgAdapterParts & { readonly wakeup: Wakeup | undefined };
+  PgAdapterParts & {
+    /** LISTEN/NOTIFY wake-ups on the `listenClient` given; undefined without one (the broker polls). */
+    readonly wakeup: Wakeup | undefined;
+  };
 
 /** What the adapter remembers per physical client (kept in a WeakMap, so nothing lives on the client). */
 interface ClientState {

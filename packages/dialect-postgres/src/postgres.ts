@@ -44,9 +44,13 @@ import { warnPooler } from './pooler.js';
 
 /** One postgres.js result: an array of rows with the command's row count. */
 export interface PostgresJsResult extends ReadonlyArray<any> {
+  /** The rows the command changed or returned; null where it reports no count. */
   readonly count: number | null;
   /** The `{ pid, secret }` of the BackendKeyData of the connection that ran it (behind a pooler, the pooler's key). */
-  readonly state?: { readonly pid?: number | null } | null;
+  readonly state?: {
+    /** The backend pid; absent or null where postgres.js has not read it. */
+    readonly pid?: number | null;
+  } | null;
 }
 
 /** The internal connection object postgres.js passes to `onexecute` (undocumented; used defensively). */
@@ -77,7 +81,12 @@ export interface PostgresJsLike extends PostgresJsSqlLike {
    * The parsed options; `max` is the instance's size (postgres.js's default 10), `prepare`
    * whether its statements are prepared by name (postgres.js's default true).
    */
-  readonly options: { readonly max: number; readonly prepare?: boolean };
+  readonly options: {
+    /** The most connections the instance opens. */
+    readonly max: number;
+    /** Whether statements are prepared by name (absent: true). */
+    readonly prepare?: boolean;
+  };
   /** Reserves one connection for the caller alone, waiting while every connection is busy. */
   reserve(): Promise<PostgresJsReservedLike>;
   /** LISTENs on a channel over postgres.js's own dedicated connection. */
@@ -85,7 +94,10 @@ export interface PostgresJsLike extends PostgresJsSqlLike {
     channel: string,
     onnotify: (value: string) => void,
     onlisten?: () => void,
-  ): PromiseLike<{ unlisten(): Promise<void> }>;
+  ): PromiseLike<{
+    /** Stops listening on the channel. */
+    unlisten(): Promise<void>;
+  }>;
 }
 
 /**
@@ -94,9 +106,13 @@ export interface PostgresJsLike extends PostgresJsSqlLike {
  * adapter ends that instance when the broker shuts down.
  */
 export interface PostgresJsConnectOptions {
+  /** A `postgres://user:password@host:port/database` URL; the fields below override its parts. */
   readonly url?: string | undefined;
+  /** The server's host name or address (postgres.js's default: `PGHOST`, else localhost). */
   readonly host?: string | undefined;
+  /** The server's port (postgres.js's default: `PGPORT`, else 5432). */
   readonly port?: number | undefined;
+  /** The database to connect to (postgres.js's default: `PGDATABASE`, else the user's name). */
   readonly database?: string | undefined;
   /** The instance's size (default 10, as in postgres.js). */
   readonly max?: number | undefined;
@@ -130,12 +146,15 @@ export interface PostgresJsAdapterOptions {
 
 /** What {@link postgresJs} takes through a transaction pooler. */
 export type PostgresJsTransactionPoolerOptions = PostgresJsAdapterOptions & {
+  /** The instance connects through a pooler in transaction mode. */
   readonly pooler: 'transaction';
 };
 
 /** What every adapter {@link postgresJs} returns has. */
 export interface PostgresJsAdapterParts {
+  /** The PostgreSQL dialect, shared with the `pg` adapter. */
   readonly dialect: PostgresDialect;
+  /** The instance as a core pool: one reserved connection per connection. */
   readonly pool: Pool;
   /** Where the instance connects: `postgres://host:port/database`. */
   readonly server: string;
@@ -149,7 +168,10 @@ export interface PostgresJsAdapterParts {
 
 /** The adapter {@link postgresJs} returns. */
 export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> &
-  PostgresJsAdapterParts & { readonly wakeup: Wakeup };
+  PostgresJsAdapterParts & {
+    /** LISTEN/NOTIFY wake-ups, through `sql.listen` of the instance (or of the `listener` given). */
+    readonly wakeup: Wakeup;
+  };
 
 /**
  * The adapter {@link postgresJs} returns with `pooler: 'transaction'`: the row lock and lease forms
@@ -157,7 +179,10 @@ export type PostgresJsAdapter = Adapter<Form, PostgresIsolation> &
  * `listener` was given.
  */
 export type PostgresJsTransactionPoolerAdapter = Adapter<TransactionPoolerForm, PostgresIsolation> &
-  PostgresJsAdapterParts & { readonly wakeup: Wakeup | undefined };
+  PostgresJsAdapterParts & {
+    /** LISTEN/NOTIFY wake-ups through the `listener` given; undefined without one (the broker polls). */
+    readonly wakeup: Wakeup | undefined;
+  };
 
 /** A `CONNECTION_CLOSED` error like postgres.js's own, for a statement on a lost connection. */
 function closedError(id: string): Error {

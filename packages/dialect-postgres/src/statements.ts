@@ -105,7 +105,17 @@ export class PostgresStatements extends QueueStatements {
    * A FIFO table's claim takes its rows among the guarded heads: the CTE of {@link fifoGuard} and
    * the condition `id IN (the heads) AND ` on alias `a`; both empty for a table without groups.
    */
-  guarded(p: Params, n: number, now: Date | null, a: string): { with: string; where: string } {
+  guarded(
+    p: Params,
+    n: number,
+    now: Date | null,
+    a: string,
+  ): {
+    /** The CTE `sqlinbox_heads AS (..)`, without `WITH`; empty without groups. */
+    with: string;
+    /** The condition on the heads, ending in `AND `; empty without groups. */
+    where: string;
+  } {
     if (this.t.group === undefined) return { with: '', where: '' };
     return {
       with: `sqlinbox_heads AS (${this.fifoGuard(p, n, now)})`,
@@ -175,6 +185,10 @@ export class PostgresStatements extends QueueStatements {
     return this.tokens(p, leases, this.id, this.ident(this.role(this.t.lease, 'lease')));
   }
 
+  /**
+   * The condition of {@link heldTokens} on the quoted id and lease columns `id` and `lease`: the id
+   * among the bound ids, and the lease equal to the token at the id's position in the bound tokens.
+   */
   tokens(p: Params, leases: readonly { id: unknown; token: Date }[], id: string, lease: string): string {
     const ids = p.bind(leases.map((l) => l.id));
     const tokens = p.bind(leases.map((l) => l.token));

@@ -11,7 +11,10 @@ export interface SqliteStatementLike {
   /** Runs the statement and answers its rows. */
   all(...params: unknown[]): unknown[];
   /** Runs the statement and answers how many rows it changed. */
-  run(...params: unknown[]): { readonly changes: number | bigint };
+  run(...params: unknown[]): {
+    /** The rows the statement inserted, updated or deleted. */
+    readonly changes: number | bigint;
+  };
   /** better-sqlite3, libsql: whether the statement answers rows. */
   readonly reader?: boolean;
   /** better-sqlite3, libsql: whether the statement writes nothing. */
@@ -26,8 +29,11 @@ export interface SqliteStatementLike {
  * Typed by shape: the package imports no driver.
  */
 export interface SqliteDatabaseLike {
+  /** Compiles one statement (placeholders `?`). */
   prepare(sql: string): SqliteStatementLike;
+  /** Runs SQL without parameters (transaction statements, pragmas, DDL). */
   exec(sql: string): unknown;
+  /** Closes the handle. */
   close(): unknown;
   /** better-sqlite3, libsql: whether a transaction is open. */
   readonly inTransaction?: boolean;

@@ -77,6 +77,7 @@ export class WriteLock {
 export class SqliteBusyError extends Error {
   /** SQLite's result code. */
   readonly code = 'SQLITE_BUSY';
+  /** `SqliteError`, the name the drivers give their own errors, so classification treats it alike. */
   override readonly name = 'SqliteError';
 }
 

@@ -23,6 +23,7 @@ export { SqliteBusyError } from './file.js';
 
 /** What {@link sqlite} returns: the adapter, which closes the handles it opened. */
 export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {
+  /** The adapter's pool of handles on the database file. */
   readonly pool: SqlitePool;
   /** The database file, as `sqlite:<path>`. */
   readonly server: string;

@@ -221,7 +221,15 @@ export async function buildSite(
   const shared: TypeDocOptions = {
     // `pnpm typecheck` type-checks the sources; TypeDoc only reads them.
     skipErrorChecking: true,
-    validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: true },
+    // Every exported symbol and member carries a doc comment (`notDocumented`), the reference's own
+    // text; like every other TypeDoc warning, a missing one fails the build.
+    validation: {
+      notDocumented: true,
+      notExported: true,
+      invalidLink: true,
+      invalidPath: true,
+      rewrittenLink: true,
+    },
     // Source links into the repository, for the files git tracks (never fetched: the link check
     // lists them; the build checks that each names a file that exists).
     sourceLinkTemplate: `${filesUrl}{path}#L{line}`,

@@ -36,7 +36,7 @@ describe('the site checker itself', () => {
     expect(result.external).toEqual(['https://example.invalid/x']);
   });
 
-  test('R-DOC-3 a planted TypeDoc warning (a doc comment linking a name that does not exist) fails the build', async () => {
+  test('R-DOC-3 a planted TypeDoc warning (a doc comment linking a name that does not exist, an export without a doc comment) fails the build', async () => {
     const root = join(work, 'site-fixture-repo');
     rmSync(root, { recursive: true, force: true });
     writeFile(
@@ -55,13 +55,18 @@ describe('the site checker itself', () => {
         exports: { '.': { '@sqlinbox/source': './src/index.ts', default: './dist/index.mjs' } },
       }),
     );
-    writeFile(join(dir, 'src', 'index.ts'), '/** Adds one; see {@link Nowhere}. */\nexport const one = 1;\n');
+    writeFile(
+      join(dir, 'src', 'index.ts'),
+      '/** Adds one; see {@link Nowhere}. */\nexport const one = 1;\nexport const undocumented = 2;\n',
+    );
     const packages = publishedPackages(root);
     expect(packages).toEqual([{ name: '@fixture/one', dir, entryPoints: [join(dir, 'src', 'index.ts')] }]);
     const built = await buildSite(join(root, 'site'), { root, pages: docPages(root) });
     const messages = built.messages.join('\n');
     expect(messages).toMatch(/Nowhere/);
     expect(messages).toMatch(/missing\.md/);
+    expect(messages).toMatch(/undocumented \(Variable\).*does not have any documentation/);
+    expect(messages).not.toMatch(/\bone \(Variable\).*does not have any documentation/);
   });
 });
 

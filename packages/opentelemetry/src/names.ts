@@ -7,13 +7,21 @@
 /** `messaging.system`: sqlinbox is its own messaging system over the user's SQL table. */
 export const SYSTEM = 'sqlinbox';
 
+/** The attribute names of the spans and metrics. */
 export const ATTR = {
+  /** Always {@link SYSTEM}. */
   system: 'messaging.system',
+  /** The operation's kind in the conventions: `send` (publish) or `process` (a delivery). */
   operationType: 'messaging.operation.type',
+  /** The operation's name: `send` or `process`. */
   operationName: 'messaging.operation.name',
+  /** The queue table's name. */
   destination: 'messaging.destination.name',
+  /** The row's id, as text. */
   messageId: 'messaging.message.id',
+  /** The number of messages of a publish of more than one. */
   batchCount: 'messaging.batch.message_count',
+  /** The failure's type: the error's `name`, or `_OTHER` for a thrown value that is not an Error. */
   errorType: 'error.type',
   /** The attempt as it stood before the claim: 1 on the first delivery. */
   attempt: 'sqlinbox.attempt',
@@ -25,9 +33,11 @@ export const ATTR = {
   releaseReason: 'sqlinbox.release.reason',
   /** A queue state the gauge reports: `ready`, `delayed`, `in_work`, `dead`. */
   queueState: 'sqlinbox.queue.state',
+  /** The broker's dialect, e.g. `postgres`. */
   dialect: 'sqlinbox.dialect',
 } as const;
 
+/** The instrument names of the metrics. */
 export const METRIC = {
   /** Counter: deliveries settled, by table, outcome and settlement. */
   settled: 'sqlinbox.deliveries.settled',

@@ -18,7 +18,12 @@ export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priori
 export function tableColumns(
   t: AnyTable,
   fold: (name: string) => string = (name) => name,
-): { name: string; role: ColumnUse }[] {
+): {
+  /** The column's name, folded by `fold`. */
+  name: string;
+  /** What the column holds. */
+  role: ColumnUse;
+}[] {
   const out: { name: string; role: ColumnUse }[] = [];
   const seen = new Set<string>();
   const add = (name: string | undefined, role: ColumnUse) => {

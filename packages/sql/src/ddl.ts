@@ -12,6 +12,7 @@ export interface IndexParts {
   readonly columns: readonly string[];
   /** ` WHERE ..` over unsettled rows (and, for the unique key, rows that have one), or ''. */
   readonly where: string;
+  /** Whether the index is `UNIQUE` (the unique key's). */
   readonly unique: boolean;
 }
 
@@ -25,7 +26,10 @@ export interface IndexParts {
  * {@link type} and, where it names or shapes indexes its own way, {@link index}.
  */
 export class QueueDdl<S extends QueueStatements = QueueStatements> {
-  constructor(readonly s: S) {}
+  constructor(
+    /** The table's statements, whose quoting and roles the DDL shares. */
+    readonly s: S,
+  ) {}
 
   /** A role's SQL type. Defaults: standard SQL as PostgreSQL reads it. */
   type(role: ColumnRole): string {

@@ -1,6 +1,8 @@
 /** One statement and its bound values, in the order the driver numbers them. */
 export interface Statement {
+  /** The SQL text, with a placeholder for every value. */
   readonly sql: string;
+  /** The bound values, in placeholder order. */
   readonly params: readonly unknown[];
 }
 
@@ -19,6 +21,7 @@ export const positional: Placeholder = () => '?';
  * through {@link bind}: no value is ever written into SQL text.
  */
 export class Params {
+  /** The values bound so far, in placeholder order. */
   readonly values: unknown[] = [];
 
   constructor(private readonly placeholder: Placeholder = positional) {}

@@ -12,12 +12,15 @@ import { Params, type Placeholder, positional, type Statement } from './params.j
 
 /** The parts of a select the dialect assembles in its own syntax ({@link QueueStatements.select}). */
 export interface SelectParts {
+  /** The select list, e.g. `q.*` or `q."id"`. */
   readonly columns: string;
   /** The table with its alias, e.g. `"jobs" AS q`. */
   readonly table: string;
   /** The alias the other parts name (for `FOR UPDATE OF q`, `WITH (..)` hints). */
   readonly alias: string;
+  /** The condition, without `WHERE`; none: every row. */
   readonly where?: string | undefined;
+  /** The order, without `ORDER BY`; none: unordered. */
   readonly order?: string | undefined;
   /** Most rows: bound by {@link QueueStatements.limit}. */
   readonly limit?: number | undefined;
@@ -27,9 +30,13 @@ export interface SelectParts {
 
 /** An update the dialect assembles ({@link QueueStatements.update}). */
 export interface UpdateParts {
+  /** The quoted (optionally qualified) table name, without alias. */
   readonly table: string;
+  /** The alias the other parts name. */
   readonly alias: string;
+  /** The assignments of the `SET` list, each `column = value`. */
   readonly set: readonly string[];
+  /** The condition, without `WHERE`, on the alias. */
   readonly where: string;
   /** Columns to answer with (unqualified), or `*`; none for a plain update. */
   readonly returning?: string | undefined;
@@ -37,14 +44,19 @@ export interface UpdateParts {
 
 /** A delete the dialect assembles ({@link QueueStatements.delete}). */
 export interface DeleteParts {
+  /** The quoted table name. */
   readonly table: string;
+  /** The condition, without `WHERE`. */
   readonly where: string;
+  /** Columns to answer with (unqualified), or `*`; none for a plain delete. */
   readonly returning?: string | undefined;
 }
 
 /** One column an insert writes, and its value for a message. */
 export interface InsertColumn {
+  /** The column's name (unquoted). */
   readonly name: string;
+  /** Reads the column's value from one message. */
   readonly value: (m: Insert) => unknown;
   /** The column's role, for a dialect that binds it in its own way (`payload` of a JSON column). */
   readonly role?: 'payload' | 'time' | undefined;
@@ -52,6 +64,7 @@ export interface InsertColumn {
 
 /** An insert the dialect assembles ({@link QueueStatements.insertSql}). */
 export interface InsertParts {
+  /** The quoted table name. */
   readonly table: string;
   /** Quoted column names; empty for a row of defaults. */
   readonly columns: readonly string[];
@@ -75,7 +88,9 @@ export function qualified(name: string, ident: (part: string) => string = ansiId
 
 /** Private aliases in derived tables and answers, chosen so they never meet a user's column name. */
 export const ID = 'sqlinbox_id';
+/** The alias of a row's advisory key in a derived table or answer. */
 export const KEY = 'sqlinbox_key';
+/** The alias of a row's state in the admin list's answer (see `TableOps.list`). */
 export const STATE = 'sqlinbox_state';
 
 /**
@@ -116,6 +131,7 @@ export class QueueStatements {
   readonly exclude: ReadonlySet<unknown> | undefined;
 
   constructor(
+    /** The table the statements are written for. */
     readonly t: AnyTable,
     opts: PrepareOptions = {},
   ) {
@@ -270,12 +286,15 @@ export class QueueStatements {
   get begin(): string {
     return 'BEGIN';
   }
+  /** Commits the transaction. */
   get commit(): string {
     return 'COMMIT';
   }
+  /** Rolls the transaction back. */
   get rollback(): string {
     return 'ROLLBACK';
   }
+  /** Sets savepoint `name` (an identifier the engine chose). */
   savepoint(name: string): string {
     return `SAVEPOINT ${name}`;
   }
@@ -283,6 +302,7 @@ export class QueueStatements {
   releaseSavepoint(name: string): string | undefined {
     return `RELEASE SAVEPOINT ${name}`;
   }
+  /** Rolls back to savepoint `name`, keeping the transaction open. */
   rollbackToSavepoint(name: string): string {
     return `ROLLBACK TO SAVEPOINT ${name}`;
   }

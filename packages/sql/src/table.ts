@@ -27,7 +27,10 @@ import type { QueueStatements } from './statements.js';
 export class SqlTable<S extends QueueStatements = QueueStatements> implements TableOps {
   readonly advisory: Advisory;
 
-  constructor(readonly sql: S) {
+  constructor(
+    /** The table's statements, which this runs. */
+    readonly sql: S,
+  ) {
     this.advisory = {
       candidates: (conn, n, now, own) => this.candidates(conn, n, now, own),
       lock: (conn, key) => this.lock(conn, key),
@@ -127,6 +130,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   // -------------------------------------------------------------------------------------------
   // Advisory form
 
+  /** Runs the candidate select: up to `n` due rows in claim order, with their keys as text. */
   async candidates(
     conn: Connection,
     n: number,
@@ -138,14 +142,17 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return found.map((r) => ({ id: r.id, key: String(r.key) }));
   }
 
+  /** Runs the dialect's try-lock of `key`; true when this session took it. */
   async lock(conn: Connection, key: string): Promise<boolean> {
     return truthy((await this.rows(conn, this.sql.lock(key)))[0]?.ok);
   }
 
+  /** Runs the dialect's release of `key`; true when this session held it. */
   async unlock(conn: Connection, key: string): Promise<boolean> {
     return truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
   }
 
+  /** Runs the take: counts the attempt of a still-claimable row and answers it; null when it was settled meanwhile. */
   async take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null> {
     return (await this.rows(conn, this.sql.take(id, now)))[0] ?? null;
   }

@@ -4,7 +4,9 @@ import { type Harness, until } from '../harness.js';
 
 /** One value of the hostile corpus. */
 export interface HostileValue {
+  /** What the value is, for test titles (e.g. `single quote`). */
   readonly name: string;
+  /** The text itself, stored and read back by the hostile scenarios. */
   readonly value: string;
   /**
    * Why a database may refuse this value instead of storing it (`nul`: PostgreSQL text and jsonb
