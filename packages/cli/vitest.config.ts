@@ -8,5 +8,6 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    reporters: ['default', ['json', { outputFile: '.vitest/report.json' }]],
   },
 });
