@@ -4,7 +4,9 @@
 //   node scripts/test-count.mjs --save DIR [PKG..]   copies the tree's reports of PKG.. (default: every
 //                                                    package with a test script) into DIR, for a later sum;
 //                                                    a package without a report is recorded as missing
+//                                                    (several saves, even at once, may share one DIR)
 //   node scripts/test-count.mjs DIR..                the sum over saved runs (one line per run, then the total)
+//   node scripts/test-count.mjs --list               every package with a test script, one a line
 //
 // A package expected to report and without a report counts as one failure, as does a report of a
 // suite that failed to load.
@@ -48,17 +50,20 @@ if (args[0] === '--save') {
     if (existsSync(report)) copyFileSync(report, join(dir, fileOf(pkg)));
     else missing.push(pkg);
   }
-  writeFileSync(join(dir, 'missing.json'), JSON.stringify(missing));
+  // A file of this save's own: saves of other packages into the same DIR keep theirs.
+  writeFileSync(join(dir, `missing.${process.pid}.json`), JSON.stringify(missing));
+} else if (args[0] === '--list') {
+  for (const pkg of testedPackages()) console.log(pkg);
 } else if (args.length > 0) {
   const total = fresh();
   for (const dir of args) {
     const run = fresh();
-    const missing = existsSync(join(dir, 'missing.json'))
-      ? JSON.parse(readFileSync(join(dir, 'missing.json'), 'utf8'))
-      : [];
+    const missing = [];
     for (const name of existsSync(dir) ? readdirSync(dir) : []) {
-      if (name === 'missing.json' || !name.endsWith('.json')) continue;
-      add(run, JSON.parse(readFileSync(join(dir, name), 'utf8')));
+      if (!name.endsWith('.json')) continue;
+      const data = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      if (name.startsWith('missing.')) missing.push(...data);
+      else add(run, data);
     }
     if (!existsSync(dir)) missing.push(dir);
     for (const m of missing) console.log(`${dir}: no test report from ${m}`);

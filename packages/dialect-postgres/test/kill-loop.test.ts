@@ -36,7 +36,9 @@ for (const [driver, extra] of [
   ['pg', ['--bare']],
   ['postgres.js', []],
 ] as const) {
-  test(`R-OPS-8 fresh ${driver}${extra.length ? ' (no pool error listener)' : ''} worker processes whose sessions are killed at checkout neither crash nor stall`, async () => {
+  // Side by side: each loop ends only the sessions of its own workers (application_name names the
+  // loop's process and the worker) and uses a table of its own.
+  test.concurrent(`R-OPS-8 fresh ${driver}${extra.length ? ' (no pool error listener)' : ''} worker processes whose sessions are killed at checkout neither crash nor stall`, async () => {
     const r = await loop(driver, 10, [...extra]);
     expect(r.kills).toBeGreaterThan(0);
     expect(r.crashes).toEqual({});

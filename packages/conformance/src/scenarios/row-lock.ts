@@ -11,8 +11,9 @@ export function rowLockScenarios(h: () => Harness, _caps: Capabilities): void {
     const inA = gate();
     const releaseA = gate();
     const bSeen: number[] = [];
-    a.subscribe(queue(desc), async (m) => {
-      void m;
+    let aHolds: unknown;
+    a.subscribe(queue(desc), async (_m, ctx) => {
+      aHolds = ctx.id;
       inA.open();
       await releaseA.promise;
     });
@@ -29,8 +30,10 @@ export function rowLockScenarios(h: () => Harness, _caps: Capabilities): void {
     await until(() => bSeen.length === 1, 'b takes the unlocked row');
     expect(bSeen).toEqual([2]);
     expect(Date.now() - t0).toBeLessThan(3_000);
+    // b's ack commits once its handler has returned: wait for it, not for the handler alone.
+    await until(async () => (await h().rows(name)).length < 2, 'b commits its ack');
     // The locked row still stands: its settlement is its transaction's commit.
-    expect((await h().rows(name)).map((r) => Number(r.id))).toHaveLength(1);
+    expect((await h().rows(name)).map((r) => String(r.id))).toEqual([String(aHolds)]);
     releaseA.open();
     await until(async () => (await h().rows(name)).length === 0, 'a commits its ack');
     await until(() => a.poolUse.held === 0, 'connection back');
