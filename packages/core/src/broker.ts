@@ -682,12 +682,14 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     await Promise.allSettled([...this.startingOne]);
     for (const d of this.readyBeforeStart.values()) d.reject(new ClosedError('start'));
     this.readyBeforeStart.clear();
+    // Stop claiming at once (before any other wait: a handler settling meanwhile must not see its
+    // row claimed again); the deliveries in work keep their hold while shutdown waits.
+    const stopping = Promise.all(this.subscriptions.map((s) => s.stop()));
     // No schedule publishes once shutdown resolves: a tick in flight commits (or not) first.
     for (const d of this.scheduleReady.values()) d.reject(new ClosedError('start'));
     this.scheduleReady.clear();
     await Promise.all(this.schedules.map((r) => r.stop()));
-    // Stop claiming; the deliveries in work keep their hold while shutdown waits.
-    await Promise.all(this.subscriptions.map((s) => s.stop()));
+    await stopping;
     for (const s of this.subscriptions) for (const d of s.inFlight()) d.abort(reason);
     await this.waitForHandlers(deadline - Date.now());
     let locksReleased = 0;

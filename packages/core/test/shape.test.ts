@@ -11,6 +11,7 @@ const PACKAGES = [
   'dialect-sqlite',
   'dialect-mssql',
   'conformance',
+  'sql',
 ];
 const DRIVERS = ['pg', 'postgres', 'mysql2', 'mariadb', 'better-sqlite3', 'tedious'];
 
@@ -21,14 +22,17 @@ function sources(dir: string): string[] {
 }
 
 describe('the shape of the project', () => {
-  test('R-SHAPE-1 a pnpm workspace built with turbo, the six packages and docs/', () => {
+  test('R-SHAPE-1 a pnpm workspace built with turbo, the packages (core, the statement builder, the four dialects, conformance) and docs/', () => {
     for (const f of ['pnpm-workspace.yaml', 'turbo.json', 'package.json', 'docs/README.md']) {
       expect(existsSync(join(root, f)), f).toBe(true);
     }
     for (const p of PACKAGES) expect(existsSync(join(root, 'packages', p, 'package.json')), p).toBe(true);
     expect(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')).toMatch(/packages\/\*/);
     const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts;
-    for (const s of ['build', 'typecheck', 'test']) expect(scripts[s]).toMatch(/^turbo run /);
+    for (const s of ['build', 'typecheck']) expect(scripts[s]).toMatch(/^turbo run /);
+    // `pnpm test` runs turbo's test task in lanes (packages by the server they use, side by side).
+    expect(scripts.test).toBe('bash scripts/test.sh');
+    expect(readFileSync(join(root, 'scripts/test.sh'), 'utf8')).toMatch(/turbo run test /);
   });
 
   test('R-SHAPE-2 npm names; each builds to dist/ with declarations behind an exports map', () => {
