@@ -351,6 +351,8 @@ for (const db of dbs) {
       try {
         await broker.publishMany(table, [{ n: 1 }, { n: 2 }, { n: 3 }]);
         await broker.publish(table, { d: 1 }, { group: 'dead' });
+        // A reading spans the time since the last one; a zero span has no rate (a point, not a line).
+        await new Promise((r) => setTimeout(r, 10));
         await dash.sample();
         let handled = 0;
         worker.subscribe(queue(table).maxAttempts(1).deadLetter(DL), async (m: unknown) => {
