@@ -1,0 +1,12 @@
+export {
+  classifyPgliteError,
+  createPgliteDialect,
+  FLOOR,
+  PgliteBusyError,
+  PgliteClosedError,
+  PgliteStatements,
+  pgliteCapabilities,
+  pgliteDialect,
+  prepareTable,
+} from './dialect.js';
+export { type PgliteAdapterOptions, PgliteConnection, PglitePool, pglite } from './pglite.js';
