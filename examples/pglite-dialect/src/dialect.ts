@@ -45,10 +45,24 @@ export const pgliteCapabilities = capabilities({
 export class PgliteStatements extends QueueStatements {
   /** A Date is typed, so PGlite serializes it as an instant wherever the server cannot infer a type. */
   override placeholder(index: number, value: unknown): string {
-    return value instanceof Date ? `$${index}::timestamptz` : `$${index}`;
+    if (value instanceof Date) return `$${index}::timestamptz`;
+    // In `VALUES (..)` (the lease tokens' pairs) an untyped parameter is text, and `bigint = text`
+    // has no operator: type integers.
+    if (typeof value === 'number' && Number.isInteger(value)) return `$${index}::bigint`;
+    return `$${index}`;
   }
   override get tickTimeType(): string {
     return 'TIMESTAMPTZ';
+  }
+  /**
+   * PostgreSQL picks the partial unique index only when this `WHERE` implies the index's own, and
+   * the builder's index says `key IS NOT NULL` too.
+   */
+  override onConflict(keyColumn: string): string {
+    const key = this.ident(keyColumn); // the hook gets the bare name, and writes its own leading space
+    const where = [`${key} IS NOT NULL`];
+    if (this.t.processedAt !== undefined) where.push(`${this.ident(this.t.processedAt)} IS NULL`);
+    return ` ON CONFLICT (${key}) WHERE ${where.join(' AND ')} DO NOTHING`;
   }
   /** A 64-bit key from the text: `pg_try_advisory_lock(bigint)` takes no text. */
   advisoryKey(p: Params, key: string): string {
@@ -64,8 +78,24 @@ export class PgliteStatements extends QueueStatements {
   }
 }
 
+/** A connection that can say whether its session is inside a transaction (PGlite's can). */
+function inTransaction(conn: Connection): boolean | undefined {
+  const c = conn as { inTransaction?: () => boolean };
+  return typeof c.inTransaction === 'function' ? c.inTransaction() : undefined;
+}
+
+export class PgliteTable extends SqlTable<PgliteStatements> {
+  /**
+   * The runner opens a savepoint for a multi-statement insert whether or not a transaction is
+   * open; PostgreSQL refuses `SAVEPOINT` outside one. Ask the session instead.
+   */
+  override atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
+    return super.atomically(conn, inTransaction(conn) ?? nested, body);
+  }
+}
+
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
-  return new SqlTable(new PgliteStatements(t, opts));
+  return new PgliteTable(new PgliteStatements(t, opts));
 }
 
 const ISOLATION_SQL: Record<IsolationLevel, string> = {

@@ -5,6 +5,7 @@ export {
   PgliteBusyError,
   PgliteClosedError,
   PgliteStatements,
+  PgliteTable,
   pgliteCapabilities,
   pgliteDialect,
   prepareTable,

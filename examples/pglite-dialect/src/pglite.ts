@@ -63,6 +63,11 @@ export class PgliteConnection implements Connection {
     private readonly db: PGlite,
   ) {}
 
+  /** Whether the session is inside a transaction (the runner asks before a savepoint). */
+  inTransaction(): boolean {
+    return this.db.isInTransaction();
+  }
+
   async query<R = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
     // PGlite answers without I/O: yield so timers (lease extension, timeouts) run between statements.
     await new Promise<void>((resolve) => setImmediate(resolve));
