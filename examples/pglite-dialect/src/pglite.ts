@@ -8,23 +8,32 @@ import { createPgliteDialect, PgliteBusyError, PgliteClosedError } from './diale
  */
 class Session {
   holder: PgliteConnection | null = null;
-  private readonly waiters: ((conn: PgliteConnection) => void)[] = [];
+  private readonly waiters: { pool: PglitePool; resolve: (conn: PgliteConnection) => void }[] = [];
   private next = 1;
 
   constructor(readonly db: PGlite) {}
 
-  take(): PgliteConnection | null {
+  newId(): string {
+    return `pglite-${this.next++}`;
+  }
+
+  /** Lends the session to the pool's connection, or null while another holds it. */
+  take(pool: PglitePool): PgliteConnection | null {
     if (this.holder !== null) return null;
-    this.holder = new PgliteConnection(`pglite-${this.next++}`, this.db);
+    this.holder = pool.connection();
+    this.holder.open = true;
     return this.holder;
   }
 
   /** Waits for the session; rejects after `timeoutMs` (when given) with the holder's id. */
-  wait(timeoutMs: number | undefined): Promise<PgliteConnection> {
+  wait(pool: PglitePool, timeoutMs: number | undefined): Promise<PgliteConnection> {
     return new Promise((resolve, reject) => {
-      const waiter = (conn: PgliteConnection) => {
-        clearTimeout(timer);
-        resolve(conn);
+      const waiter = {
+        pool,
+        resolve: (conn: PgliteConnection) => {
+          clearTimeout(timer);
+          resolve(conn);
+        },
       };
       const timer =
         timeoutMs === undefined
@@ -41,7 +50,7 @@ class Session {
   free(): void {
     this.holder = null;
     const waiter = this.waiters.shift();
-    if (waiter !== undefined) waiter(this.take() as PgliteConnection);
+    if (waiter !== undefined) waiter.resolve(this.take(waiter.pool) as PgliteConnection);
   }
 }
 
@@ -100,6 +109,7 @@ export class PglitePool implements Pool {
   readonly size = 1;
   private closed = false;
   private readonly session: Session;
+  private conn: PgliteConnection | null = null;
 
   constructor(
     db: PGlite,
@@ -109,20 +119,31 @@ export class PglitePool implements Pool {
     this.session = sessionOf(db);
   }
 
+  /** The pool's one connection: the same one after a release, a new one after a destroy. */
+  connection(): PgliteConnection {
+    this.conn ??= new PgliteConnection(this.session.newId(), this.session.db);
+    return this.conn;
+  }
   spare(): number {
     return !this.closed && this.session.holder === null ? 1 : 0;
   }
   async acquire(): Promise<Connection> {
     if (this.closed) throw new PgliteClosedError('pool');
-    return this.session.take() ?? this.session.wait(this.acquireTimeoutMs);
+    return this.session.take(this) ?? this.session.wait(this, this.acquireTimeoutMs);
   }
   async tryAcquire(): Promise<Connection | null> {
     if (this.closed) throw new PgliteClosedError('pool');
-    return this.session.take();
+    return this.session.take(this);
+  }
+  /** The connection out of the pool, found by id: the engine may hand back a wrapper of it. */
+  private held(conn: Connection): PgliteConnection | undefined {
+    const h = this.session.holder;
+    return h !== null && h.id === conn.id ? h : undefined;
   }
   release(conn: Connection): void {
-    if (conn !== this.session.holder) return;
-    (conn as PgliteConnection).open = false;
+    const held = this.held(conn);
+    if (held === undefined) return;
+    held.open = false;
     void leftovers(this.session.db).then(
       (what) => {
         if (what === undefined) return this.session.free();
@@ -130,14 +151,18 @@ export class PglitePool implements Pool {
           connection: conn.id,
           leftovers: what,
         });
-        return this.destroy(conn);
+        return this.end(held);
       },
-      () => this.destroy(conn),
+      () => this.end(held),
     );
   }
   async destroy(conn: Connection): Promise<void> {
-    if (conn !== this.session.holder) return;
-    (conn as PgliteConnection).open = false;
+    const held = this.held(conn);
+    if (held !== undefined) await this.end(held);
+  }
+  private async end(held: PgliteConnection): Promise<void> {
+    held.open = false;
+    if (this.conn === held) this.conn = null;
     try {
       await endSession(this.session.db);
     } finally {
