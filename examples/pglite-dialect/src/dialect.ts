@@ -36,6 +36,10 @@ export const FLOOR = '11.0';
  * guard: no second connection can claim a group's head while another holds it.
  */
 export const pgliteCapabilities = capabilities({
+  forms: ['rowlock', 'lease'],
+  formsRefused: {
+    advisory: 'every connection shares one PGlite session, and a session lock cannot tell them apart',
+  },
   multipleConnections: false,
   oneClaimAtATime: true,
   fifoGuard: false,

@@ -11,7 +11,8 @@ export async function pgliteTarget(): Promise<ConformanceTarget> {
   const db = await PGlite.create();
   return defineTarget({
     name: 'pglite',
-    adapter: ({ serverVersion }) => pglite(db, { serverVersion, acquireTimeoutMs: 5_000 }),
+    adapter: ({ poolSize, serverVersion }) =>
+      pglite(db, { poolSize, serverVersion, acquireTimeoutMs: 5_000 }),
     tooOldVersion: '10.0',
     close: () => db.close(),
   });
