@@ -166,7 +166,10 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
     async checkServer(conn: Connection) {
       const version =
         opts.serverVersion ??
-        String((await conn.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '0');
+        String(
+          (await conn.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ??
+            '0',
+        );
       if (major(version) < major(FLOOR)) throw new ServerTooOldError('PGlite', version, FLOOR);
       return { version };
     },

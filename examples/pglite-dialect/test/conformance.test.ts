@@ -1,4 +1,3 @@
-import './trace.setup.js';
 import { runConformance } from '@sqlinbox/conformance';
 import { afterAll } from 'vitest';
 import { pgliteTarget } from './target.js';
