@@ -1,0 +1,227 @@
+import {
+  type AnyTable,
+  type BeginOptions,
+  type ColumnInfo,
+  type ColumnKind,
+  type Connection,
+  capabilities,
+  type DdlOptions,
+  type Dialect,
+  type ErrorKind,
+  type IsolationLevel,
+  type PrepareOptions,
+  ServerTooOldError,
+  type TableOps,
+} from '@sqlinbox/core';
+import {
+  type Params,
+  QueueDdl,
+  QueueStatements,
+  SqlTable,
+  type Statement,
+  schemaOf,
+  tableOf,
+} from '@sqlinbox/sql';
+
+/**
+ * The oldest PostgreSQL these statements run on: `hashtextextended` (the advisory key's 64-bit
+ * hash) arrived in PostgreSQL 11. Every PGlite release ships a newer one (0.5 ships 18).
+ */
+export const FLOOR = '11.0';
+
+/**
+ * PGlite is one PostgreSQL backend inside this process: one session, shared by everything that
+ * opens it. The pool hands that session to one connection at a time, so two transactions or two
+ * advisory-lock owners never share it unknowingly. Hence one connection at a time, and no FIFO
+ * guard: no second connection can claim a group's head while another holds it.
+ */
+export const pgliteCapabilities = capabilities({
+  forms: ['rowlock', 'lease'],
+  formsRefused: {
+    advisory: 'every connection shares one PGlite session, and a session lock cannot tell them apart',
+  },
+  multipleConnections: false,
+  oneClaimAtATime: true,
+  fifoGuard: false,
+});
+
+/** PostgreSQL's statements, with PGlite's `$n` placeholders and its advisory locks. */
+export class PgliteStatements extends QueueStatements {
+  /** A Date is typed, so PGlite serializes it as an instant wherever the server cannot infer a type. */
+  override placeholder(index: number, value: unknown): string {
+    if (value instanceof Date) return `$${index}::timestamptz`;
+    // In `VALUES (..)` (the lease tokens' pairs) an untyped parameter is text, and `bigint = text`
+    // has no operator: type integers.
+    if (typeof value === 'number' && Number.isInteger(value)) return `$${index}::bigint`;
+    return `$${index}`;
+  }
+  override get tickTimeType(): string {
+    return 'TIMESTAMPTZ';
+  }
+  /**
+   * PostgreSQL picks the partial unique index only when this `WHERE` implies the index's own, and
+   * the builder's index says `key IS NOT NULL` too.
+   */
+  override onConflict(keyColumn: string): string {
+    const key = this.ident(keyColumn); // the hook gets the bare name, and writes its own leading space
+    const where = [`${key} IS NOT NULL`];
+    if (this.t.processedAt !== undefined) where.push(`${this.ident(this.t.processedAt)} IS NULL`);
+    return ` ON CONFLICT (${key}) WHERE ${where.join(' AND ')} DO NOTHING`;
+  }
+  /** A 64-bit key from the text: `pg_try_advisory_lock(bigint)` takes no text. */
+  advisoryKey(p: Params, key: string): string {
+    return `hashtextextended(${p.bind(key)}, 0)`;
+  }
+  override lock(key: string): Statement {
+    const p = this.params();
+    return p.statement(`SELECT pg_try_advisory_lock(${this.advisoryKey(p, key)}) AS ok`);
+  }
+  override unlock(key: string): Statement {
+    const p = this.params();
+    return p.statement(`SELECT pg_advisory_unlock(${this.advisoryKey(p, key)}) AS ok`);
+  }
+}
+
+/** A connection that can say whether its session is inside a transaction (PGlite's can). */
+function inTransaction(conn: Connection): boolean | undefined {
+  const c = conn as { inTransaction?: () => boolean };
+  return typeof c.inTransaction === 'function' ? c.inTransaction() : undefined;
+}
+
+export class PgliteTable extends SqlTable<PgliteStatements> {
+  /**
+   * The runner opens a savepoint for a multi-statement insert whether or not a transaction is
+   * open; PostgreSQL refuses `SAVEPOINT` outside one. Ask the session instead.
+   */
+  override atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
+    return super.atomically(conn, inTransaction(conn) ?? nested, body);
+  }
+}
+
+export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
+  return new PgliteTable(new PgliteStatements(t, opts));
+}
+
+const ISOLATION_SQL: Record<IsolationLevel, string> = {
+  read_uncommitted: 'READ UNCOMMITTED',
+  read_committed: 'READ COMMITTED',
+  repeatable_read: 'REPEATABLE READ',
+  serializable: 'SERIALIZABLE',
+};
+
+/** SQLSTATE classes and codes the engine acts on. */
+const SQLSTATE: Readonly<Record<string, ErrorKind>> = {
+  '40001': 'serialization',
+  '40P01': 'deadlock',
+  '55P03': 'lock_timeout',
+  '57P01': 'shutdown',
+  '57P02': 'shutdown',
+  '57P03': 'shutdown',
+};
+
+/** The error a query on a closed or destroyed connection rejects with. */
+export class PgliteClosedError extends Error {
+  constructor(id: string) {
+    super(`PGlite connection ${id} is closed`);
+    this.name = 'PgliteClosedError';
+  }
+}
+
+/** `acquire` waited longer than the adapter's `acquireTimeoutMs`: another connection holds the session. */
+export class PgliteBusyError extends Error {
+  constructor(holder: string, ms: number) {
+    super(`PGlite's one session is held by connection ${holder}; waited ${ms} ms`);
+    this.name = 'PgliteBusyError';
+  }
+}
+
+export function classifyPgliteError(err: unknown): ErrorKind {
+  if (err instanceof PgliteClosedError) return 'connection';
+  if (err instanceof PgliteBusyError) return 'lock_timeout';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'other';
+  if (code in SQLSTATE) return SQLSTATE[code] as ErrorKind;
+  if (code.startsWith('23')) return 'constraint';
+  if (code.startsWith('08')) return 'connection';
+  return 'other';
+}
+
+function kindOf(type: string): ColumnKind {
+  if (['smallint', 'integer', 'bigint'].includes(type)) return 'integer';
+  if (['text', 'character varying', 'character'].includes(type)) return 'text';
+  if (type === 'bytea') return 'bytes';
+  if (type === 'json' || type === 'jsonb') return 'json';
+  if (type.startsWith('timestamp')) return 'timestamp';
+  return 'other';
+}
+
+function major(version: string): number {
+  return Number.parseFloat(version);
+}
+
+export function createPgliteDialect(opts: { serverVersion?: string | undefined } = {}): Dialect {
+  return {
+    name: 'pglite',
+    capabilities: pgliteCapabilities,
+    async checkServer(conn: Connection) {
+      const version =
+        opts.serverVersion ??
+        String(
+          (await conn.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ??
+            '0',
+        );
+      if (major(version) < major(FLOOR)) throw new ServerTooOldError('PGlite', version, FLOOR);
+      return { version };
+    },
+    async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+      const schema = schemaOf(table);
+      const { rows } = await conn.query<{
+        name: string;
+        type: string;
+        nullable: string;
+        dflt: string | null;
+        generated: string;
+        precision: number | null;
+      }>(
+        'SELECT column_name AS name, data_type AS type, is_nullable AS nullable,' +
+          ' column_default AS dflt, is_identity AS generated, datetime_precision AS precision' +
+          ' FROM information_schema.columns WHERE table_name = $1' +
+          ' AND table_schema = COALESCE($2, current_schema()) ORDER BY ordinal_position',
+        [tableOf(table), schema ?? null],
+      );
+      if (rows.length === 0) return null;
+      return rows.map((r) => ({
+        name: r.name,
+        type: r.type,
+        kind: kindOf(r.type),
+        nullable: r.nullable === 'YES',
+        hasDefault: r.dflt !== null || r.generated === 'YES',
+        precision: r.precision ?? undefined,
+      }));
+    },
+    prepare: prepareTable,
+    async begin(conn: Connection, o: BeginOptions) {
+      await conn.query(`BEGIN ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}`);
+    },
+    async commit(conn: Connection) {
+      await conn.query('COMMIT');
+    },
+    async rollback(conn: Connection) {
+      await conn.query('ROLLBACK');
+    },
+    async savepoint(conn: Connection, name: string) {
+      await conn.query(`SAVEPOINT ${name}`);
+    },
+    async rollbackToSavepoint(conn: Connection, name: string) {
+      await conn.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    },
+    classifyError: classifyPgliteError,
+    ddl(table: AnyTable, o: DdlOptions = {}): string[] {
+      const s = new PgliteStatements(table);
+      const out = new QueueDdl(s).ddl({ deadLetterTable: o.deadLetterTable });
+      return o.schedules === undefined ? out : [...out, ...s.ticksDdl(o.schedules)];
+    },
+  };
+}
+
+export const pgliteDialect: Dialect = createPgliteDialect();
