@@ -87,3 +87,23 @@ describe('the shape of the project', () => {
     expect(Object.keys(pkg('dialect-mssql').exports)).toEqual(expect.arrayContaining(['./tedious']));
   });
 });
+
+test('R-RUN-1 every package supports the maintained Node lines from 22 on, and CI tests the oldest and the newest (22 and 26)', () => {
+  const floor = (range: string) => /^>=(\d+)(?:\.(\d+))?/.exec(range);
+  for (const dir of ['packages', 'examples']) {
+    for (const name of readdirSync(join(root, dir))) {
+      const file = join(root, dir, name, 'package.json');
+      if (!existsSync(file)) continue;
+      const range = JSON.parse(readFileSync(file, 'utf8')).engines?.node as string | undefined;
+      if (range === undefined) continue;
+      const m = floor(range);
+      expect(m, `${dir}/${name}: engines.node ${range}`).not.toBeNull();
+      // Node 20 reached its end of life: no package may promise it.
+      expect(Number(m![1]), `${dir}/${name}: engines.node ${range}`).toBe(22);
+    }
+  }
+  const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+  expect(ci).toMatch(/FULL_NODE="\$\{SQLINBOX_CI_FULL_NODE:-22\}"/);
+  expect(ci).toMatch(/QUICK_NODE="\$\{SQLINBOX_CI_QUICK_NODE:-26\}"/);
+  expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
+});
