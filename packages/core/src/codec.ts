@@ -49,25 +49,28 @@ function utf8(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 }
 
-/** Decodes a row's payload and validates it against the schema, or throws a {@link DecodeError}. */
-export async function decodeRow(
+/** The row's payload through the codec (the row itself where the table has no payload column). */
+export function decodePayload(
   table: AnyTable,
   row: Readonly<Record<string, unknown>>,
   id: unknown,
   codec: Codec<unknown>,
-  schema: StandardSchemaV1 | undefined,
-): Promise<unknown> {
-  let value: unknown;
-  if (table.payload === undefined) {
-    value = row;
-  } else {
-    try {
-      value = codec.decode(row[table.payload.column]);
-    } catch (err) {
-      throw new DecodeError(table.table, id, messageOf(err), [], err);
-    }
+): unknown {
+  if (table.payload === undefined) return row;
+  try {
+    return codec.decode(row[table.payload.column]);
+  } catch (err) {
+    throw new DecodeError(table.table, id, messageOf(err), [], err);
   }
-  if (schema === undefined) return value;
+}
+
+/** A decoded payload through the subscription's schema: its value, or a `DecodeError` naming the issues. */
+export async function validatePayload(
+  table: AnyTable,
+  id: unknown,
+  value: unknown,
+  schema: StandardSchemaV1,
+): Promise<unknown> {
   const result = await schema['~standard'].validate(value);
   if (result.issues) {
     const detail = result.issues.map((i) => i.message).join('; ');

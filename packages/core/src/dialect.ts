@@ -114,6 +114,11 @@ export type Settlement =
       readonly now: Date;
       /** Whether to add one to the attempt column (where the table has one). */
       readonly countAttempt: boolean;
+      /**
+       * Lease form: take back the attempt the claim counted (`attempt = attempt - 1`), for a row
+       * released before any handler saw it.
+       */
+      readonly uncountAttempt?: boolean;
       /** The row's new `retry_after`; absent: due at once. */
       readonly retryAfter?: Date;
       /** Whether to clear the lease column (`locked_until = NULL`). */

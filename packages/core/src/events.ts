@@ -146,6 +146,11 @@ export class Events {
     return () => this.emitter.off(event, listener);
   }
 
+  /** Whether anything listens to `event`: a per-row event's payload is built only then. */
+  wants(event: EventName): boolean {
+    return this.emitter.listenerCount(event) > 0;
+  }
+
   emit<E extends EventName>(event: E, payload: EventMap[E]): void {
     if (this.emitter.listenerCount(event) === 0) return;
     for (const l of this.emitter.listeners(event)) {

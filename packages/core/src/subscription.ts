@@ -1,6 +1,6 @@
 import { processBatch } from './batch.js';
 import type { Budget } from './budget.js';
-import { type Codec, decodeRow, defaultCodec } from './codec.js';
+import { type Codec, decodePayload, defaultCodec, validatePayload } from './codec.js';
 import type { Queryable } from './description.js';
 import type { Dialect, TableOps } from './dialect.js';
 import type { Pool, Row } from './driver.js';
@@ -331,13 +331,15 @@ export class Subscription {
           if (toppingUp) this.adjustAhead(held.length >= size);
         }
         const batch: Held[] = [];
+        const claimedWanted = this.host.events.wants('claimed');
         for (const h of held) {
           // A claim that ran while a retry settled may still find the record: it waits for the next start.
           if (this.heldBack?.has(h.id)) {
-            void this.form.drop(h);
+            void this.form.drop(h, true);
             continue;
           }
-          this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
+          if (claimedWanted)
+            this.host.events.emit('claimed', { table: this.table, id: h.id, attempt: h.attempt });
           // Stopped meanwhile: stop() gives the row back, and waits for that.
           if (!this.running) this.waiting.push(h);
           else if (this.settings.batch === undefined) this.dispatch(h);
@@ -454,7 +456,7 @@ export class Subscription {
   /** Drops a claimed row unsettled, back to the queue as its form says, and tells `released` listeners. */
   async release(h: Held, reason: ReleaseReason): Promise<void> {
     const wasInWork = h.state === 'in_work';
-    await this.form.drop(h);
+    await this.form.drop(h, reason === 'stopped');
     if (wasInWork && h.state === 'released')
       this.host.events.emit('released', { table: this.table, id: h.id, attempt: h.attempt, reason });
   }
@@ -532,6 +534,55 @@ export class Subscription {
   }
 }
 
+/**
+ * A handler's context: one object per delivery, its settling members made only when read (most
+ * handlers return an outcome and read none), each a function of its own so that
+ * `const { ack } = ctx` works.
+ */
+class DeliveryContext implements Context {
+  readonly id: unknown;
+  readonly attempt: number;
+  readonly row: Readonly<Row>;
+
+  constructor(
+    private readonly delivery: Delivery,
+    readonly table: string,
+    readonly logger: Logger,
+    readonly tx: Queryable | undefined,
+  ) {
+    this.id = delivery.held.id;
+    this.attempt = delivery.held.attempt;
+    this.row = delivery.held.row;
+  }
+
+  get signal(): AbortSignal {
+    return this.delivery.signal;
+  }
+
+  get settle(): (outcome: Outcome) => Promise<void> {
+    return (o) => this.delivery.settle(o);
+  }
+
+  get ack(): () => Promise<void> {
+    return () => this.delivery.settle(Outcome.ack());
+  }
+
+  get drop(): () => Promise<void> {
+    return () => this.delivery.settle(Outcome.drop());
+  }
+
+  get retry(): () => Promise<void> {
+    return () => this.delivery.settle(Outcome.retry());
+  }
+
+  get retryAfter(): (delay: number | Date) => Promise<void> {
+    return (d) => this.delivery.settle(Outcome.retryAfter(d));
+  }
+}
+
+/** A row's decoded payload, or why it could not be decoded. */
+type Decoded = { message: unknown } | { error: unknown };
+
 /** The default claim ahead grows to this many rows beyond the workers at most. */
 const MAX_AHEAD = 200;
 
@@ -586,11 +637,13 @@ export class Delivery {
     const s = this.sub.settings;
     const t = s.table;
     const h = this.held;
-    const decoded = await this.decode();
+    const decoding = this.decode();
+    const decoded = decoding instanceof Promise ? await decoding : decoding;
     if ('error' in decoded) return this.settleUndecodable(decoded.error);
     const message = decoded.message;
     try {
-      await this.sub.form.beginHandler(h);
+      // Only a transactional delivery opens anything here.
+      if (h.conn !== undefined) await this.sub.form.beginHandler(h);
     } catch (err) {
       // The row returns, but this subscription passes it over a while: a transaction that will not
       // open fails the same way at once.
@@ -665,15 +718,25 @@ export class Delivery {
     await this.finish(Outcome.retry(), backoffMs);
   }
 
-  /** Decodes the row's payload; a failure answers the error for {@link settleUndecodable}. */
-  async decode(): Promise<{ message: unknown } | { error: unknown }> {
+  /**
+   * Decodes the row's payload; a failure answers the error for {@link settleUndecodable}. Without
+   * a schema it answers at once, not through a promise (one less microtask per row).
+   */
+  decode(): Decoded | Promise<Decoded> {
     const { codec } = this.sub.internals;
     const s = this.sub.settings;
+    const t = s.table;
+    let value: unknown;
     try {
-      return { message: await decodeRow(s.table, this.held.row, this.held.id, codec, s.schema) };
+      value = decodePayload(t, this.held.row, this.held.id, codec);
     } catch (error) {
       return { error };
     }
+    if (s.schema === undefined) return { message: value };
+    return validatePayload(t, this.held.id, value, s.schema).then(
+      (message) => ({ message }),
+      (error: unknown) => ({ error }),
+    );
   }
 
   /** A payload that cannot be decoded never reaches the handler and is never deleted. */
@@ -784,15 +847,16 @@ export class Delivery {
         this.sub.passOver.add(this.held.id, this.sub.failureMs(this.held.attempt));
       throw err;
     }
-    host.events.emit('settled', {
-      table: t,
-      id: this.held.id,
-      outcome,
-      plan: plan.kind,
-      attempt: this.held.attempt,
-      durationMs: Date.now() - this.started,
-      ...(this.failure === undefined ? {} : { error: this.failure }),
-    });
+    if (host.events.wants('settled'))
+      host.events.emit('settled', {
+        table: t,
+        id: this.held.id,
+        outcome,
+        plan: plan.kind,
+        attempt: this.held.attempt,
+        durationMs: Date.now() - this.started,
+        ...(this.failure === undefined ? {} : { error: this.failure }),
+      });
     if (plan.kind === 'deadLetter')
       host.events.emit('deadLettered', { table: t, id: this.held.id, attempt: this.held.attempt });
   }
@@ -814,28 +878,11 @@ export class Delivery {
   /** The handler's context for this delivery. */
   context(): Context {
     const h = this.held;
-    const { host } = this.sub.internals;
     const tx: Queryable | undefined =
       h.tx && h.conn !== undefined
         ? { query: (sql, params) => this.txConn().query(sql, params) as never }
         : undefined;
-    const delivery = this;
-    return {
-      table: this.sub.table,
-      id: h.id,
-      attempt: h.attempt,
-      row: h.row,
-      get signal() {
-        return delivery.signal;
-      },
-      logger: host.logger,
-      tx,
-      settle: (o) => this.settle(o),
-      ack: () => this.settle(Outcome.ack()),
-      drop: () => this.settle(Outcome.drop()),
-      retry: () => this.settle(Outcome.retry()),
-      retryAfter: (d) => this.settle(Outcome.retryAfter(d)),
-    };
+    return new DeliveryContext(this, this.sub.table, this.sub.internals.host.logger, tx);
   }
 
   private txConn() {

@@ -200,19 +200,6 @@ export class MssqlStatements extends QueueStatements {
     );
   }
 
-  /** The (id, token) pairs as a `VALUES` table (T-SQL has no row-value `IN`). */
-  override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
-    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
-    const pairs = leases.map((l) => `(${p.bind(l.id)}, ${this.time(p, l.token)})`).join(', ');
-    return (
-      `EXISTS (SELECT 1 FROM (VALUES ${pairs}) AS v ([sqlinbox_id], [sqlinbox_token])` +
-      ` WHERE ${c(this.t.id.column)} = v.[sqlinbox_id] AND ${c(this.role(this.t.lease, 'lease'))} = v.[sqlinbox_token])`
-    );
-  }
-  override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    return this.heldTokens(p, leases);
-  }
-
   override candidates(n: number, now: Date | null, own: ReadonlySet<string>): Statement {
     return this.committed(super.candidates(n, now, own));
   }

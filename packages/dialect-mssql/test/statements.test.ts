@@ -120,7 +120,7 @@ describe('lease claim', () => {
     expect(bindsExactly(st)).toBe(true);
   });
 
-  test('R-LEASE-4 extendLeases: one UPDATE over a VALUES table of (id, token) pairs, answering the ids moved', () => {
+  test('R-LEASE-4 extendLeases: one UPDATE, the ids grouped by token, answering the ids moved', () => {
     const t1 = new Date(NOW.getTime() + 1);
     const t2 = new Date(NOW.getTime() + 2);
     const leases = [
@@ -131,10 +131,20 @@ describe('lease claim', () => {
     expect(rest).toEqual([]);
     expect(st!.sql).toBe(
       'UPDATE t SET [locked_until] = @p1 OUTPUT inserted.[id] FROM [jobs] AS t' +
-        ' WHERE EXISTS (SELECT 1 FROM (VALUES (@p2, @p3), (@p4, @p5)) AS v ([sqlinbox_id], [sqlinbox_token])' +
-        ' WHERE t.[id] = v.[sqlinbox_id] AND t.[locked_until] = v.[sqlinbox_token])',
+        ' WHERE t.[id] IN (@p2, @p3) AND ((t.[locked_until] = @p4 AND t.[id] IN (@p5))' +
+        ' OR (t.[locked_until] = @p6 AND t.[id] IN (@p7)))',
     );
-    expect(st!.params).toEqual([EXPIRY, '7', t1, '9', t2]);
+    expect(st!.params).toEqual([EXPIRY, '7', '9', t1, '7', t2, '9']);
+    // The leases of one claim share a token: bound once.
+    const [same] = statements(leaseTable()).extendLeases(
+      leases.map((l) => ({ ...l, token: t1 })),
+      EXPIRY,
+    );
+    expect(same!.sql).toBe(
+      'UPDATE t SET [locked_until] = @p1 OUTPUT inserted.[id] FROM [jobs] AS t' +
+        ' WHERE t.[locked_until] = @p2 AND t.[id] IN (@p3, @p4)',
+    );
+    expect(same!.params).toEqual([EXPIRY, t1, '7', '9']);
   });
 
   test('extendLeases stays under 2100 parameters a request', () => {
@@ -145,20 +155,20 @@ describe('lease claim', () => {
       expect(st.params.length).toBeLessThanOrEqual(2000);
       expect(bindsExactly(st)).toBe(true);
     }
-    expect(sts.reduce((n, st) => n + (st.params.length - 1) / 2, 0)).toBe(2500);
+    // One token: each statement binds the expiry, the token and its ids.
+    expect(sts.reduce((n, st) => n + st.params.length - 2, 0)).toBe(2500);
   });
 
   test('R-LEASE-3 settleMany: acks that still hold their tokens, deleted (or stamped), OUTPUT the ids changed', () => {
     const acks = [{ kind: 'finish' as const, id: 7, token: NOW, now: NOW }];
     const [del] = statements(leaseTable()).settleMany(acks);
     expect(del!.sql).toBe(
-      'DELETE FROM [jobs] OUTPUT deleted.[id] WHERE EXISTS (SELECT 1 FROM (VALUES (@p1, @p2))' +
-        ' AS v ([sqlinbox_id], [sqlinbox_token]) WHERE [id] = v.[sqlinbox_id] AND [locked_until] = v.[sqlinbox_token])',
+      'DELETE FROM [jobs] OUTPUT deleted.[id] WHERE [locked_until] = @p1 AND [id] IN (@p2)',
     );
-    expect(del!.params).toEqual([7, NOW]);
+    expect(del!.params).toEqual([NOW, 7]);
     const [stamp] = statements(leaseTable({ processedAt: 'processed_at' })).settleMany(acks);
     expect(stamp!.sql).toMatch(
-      /^UPDATE t SET \[processed_at\] = @p1, \[locked_until\] = NULL OUTPUT inserted\.\[id\] FROM \[jobs\] AS t WHERE EXISTS/,
+      /^UPDATE t SET \[processed_at\] = @p1, \[locked_until\] = NULL OUTPUT inserted\.\[id\] FROM \[jobs\] AS t WHERE t\.\[locked_until\] = @p2 AND t\.\[id\] IN \(@p3\)$/,
     );
     expect(bindsExactly(stamp!)).toBe(true);
   });

@@ -147,24 +147,6 @@ export class MysqlStatements extends QueueStatements {
     );
   }
 
-  /**
-   * `id IN (..) AND ((id = ? AND lease = ?) OR ..)` on alias `a` (bare columns without): the rows
-   * that still hold their tokens. No `(id, lease) IN (VALUES ..)`: MySQL spells a row list
-   * `VALUES ROW(..)`, MariaDB not; the id list reads the primary key.
-   */
-  override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
-    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
-    const id = c(this.t.id.column);
-    const lease = c(this.role(this.t.lease, 'lease'));
-    const ids = p.list(leases.map((l) => l.id));
-    const pairs = leases.map((l) => `(${id} = ${p.bind(l.id)} AND ${lease} = ${this.time(p, l.token)})`);
-    return `${id} IN (${ids}) AND (${pairs.join(' OR ')})`;
-  }
-
-  override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    return this.heldTokens(p, leases);
-  }
-
   /** Which of these ids hold `expiry` now: the ids an extension moved, when not all moved. */
   extendLeasesMoved(ids: readonly unknown[], expiry: Date): Statement {
     const p = this.params();

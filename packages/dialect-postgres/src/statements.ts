@@ -167,34 +167,6 @@ export class PostgresStatements extends QueueStatements {
     );
   }
 
-  /**
-   * The rows that still hold their tokens, in one statement however many: ids and tokens go in as
-   * two arrays, each row compared with the token at its id's position; the id array takes the id
-   * column's own type from `id = ANY($n)`.
-   */
-  override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a: string): string {
-    return this.tokens(
-      p,
-      leases,
-      this.col(a, this.t.id.column),
-      this.col(a, this.role(this.t.lease, 'lease')),
-    );
-  }
-
-  override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    return this.tokens(p, leases, this.id, this.ident(this.role(this.t.lease, 'lease')));
-  }
-
-  /**
-   * The condition of {@link heldTokens} on the quoted id and lease columns `id` and `lease`: the id
-   * among the bound ids, and the lease equal to the token at the id's position in the bound tokens.
-   */
-  tokens(p: Params, leases: readonly { id: unknown; token: Date }[], id: string, lease: string): string {
-    const ids = p.bind(leases.map((l) => l.id));
-    const tokens = p.bind(leases.map((l) => l.token));
-    return `${id} = ANY(${ids}) AND ${lease} = (${tokens}::timestamptz[])[array_position(${ids}, ${id})]`;
-  }
-
   // -------------------------------------------------------------------------------------------
   // Advisory form
 

@@ -420,6 +420,7 @@ export class QueueStatements {
       clearLease();
     } else if (s.kind === 'return') {
       if (s.countAttempt && t.attempt !== undefined) sets.push(this.countAttempt());
+      else if (s.uncountAttempt && t.attempt !== undefined) sets.push(this.countAttempt(-1));
       if (s.retryAfter !== undefined && t.retryAfter !== undefined) {
         sets.push(`${this.ident(t.retryAfter)} = ${this.time(p, s.retryAfter)}`);
       }
@@ -432,10 +433,10 @@ export class QueueStatements {
     return sets;
   }
 
-  /** `attempt = attempt + 1`. */
-  countAttempt(): string {
+  /** `attempt = attempt + 1` (`- 1` with `by` -1: a claim taken back). */
+  countAttempt(by: 1 | -1 = 1): string {
     const a = this.ident(this.role(this.t.attempt?.column, 'attempt'));
-    return `${a} = ${a} + 1`;
+    return `${a} = ${a} ${by === 1 ? '+' : '-'} 1`;
   }
 
   /** The `SET` list that puts a row back as new: attempt 1, no `retry_after`, no lease. */
@@ -506,11 +507,34 @@ export class QueueStatements {
     );
   }
 
-  /** `(id, lease) IN (VALUES (?, ?), ..)`: the rows that still hold their tokens. */
-  heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a: string): string {
-    const lease = this.role(this.t.lease, 'lease');
-    const pairs = leases.map((l) => `(${p.bind(l.id)}, ${this.time(p, l.token)})`).join(', ');
-    return `(${this.col(a, this.t.id.column)}, ${this.col(a, lease)}) IN (VALUES ${pairs})`;
+  /**
+   * The rows that still hold their tokens, on alias `a` (the bare columns without: a delete's).
+   * The leases of one claim share its token, so the ids are grouped by token:
+   * `lease = ? AND id IN (..)`, one group per token (`OR`ed, inside `id IN (every id)` where there
+   * are several), so each token is bound once and the condition reads the primary key.
+   */
+  heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
+    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
+    const id = c(this.t.id.column);
+    const lease = c(this.role(this.t.lease, 'lease'));
+    const groups = new Map<number, { token: Date; ids: unknown[] }>();
+    for (const l of leases) {
+      const g = groups.get(l.token.getTime());
+      if (g === undefined) groups.set(l.token.getTime(), { token: l.token, ids: [l.id] });
+      else g.ids.push(l.id);
+    }
+    const [only, ...more] = groups.values();
+    if (more.length === 0)
+      return `${lease} = ${this.time(p, only!.token)} AND ${this.inList(p, id, only!.ids)}`;
+    const all = this.inList(
+      p,
+      id,
+      leases.map((l) => l.id),
+    );
+    const each = [...groups.values()].map(
+      (g) => `${lease} = ${this.time(p, g.token)} AND ${this.inList(p, id, g.ids)}`,
+    );
+    return `${all} AND ((${each.join(') OR (')}))`;
   }
 
   /** Moves each lease that still holds its token to `expiry`, answering the ids it moved. */
@@ -538,7 +562,7 @@ export class QueueStatements {
       const p = this.params();
       if (t.processedAt === undefined) {
         // DELETE takes no alias everywhere: the pairs compare the bare columns.
-        const where = this.heldTokensBare(p, part);
+        const where = this.heldTokens(p, part);
         return p.statement(this.delete({ table: this.table, where, returning: this.id }));
       }
       const set = [
@@ -555,13 +579,6 @@ export class QueueStatements {
         }),
       );
     });
-  }
-
-  /** {@link heldTokens} over the bare columns (a delete's). */
-  heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    const lease = this.role(this.t.lease, 'lease');
-    const pairs = leases.map((l) => `(${p.bind(l.id)}, ${this.time(p, l.token)})`).join(', ');
-    return `(${this.id}, ${this.ident(lease)}) IN (VALUES ${pairs})`;
   }
 
   // ===========================================================================================

@@ -61,8 +61,11 @@ export interface ClaimForm {
   beginHandler(h: Held): Promise<void>;
   /** Applies a plan; throws `LeaseLostError`, `SettlementError` or `ClosedError`. */
   settle(h: Held, plan: Plan): Promise<void>;
-  /** A delivery dropped unsettled: its row goes back to the queue as the form says. */
-  drop(h: Held): Promise<void>;
+  /**
+   * A delivery dropped unsettled: its row goes back to the queue as the form says. `undelivered`:
+   * no handler saw the row (released at stop), so an attempt the claim counted is taken back.
+   */
+  drop(h: Held, undelivered?: boolean): Promise<void>;
   /**
    * Shutdown: what the broker does to a delivery still in work when it closes. Answers what
    * became of a lock (advisory form) for the count that `shutdown()` returns.

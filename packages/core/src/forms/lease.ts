@@ -99,7 +99,7 @@ export class LeaseForm implements ClaimForm {
 
   async settle(h: Held, plan: Plan): Promise<void> {
     const { ctx } = this;
-    await this.extending; // an extension in flight may move this row's token
+    if (this.extending !== undefined) await this.extending; // an extension in flight may move this row's token
     if (h.state === 'lost') {
       // Found lost by an extension: a transactional delivery's writes roll back, its connection
       // returns.
@@ -276,7 +276,7 @@ export class LeaseForm implements ClaimForm {
     return changed;
   }
 
-  async drop(h: Held): Promise<void> {
+  async drop(h: Held, undelivered = false): Promise<void> {
     const { ctx } = this;
     await this.extending;
     if (h.state === 'lost') await this.dropConnection(h);
@@ -284,8 +284,15 @@ export class LeaseForm implements ClaimForm {
     h.state = 'released';
     this.book.delete(bookKey(h.id));
     await this.dropConnection(h);
-    // Released at once, not left to run out.
-    const s = { kind: 'return' as const, id: h.id, now: new Date(), countAttempt: false, clearLease: true };
+    // Released at once, not left to run out; a row no handler saw does not keep the claim's attempt.
+    const s = {
+      kind: 'return' as const,
+      id: h.id,
+      now: new Date(),
+      countAttempt: false,
+      uncountAttempt: undelivered,
+      clearLease: true,
+    };
     try {
       await withConnection(ctx, (conn) =>
         ctx.ops.settle(conn, h.token === undefined ? s : { ...s, token: h.token }),
