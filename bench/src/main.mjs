@@ -1,5 +1,5 @@
 /**
- * `pnpm bench` (R-PLUS-6): sqlinbox against graphile-worker and pg-boss and against the raw SQL
+ * `pnpm bench` (R-PLUS-6): sqlinbox against graphile-worker, pg-boss and BullMQ's PostgreSQL backend and against the raw SQL
  * loops of each claim form, on the local PostgreSQL, MariaDB and an SQLite file, in one run.
  *
  *   pnpm bench                 # quick mode (the default; also `-- --quick`): under 3 minutes
@@ -9,11 +9,17 @@
  *   pnpm bench -- --reps 1     # repetitions (default: 1 quick, 3 full)
  *   pnpm bench -- --report bench/results/latest.json   # rewrite the docs from a results file
  *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
+ *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
+ *
+ * Every system runs on one Node: unless `--node current`, this script starts itself again on Node
+ * `--node` (scripts/node.sh installs it from the npm registry into ~/.cache on first use), and the
+ * children it forks inherit that binary. better-sqlite3 13 loads a Node-API prebuild, so the install
+ * made under Node 22 serves Node 24 as it is.
  *
  * Writes bench/results/latest.json (every figure), docs/benchmarks.md and
  * docs/benchmarks/throughput.svg. Each timed case runs in a child process of its own.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync, fork, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -43,9 +49,34 @@ const { values } = parseArgs({
     report: { type: 'string' },
     reps: { type: 'string' },
     'no-docs': { type: 'boolean', default: false },
+    node: { type: 'string', default: '24' },
   },
   allowPositionals: true,
 });
+/**
+ * Starts this script again on Node `--node` (a major) unless it already runs there, and exits with
+ * its status. `--report` runs nothing, so it stays where it is.
+ */
+function onWantedNode() {
+  const want = values.node;
+  if (want === 'current' || values.report || process.versions.node.split('.')[0] === want) return;
+  if (!/^\d+$/.test(want)) throw new Error(`--node ${want}: a major version (24) or 'current'`);
+  const bin = execFileSync('bash', [join(root, 'scripts', 'node.sh'), want], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .toString()
+    .trim();
+  process.stdout.write(
+    `sqlinbox bench: on Node ${want} (${join(bin, 'node')}), started from ${process.version}\n`,
+  );
+  const r = spawnSync(join(bin, 'node'), [fileURLToPath(import.meta.url), ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_LAUNCHED_FROM: process.version },
+  });
+  process.exit(r.status ?? 1);
+}
+onWantedNode();
+
 const mode = values.full ? 'full' : 'quick';
 const scale = Number(values.scale);
 const planned = plan(mode, scale);
@@ -139,10 +170,10 @@ function bullmqVersion() {
   }
 }
 
+/** A bench dependency's version, read from its package.json (graphile-worker 0.18's exports do not list that file). */
 function version(pkg) {
   try {
-    const req = createRequire(join(root, 'bench', 'package.json'));
-    return JSON.parse(readFileSync(req.resolve(`${pkg}/package.json`), 'utf8')).version;
+    return JSON.parse(readFileSync(join(root, 'bench', 'node_modules', pkg, 'package.json'), 'utf8')).version;
   } catch {
     return null;
   }
@@ -158,6 +189,7 @@ async function versions() {
     sqlinbox: JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')).version,
     'graphile-worker': version('graphile-worker'),
     'pg-boss': version('pg-boss'),
+    bullmq: version('bullmq'),
     pg: version('pg'),
     mysql2: version('mysql2'),
     'better-sqlite3': version('better-sqlite3'),
@@ -192,6 +224,8 @@ async function main() {
   const started = new Date();
   const t0 = Date.now();
   const bullmq = await loadBullmq();
+  const bullmqMissing =
+    'not run: the bullmq package cannot be loaded here (a bench dependency: run `pnpm install`)';
   const cases = bullmq ? selected : selected.filter((c) => c.kind !== 'bullmq');
   const meta = {
     mode,
@@ -201,12 +235,17 @@ async function main() {
     machine: machine(),
     versions: await versions(),
     settings: await serverSettings(),
+    // Every case runs on this Node (the children are forked with its binary).
+    node: {
+      version: process.version,
+      launchedFrom: process.env.BENCH_LAUNCHED_FROM ?? process.version,
+    },
     bullmq: bullmq
       ? `run: bullmq ${bullmqVersion()}${process.env.BENCH_BULLMQ_DIR ? ', loaded from BENCH_BULLMQ_DIR (installed outside the workspace with npm)' : ''}`
-      : 'not run: the bullmq package cannot be loaded here',
+      : bullmqMissing,
   };
   log(
-    `sqlinbox bench, ${mode} mode: ${cases.length} cases x ${repetitions}, on ${meta.machine.nproc} cores (${meta.machine.cpuModel})`,
+    `sqlinbox bench, ${mode} mode: ${cases.length} cases x ${repetitions}, on ${meta.machine.nproc} cores (${meta.machine.cpuModel}), Node ${process.version}`,
   );
   const results = [];
   let failed = 0;

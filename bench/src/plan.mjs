@@ -19,9 +19,18 @@ export function plan(mode, scale = 1) {
   const add = (c) =>
     cases.push({ workload: 'drain', jobs: c.form === 'advisory' ? advisoryJobs : jobs, ...c });
 
+  // Flow control: a priority table (priorities n % 10) and a keyed table (a distinct key per row)
+  // drained right after the plain lease table's case of the same workers, whose figure they are read against.
+  const flowWorkers = full ? [8, 32] : [32];
+  const flow = (db) => {
+    for (const w of flowWorkers)
+      for (const f of ['priority', 'keyed'])
+        add({ db, kind: 'sqlinbox', form: 'lease', flow: f, workers: w });
+  };
   // PostgreSQL: sqlinbox's three forms, the raw loops, the peers.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'pg', kind: 'sqlinbox', form, workers: w });
+    if (form === 'lease') flow('pg');
     for (const w of rawWorkers) for (const k of ks) add({ db: 'pg', kind: 'raw', form, workers: w, k });
   }
   add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, claimBatch: 1 });
@@ -37,6 +46,8 @@ export function plan(mode, scale = 1) {
       const capped = Math.min(jobs, bossWorkCap(w, batch, full ? 10 : 2));
       add({ db: 'pg', kind: 'pgboss', variant: `work ${batch}`, batch, workers: w, jobs: capped });
     }
+    // pg-boss 12's own answer to a backlog: fetch again at once while batches come back full.
+    add({ db: 'pg', kind: 'pgboss', variant: 'work 100 burst', batch: 100, workers: w });
     add({ db: 'pg', kind: 'pgboss', variant: 'fetch 100', batch: 100, workers: w });
     // Run only where the bullmq package can be loaded (see run-peers.mjs).
     add({ db: 'pg', kind: 'bullmq', variant: 'defaults', workers: w });
@@ -44,6 +55,7 @@ export function plan(mode, scale = 1) {
   // MariaDB.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
+    if (form === 'lease') flow('mysql');
     for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
   }
   add({ db: 'mysql', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
@@ -86,6 +98,11 @@ export function plan(mode, scale = 1) {
     cases.push({ ...e, jobs: singles, concurrency: 1 });
     cases.push({ ...e, jobs: singles, concurrency: 8 });
     cases.push({ ...e, jobs: bulk, chunk: 1000 });
+    // The keyed table: publishMany without keys, and with a distinct key per message.
+    if (db !== 'sqlite') {
+      cases.push({ ...e, flow: 'keyed', jobs: bulk, chunk: 1000 });
+      cases.push({ ...e, flow: 'keyed', keys: true, jobs: bulk, chunk: 1000 });
+    }
     if (full) cases.push({ ...e, jobs: bulk, chunk: 10_000 });
   }
 
@@ -107,7 +124,9 @@ export function plan(mode, scale = 1) {
 export function caseId(c) {
   const parts = [c.workload === 'drain' && c.memory ? `memory${c.memory}` : c.workload, c.db, c.kind];
   if (c.form) parts.push(c.form);
-  if (c.variant) parts.push(c.variant.replace(' ', ''));
+  if (c.flow) parts.push(c.flow);
+  if (c.keys) parts.push('keys');
+  if (c.variant) parts.push(c.variant.replaceAll(' ', ''));
   if (c.claimBatch) parts.push(`cb${c.claimBatch}`);
   if (c.prefetch) parts.push(`pf${c.prefetch}`);
   if (c.batchDelete) parts.push('batchdelete');

@@ -47,6 +47,8 @@ const FORM = { rowlock: 'row lock', lease: 'lease', advisory: 'advisory' };
 function systemOf(e) {
   if (e.kind === 'sqlinbox') {
     let s = `sqlinbox ${FORM[e.form]}`;
+    if (e.flow === 'priority') s += ', priority table';
+    if (e.flow === 'keyed') s += ', keyed table';
     if (e.claimBatch) s += `, claimBatch(${e.claimBatch})`;
     if (e.prefetch) s += `, prefetch(${e.prefetch})`;
     return s;
@@ -55,8 +57,10 @@ function systemOf(e) {
     return `raw ${FORM[e.form]} loop, k=${e.k}${e.batchDelete ? ', one DELETE per claim' : ''}`;
   if (e.kind === 'graphile') return `graphile-worker ${e.variant}`;
   if (e.kind === 'bullmq') return "BullMQ's PostgreSQL backend, defaults";
-  if (e.kind === 'pgboss')
-    return `pg-boss ${e.variant.startsWith('work') ? `work() batchSize ${e.batch}` : `fetch/complete batchSize ${e.batch}`}`;
+  if (e.kind === 'pgboss') {
+    if (e.variant.startsWith('fetch')) return `pg-boss fetch/complete batchSize ${e.batch}`;
+    return `pg-boss work() batchSize ${e.batch}${e.variant.endsWith('burst') ? ', burstWhenBatchFull' : ''}${e.workload === 'latency' ? ', NOTIFY' : ''}`;
+  }
   return e.kind;
 }
 
@@ -249,7 +253,7 @@ function svg(byId, workerCounts) {
     ['drain-pg-graphile-tuned', 'graphile-worker tuned', '#d62728', ''],
     ['drain-pg-graphile-default', 'graphile-worker defaults', '#ff9896', ''],
     ['drain-pg-pgboss-fetch100', 'pg-boss fetch/complete 100', '#ff7f0e', ''],
-    ['drain-pg-pgboss-work100', 'pg-boss work() 100', '#ffbb78', ''],
+    ['drain-pg-pgboss-work100burst', 'pg-boss work() 100 burst', '#ffbb78', ''],
     ['drain-pg-bullmq-defaults', 'BullMQ (PostgreSQL) defaults', '#e377c2', ''],
     ['drain-pg-raw-lease-k50', 'raw lease loop k=50', '#7f7f7f', '6,4'],
     ['drain-pg-raw-rowlock-k1', 'raw row lock loop k=1', '#bcbd22', '6,4'],
@@ -377,7 +381,12 @@ export function writeReport(out, root) {
   md.push('| | |');
   md.push('| --- | --- |');
   md.push(`| machine | ${m.nproc} cores (\`nproc\`), ${m.memoryGiB} GiB, ${m.cpuModel}, ${m.platform} |`);
-  md.push(`| Node | ${ver.node} |`);
+  const launched = meta.node?.launchedFrom;
+  md.push(
+    `| Node | ${ver.node}: every case (sqlinbox, the peers, the raw loops, the setup) on it` +
+      `${launched && launched !== ver.node ? ` (\`pnpm bench\` started on ${launched} and ran itself again on this Node, as it does by default)` : ''}; ` +
+      'better-sqlite3 loads its Node-API prebuild, the same file on Node 22 and 24 |',
+  );
   md.push(
     `| PostgreSQL | ${ver.postgresql} (${Object.entries(meta.settings.postgresql)
       .map(([k, x]) => `${k}=${x}`)
@@ -390,7 +399,9 @@ export function writeReport(out, root) {
   );
   md.push(`| SQLite | ${ver.sqlite} (better-sqlite3 ${ver['better-sqlite3']}, WAL, synchronous=NORMAL) |`);
   md.push(`| sqlinbox | ${ver.sqlinbox}${ver.commit ? ` at ${ver.commit}` : ''} |`);
-  md.push(`| peers | graphile-worker ${ver['graphile-worker']}, pg-boss ${ver['pg-boss']} |`);
+  md.push(
+    `| peers | graphile-worker ${ver['graphile-worker']}, pg-boss ${ver['pg-boss']}, ${meta.bullmq.startsWith('run') ? `bullmq ${meta.bullmq.replace(/^run: bullmq /, '').split(',')[0]} (PostgreSQL backend)` : 'BullMQ not run'} |`,
+  );
   md.push(`| drivers | pg ${ver.pg}, mysql2 ${ver.mysql2}, better-sqlite3 ${ver['better-sqlite3']} |`);
   md.push('');
   md.push('## The ratios');
@@ -432,24 +443,24 @@ export function writeReport(out, root) {
     '"rows/settle" is the rows per settlement statement sent (a raw loop: one per `DELETE`, or a claim\'s rows in the ' +
       '"one DELETE per claim" loop). That loop sends one claim and one settlement per claim of up to 50 rows, with no library around them: ' +
       'of the raw lease loops, the one with the fewest statements per job. pg-boss `work()` sleeps its ' +
-      'polling interval (0.5 s) after every fetch whether or not it found jobs, so its backlog is capped to what it can ' +
-      'drain in a few seconds.',
+      'polling interval (0.5 s, its floor) after every fetch whether or not it found jobs, so its backlog is capped to what it can ' +
+      'drain in a few seconds; with `burstWhenBatchFull` (pg-boss 12) it fetches again at once while batches come back full, and drains ' +
+      'the whole backlog. pg-boss runs its workers as `localConcurrency` = workers in one `work()` call.',
   );
   md.push('');
   md.push(RAW_SQL);
   md.push('');
   md.push(
     meta.bullmq.startsWith('run')
-      ? `BullMQ's PostgreSQL backend (bullmq ${meta.bullmq.replace(/^run: bullmq /, '')}) runs on Node 20 and is in this run at its ` +
-          'defaults (a Worker at `concurrency` = workers; it keeps completed jobs, as pg-boss does). It is not a dependency of the ' +
-          'bench: its dependency msgpackr pulls msgpackr-extract, whose install script pnpm 12 refuses (`ERR_PNPM_IGNORED_BUILDS`) ' +
-          "unless the workspace's `allowBuilds` names it, so the bench loads it from `BENCH_BULLMQ_DIR` (a directory where " +
-          '`npm install bullmq@6.7.0 pg` was run) or from the workspace once installed there, and skips it otherwise.'
-      : "BullMQ's PostgreSQL backend: bullmq 6.7.0 ships one (`createPostgresBackend`, PostgreSQL 13+), declares Node >= 14.18 " +
-          'and runs on Node 20 here, but is **not in this run**: its dependency msgpackr pulls msgpackr-extract, whose install ' +
-          "script pnpm 12 refuses (`ERR_PNPM_IGNORED_BUILDS`) unless the workspace's `allowBuilds` names it. Point " +
-          '`BENCH_BULLMQ_DIR` at a directory where `npm install bullmq@6.7.0 pg` was run to include it.',
+      ? `BullMQ's PostgreSQL backend (bullmq ${meta.bullmq.replace(/^run: bullmq /, '')}, \`createPostgresBackend\`) is in ` +
+          'this run at its defaults: a Worker at `concurrency` = workers, in its own schema; it keeps completed jobs, as pg-boss ' +
+          'does. bullmq is a bench dependency; the install script of msgpackr-extract stays off (`allowBuilds`), and its ' +
+          'prebuilt binary for the platform loads without it.'
+      : `BullMQ's PostgreSQL backend (bullmq 6.x, \`createPostgresBackend\`) is **not in this run**: ${meta.bullmq.replace(/^not run: /, '')}.`,
   );
+
+  md.push('');
+  md.push(flowSection(byId, folded));
 
   const lat = folded.filter((e) => e.workload === 'latency');
   md.push('');
@@ -459,7 +470,8 @@ export function writeReport(out, root) {
     'An open-loop producer (its own pool; each publish starts on schedule whether or not the previous one returned) enqueues ' +
       "for a fixed time; latency runs from just before the enqueue call to the handler's start, on one clock. sqlinbox's " +
       "producer is a second broker, so the consumer wakes on PostgreSQL's NOTIFY; graphile-worker wakes on its own NOTIFY; " +
-      "pg-boss 10 polls (0.5 s); BullMQ's PostgreSQL backend waits on LISTEN/NOTIFY.",
+      'pg-boss 12 wakes on NOTIFY (`useListenNotify` on the consumer, a queue created with `notify`), polling every 0.5 s ' +
+      "behind it; BullMQ's PostgreSQL backend waits on LISTEN/NOTIFY.",
   );
   md.push('');
   md.push(
@@ -501,7 +513,8 @@ export function writeReport(out, root) {
   md.push('| database | how | jobs | jobs/s | Node CPU ms | server CPU ms |');
   md.push('| --- | --- | --- | --- | --- | --- |');
   for (const e of enq) {
-    const how = e.chunk ? `publishMany, chunks of ${n0(e.chunk)}` : `publish, ${e.concurrency} in flight`;
+    let how = e.chunk ? `publishMany, chunks of ${n0(e.chunk)}` : `publish, ${e.concurrency} in flight`;
+    if (e.flow === 'keyed') how += e.keys ? ', keyed table, a key per message' : ', keyed table, no keys';
     md.push(`| ${e.db} | ${how} | ${n0(e.jobs)} | ${rate(e)} | ${n0(e.nodeCpuMs)} | ${n0(e.serverCpuMs)} |`);
   }
 
@@ -528,6 +541,57 @@ export function writeReport(out, root) {
   md.push('');
   writeFileSync(join(root, 'docs', 'benchmarks.md'), md.join('\n'));
   return v;
+}
+
+/**
+ * "Flow control": the priority table (priorities n % 10) and the keyed table (a key per row)
+ * drained in the lease form beside the plain lease table, and publishMany into the keyed table with
+ * and without keys beside the plain table, each with its ratio to the plain table's figure.
+ */
+export function flowSection(byId, folded) {
+  const md = ['## Flow control: priority and keyed tables', ''];
+  md.push(
+    'The lease form on a table with a priority column (`priority: ..`, rows published with priorities n % 10) and on a ' +
+      'table with a unique key column (`uniqueKey: ..`, a distinct key per row), each drained right after the plain lease ' +
+      'table at the same workers; and `publishMany` into the keyed table without keys and with a key per message. The ratio ' +
+      "is each figure over the plain table's in this run (docs/flow-control.md says what each column costs).",
+  );
+  md.push('');
+  md.push('| database | workload | table | jobs | jobs/s | × plain table |');
+  md.push('| --- | --- | --- | --- | --- | --- |');
+  const ratio = (e, plainId) => {
+    const p = byId.get(plainId);
+    return e.failed || !p || p.failed ? '–' : `**${n2(e.median / p.median)}x**`;
+  };
+  const DB = { pg: 'PostgreSQL', mysql: 'MariaDB', sqlite: 'SQLite' };
+  let rows = 0;
+  for (const e of folded) {
+    if (!e.flow) continue;
+    rows++;
+    if (e.workload === 'drain') {
+      const plain = `drain-${e.db}-sqlinbox-lease-w${e.workers}`;
+      const p = byId.get(plain);
+      if (p && e.flow === 'priority')
+        md.push(
+          `| ${DB[e.db]} | drain, lease, ${e.workers} workers | plain | ${n0(p.jobs)} | ${rate(p)} | 1x |`,
+        );
+      md.push(
+        `| ${DB[e.db]} | drain, lease, ${e.workers} workers | ${e.flow === 'priority' ? 'priority (n % 10)' : 'keyed (a key per row)'} | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, plain)} |`,
+      );
+    } else if (e.workload === 'enqueue') {
+      const plain = `enqueue-${e.db}-sqlinbox-lease-chunk${e.chunk}`;
+      const p = byId.get(plain);
+      if (p && !e.keys)
+        md.push(
+          `| ${DB[e.db]} | publishMany, chunks of ${n0(e.chunk)} | plain | ${n0(p.jobs)} | ${rate(p)} | 1x |`,
+        );
+      md.push(
+        `| ${DB[e.db]} | publishMany, chunks of ${n0(e.chunk)} | keyed, ${e.keys ? 'a key per message' : 'no keys'} | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, plain)} |`,
+      );
+    }
+  }
+  if (rows === 0) md.push('| – | not measured in this run | | | | |');
+  return md.join('\n');
 }
 
 /** What the engine does per job on the databases measured: true of the code, not of a run. */

@@ -1,9 +1,10 @@
 /**
- * The peers in a child process, on the same PostgreSQL: graphile-worker 0.17.3 (defaults, and tuned
- * as its performance docs say) and pg-boss 10.4.2 (`work()` at batchSize 1 and 100, and a
- * `fetch`/`complete` loop). BullMQ's PostgreSQL backend runs when the `bullmq` package resolves.
+ * The peers in a child process, on the same PostgreSQL: graphile-worker 0.18 (defaults, and tuned
+ * as its performance docs say), pg-boss 12 (`work()` at batchSize 1 and 100 polling every 0.5 s,
+ * `work()` at batchSize 100 with `burstWhenBatchFull`, and a `fetch`/`complete` loop) and BullMQ 6's
+ * PostgreSQL backend (`createPostgresBackend`) at its defaults.
  *
- * Both peers settle after the handler returns and neither tells when its settlement committed
+ * The peers settle after the handler returns and none tells when its settlement committed
  * (graphile-worker does not await `completeJob`; pg-boss completes after its handler), so the drain
  * ends when the handlers have all run AND the database shows no unsettled job, polled every 2 ms.
  */
@@ -12,7 +13,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pgLib from 'pg';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { BOSS_SCHEMA, BULL_SCHEMA, GW_SCHEMA, PG_URL, payload } from './config.mjs';
 import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
 
@@ -84,7 +85,11 @@ async function graphileDrain(spec) {
   };
 }
 
-export function bossOptions(workers) {
+/**
+ * pg-boss's constructor options: no maintenance or scheduling in the timed process, the schema made
+ * beforehand; `listen` opens pg-boss 12's LISTEN connection (the latency run's consumer).
+ */
+export function bossOptions(workers, listen = false) {
   return {
     connectionString: PG_URL,
     schema: BOSS_SCHEMA,
@@ -92,6 +97,22 @@ export function bossOptions(workers) {
     supervise: false,
     schedule: false,
     migrate: false,
+    ...(listen ? { useListenNotify: true } : {}),
+  };
+}
+
+/**
+ * pg-boss's `work()` options for `spec.workers` workers (pg-boss 12's `localConcurrency`: that many
+ * fetch loops in one call): batchSize `spec.batch`, polling every 0.5 s (its floor), and for the
+ * burst variant `burstWhenBatchFull` (a full batch fetches again at once), the option its docs give
+ * for draining a backlog.
+ */
+export function bossWorkOptions(spec) {
+  return {
+    batchSize: spec.batch,
+    pollingIntervalSeconds: 0.5,
+    localConcurrency: spec.workers,
+    ...(spec.variant.endsWith('burst') ? { burstWhenBatchFull: true } : {}),
   };
 }
 
@@ -112,7 +133,7 @@ async function bossDrain(spec) {
     }
     for (const j of jobs) done.mark(j.data.n);
   };
-  if (spec.variant === 'fetch') {
+  if (spec.variant.startsWith('fetch')) {
     const loop = async () => {
       for (;;) {
         const jobs = await boss.fetch(QUEUE, { batchSize: spec.batch });
@@ -126,11 +147,7 @@ async function bossDrain(spec) {
     };
     await Promise.all(Array.from({ length: spec.workers }, loop));
   } else {
-    for (let i = 0; i < spec.workers; i++) {
-      await boss.work(QUEUE, { batchSize: spec.batch, pollingIntervalSeconds: 0.5 }, async (jobs) =>
-        mark(jobs),
-      );
-    }
+    await boss.work(QUEUE, bossWorkOptions(spec), async (jobs) => mark(jobs));
   }
   const probe = new pgLib.Client({ connectionString: PG_URL });
   await probe.connect();
@@ -162,9 +179,9 @@ async function bossDrain(spec) {
 }
 
 /**
- * BullMQ's PostgreSQL backend, when the package can be loaded: from the workspace if it is ever
- * installed there, or from a copy installed elsewhere with npm, named by BENCH_BULLMQ_DIR (pnpm 12
- * refuses the install script of its msgpackr-extract dependency unless the workspace allows it).
+ * BullMQ (6.x ships a PostgreSQL backend, `createPostgresBackend`): from the workspace (a bench
+ * dependency; msgpackr-extract's install script stays off, its prebuilt binary loads without it), or
+ * from a copy installed elsewhere with npm, named by BENCH_BULLMQ_DIR. Null where neither loads.
  */
 export async function loadBullmq() {
   try {
@@ -270,14 +287,14 @@ export async function latency(spec) {
     stop = () => worker.close();
     closeProducer = () => queue.close();
   } else {
-    const boss = new PgBoss(bossOptions(spec.workers));
+    // pg-boss 12 wakes its workers on NOTIFY where the queue has `notify` (see setup.mjs) and the
+    // instance listens; its polling stays as the backstop.
+    const boss = new PgBoss(bossOptions(spec.workers, true));
     boss.on('error', () => {});
     await boss.start();
-    for (let i = 0; i < spec.workers; i++) {
-      await boss.work(QUEUE, { batchSize: spec.batch, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-        for (const j of jobs) handle(j.data);
-      });
-    }
+    await boss.work(QUEUE, bossWorkOptions(spec), async (jobs) => {
+      for (const j of jobs) handle(j.data);
+    });
     const producer = new PgBoss({ ...bossOptions(2) });
     producer.on('error', () => {});
     await producer.start();

@@ -65,7 +65,7 @@ function subscription(spec, table) {
 export async function drain(spec) {
   const { adapter: raw, close } = await openAdapter(spec.db, spec.workers + 2, spec.file);
   const { adapter, stats } = instrument(raw);
-  const table = describe(spec.db, spec.form);
+  const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 200 });
   const done = ledger(spec.jobs);
   let first = 0;
@@ -118,7 +118,7 @@ export async function drain(spec) {
 export async function latency(spec) {
   const consumer = await openAdapter(spec.db, spec.workers + 2, spec.file);
   const producer = await openAdapter(spec.db, 4, spec.file);
-  const table = describe(spec.db, spec.form);
+  const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(consumer.adapter, {
     logger: silentLogger,
     pollInterval: spec.pollInterval ?? 1000,
@@ -178,11 +178,11 @@ export async function latency(spec) {
 
 /**
  * W1: `spec.jobs` publishes into an empty table, one message per `publish` at `spec.concurrency`
- * in flight, or `publishMany` in chunks of `spec.chunk`.
+ * in flight, or `publishMany` in chunks of `spec.chunk` (with `spec.keys`, a distinct key each).
  */
 export async function enqueue(spec) {
   const { adapter, close } = await openAdapter(spec.db, (spec.concurrency ?? 1) + 2, spec.file);
-  const table = describe(spec.db, spec.form);
+  const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(adapter, { logger: silentLogger });
   const rss = rssSampler();
   const cpu = cpuMeter(spec.db);
@@ -190,10 +190,10 @@ export async function enqueue(spec) {
   if (spec.chunk !== undefined) {
     for (let i = 0; i < spec.jobs; i += spec.chunk) {
       const n = Math.min(spec.chunk, spec.jobs - i);
-      await broker.publishMany(
-        table,
-        Array.from({ length: n }, (_, j) => payload(i + j + 1)),
-      );
+      const messages = Array.from({ length: n }, (_, j) => payload(i + j + 1));
+      // The keyed table's publish with a distinct key per message.
+      if (spec.keys) await broker.publishMany(table, messages, { key: (m) => `k${m.n}` });
+      else await broker.publishMany(table, messages);
     }
   } else {
     let next = 1;
@@ -216,7 +216,7 @@ export async function enqueue(spec) {
  */
 export async function victim(spec, control) {
   const { adapter } = await openAdapter(spec.db, spec.workers + 2, spec.file);
-  const table = describe(spec.db, spec.form);
+  const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 100 });
   let held = 0;
   broker.subscribe(subscription(spec, table), async () => {
@@ -233,7 +233,7 @@ export async function victim(spec, control) {
  */
 export async function rescue(spec, control) {
   const { adapter, close } = await openAdapter(spec.db, spec.workers + 2, spec.file);
-  const table = describe(spec.db, spec.form);
+  const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 100 });
   const at = [];
   broker.subscribe(subscription(spec, table), async () => {

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { Logger, makeWorkerUtils } from 'graphile-worker';
 import mysql from 'mysql2/promise';
 import pgLib from 'pg';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import {
   BOSS_SCHEMA,
   BULL_SCHEMA,
@@ -24,7 +24,7 @@ import {
 } from './config.mjs';
 import { sleep } from './measure.mjs';
 import { bossOptions, bullConnection, loadBullmq, QUEUE } from './run-peers.mjs';
-import { describe, tableName } from './tables.mjs';
+import { describe, KEY, PRIORITY, tableName } from './tables.mjs';
 
 let pgAdmin;
 let myAdmin;
@@ -64,10 +64,17 @@ export async function prepare(spec) {
   if (spec.db === 'pg' && (spec.kind === 'sqlinbox' || spec.kind === 'raw')) {
     await pgq(`DROP SCHEMA IF EXISTS "${PG_SCHEMA}" CASCADE`);
     await pgq(`CREATE SCHEMA "${PG_SCHEMA}"`);
-    for (const s of createPostgresDialect().ddl(describe('pg', spec.form))) await pgq(s);
+    for (const s of createPostgresDialect().ddl(describe('pg', spec.form, spec.flow))) await pgq(s);
     if (n > 0) {
+      // The flow-control tables: priorities mixed (n % 10), or a distinct key per row.
+      const [cols, vals] =
+        spec.flow === 'priority'
+          ? [`, "${PRIORITY}"`, ', g % 10']
+          : spec.flow === 'keyed'
+            ? [`, "${KEY}"`, ", 'k' || g"]
+            : ['', ''];
       await pgq(
-        `INSERT INTO "${PG_SCHEMA}".jobs (payload) SELECT jsonb_build_object('n', g, 'p', 'abcdef') FROM generate_series(1, $1::int) g`,
+        `INSERT INTO "${PG_SCHEMA}".jobs (payload${cols}) SELECT jsonb_build_object('n', g, 'p', 'abcdef')${vals} FROM generate_series(1, $1::int) g`,
         [n],
       );
     }
@@ -93,10 +100,14 @@ export async function prepare(spec) {
     const boss = new PgBoss({ ...bossOptions(4), migrate: true });
     boss.on('error', () => {});
     await boss.start();
-    await boss.createQueue(QUEUE);
+    // pg-boss 12 wakes workers on NOTIFY only for a queue created with `notify` (the latency run's).
+    await boss.createQueue(QUEUE, spec.workload === 'latency' ? { notify: true } : {});
     for (let i = 0; i < n; i += 5000) {
       const m = Math.min(5000, n - i);
-      await boss.insert(Array.from({ length: m }, (_, j) => ({ name: QUEUE, data: payload(i + j + 1) })));
+      await boss.insert(
+        QUEUE,
+        Array.from({ length: m }, (_, j) => ({ data: payload(i + j + 1) })),
+      );
     }
     await boss.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
     await vacuumSchema(BOSS_SCHEMA);
@@ -114,12 +125,18 @@ export async function prepare(spec) {
   } else if (spec.db === 'mysql') {
     const t = tableName('mysql');
     await myq(`DROP TABLE IF EXISTS \`${t}\``);
-    for (const s of mysqlDialect.ddl(describe('mysql', spec.form))) await myq(s);
+    for (const s of mysqlDialect.ddl(describe('mysql', spec.form, spec.flow))) await myq(s);
     for (let i = 0; i < n; i += 100_000) {
       const m = Math.min(100_000, n - i);
+      const [cols, vals] =
+        spec.flow === 'priority'
+          ? [`, \`${PRIORITY}\``, ', (seq + ?) % 10']
+          : spec.flow === 'keyed'
+            ? [`, \`${KEY}\``, ", CONCAT('k', seq + ?)"]
+            : ['', ''];
       await myq(
-        `INSERT INTO \`${t}\` (payload) SELECT JSON_OBJECT('n', seq + ?, 'p', 'abcdef') FROM seq_1_to_${m}`,
-        [i],
+        `INSERT INTO \`${t}\` (payload${cols}) SELECT JSON_OBJECT('n', seq + ?, 'p', 'abcdef')${vals} FROM seq_1_to_${m}`,
+        spec.flow ? [i, i] : [i],
       );
     }
     await myq(`ANALYZE TABLE \`${t}\``);
@@ -128,7 +145,7 @@ export async function prepare(spec) {
     const db = new Database(sqliteFile(spec.file));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    for (const s of sqliteDialect.ddl(describe('sqlite', spec.form))) db.exec(s);
+    for (const s of sqliteDialect.ddl(describe('sqlite', spec.form, spec.flow))) db.exec(s);
     if (n > 0) {
       db.prepare(
         `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)` +

@@ -12,13 +12,21 @@ export function tableName(db) {
   return TABLE;
 }
 
-/** The description of the benchmark's table in one form. */
-export function describe(db, form) {
+/** The priority column and the unique key column of the flow-control tables. */
+export const PRIORITY = 'priority';
+export const KEY = 'job_key';
+
+/**
+ * The description of the benchmark's table in one form; `flow` adds a priority column
+ * (`'priority'`) or a unique key column (`'keyed'`) to it, as docs/flow-control.md describes.
+ */
+export function describe(db, form, flow) {
   const base = {
     table: tableName(db),
     id: { column: 'id', generated: true },
     attempt: { column: 'attempt', generated: true },
     payload: 'payload',
+    ...(flow === 'priority' ? { priority: PRIORITY } : flow === 'keyed' ? { uniqueKey: KEY } : {}),
   };
   if (form === 'lease') return inbox({ ...base, lease: 'locked_until' });
   if (form === 'advisory') return inbox({ ...base, advisory: 'bench-{id}' });
