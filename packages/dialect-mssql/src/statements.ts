@@ -223,19 +223,18 @@ export class MssqlStatements extends QueueStatements {
 
   /** `sp_getapplock` without waiting, answering `ok` 1 when taken. */
   applock(key: string, owner: 'Session' | 'Transaction'): Statement {
-    return this.applockCall(
-      key,
-      (name) =>
-        `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
+    const p = this.params();
+    const name = p.bind(resourceName(key));
+    return this.answer(
+      p,
+      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
         ` @LockOwner = '${owner}', @LockTimeout = 0, @DbPrincipal = N'public';`,
     );
   }
 
-  /** A batch over the key's bound lock name that sets `@r`, answering `ok` 1 where `@r` >= 0. */
-  applockCall(key: string, batch: (name: string) => string): Statement {
-    const p = this.params();
-    const sql = batch(p.bind(resourceName(key)));
-    return p.statement(`${sql}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
+  /** A batch that sets `@r`, answering `ok` 1 where `@r` >= 0 (the lock calls' return codes). */
+  answer(p: Params, batch: string): Statement {
+    return p.statement(`${batch}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
   }
 
   /** Owned by the session: it outlives transactions, and the server drops it with the session. */
@@ -245,10 +244,11 @@ export class MssqlStatements extends QueueStatements {
 
   /** Releases only a held lock: `sp_releaseapplock` raises error 1223 for one not held. */
   override unlock(key: string): Statement {
-    return this.applockCall(
-      key,
-      (name) =>
-        `DECLARE @r INT = -1;\nIF APPLOCK_MODE(N'public', ${name}, 'Session') <> 'NoLock'\n` +
+    const p = this.params();
+    const name = p.bind(resourceName(key));
+    return this.answer(
+      p,
+      `DECLARE @r INT = -1;\nIF APPLOCK_MODE(N'public', ${name}, 'Session') <> 'NoLock'\n` +
         `  EXEC @r = sp_releaseapplock @Resource = ${name}, @LockOwner = 'Session', @DbPrincipal = N'public';`,
     );
   }

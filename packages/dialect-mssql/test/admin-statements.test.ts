@@ -93,7 +93,7 @@ describe('admin statements', () => {
     );
     expect(s.freeKey('v.[k]')).toContain("HASHBYTES('SHA2_256', v.[k])");
     expect(held.params).toEqual(['jobs-1', 'k'.repeat(256)]);
-    const row = statements(table({ retryAfter: 'retry_after' })).lockable(NOW);
+    const row = statements(table({ retryAfter: 'retry_after' })).lockable(NOW)!;
     expect(row.sql).toBe(
       'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
         'SELECT COUNT(*) AS [n] FROM (SELECT 1 AS [one] FROM [jobs] q WITH (UPDLOCK, READPAST, ROWLOCK)' +

@@ -1,6 +1,32 @@
 import { createHash } from 'node:crypto';
-import { type InsertParts, KEY, type Params, QueueStatements, type Statement, schemaOf } from '@sqlinbox/sql';
+import { validateIdentifier } from '@sqlinbox/core';
+import {
+  type InsertParts,
+  ISOLATION_SQL,
+  KEY,
+  type Params,
+  QueueStatements,
+  type Statement,
+  schemaOf,
+  type TransactionSql,
+} from '@sqlinbox/sql';
 import { quoteIdent, utc } from './sql.js';
+
+/**
+ * Opens a transaction at the given level, READ COMMITTED when none is declared: the server's
+ * default, REPEATABLE READ, would lock the gaps a claim scans and block every insert while a claim
+ * is held. `SET TRANSACTION` applies to the next transaction only. Savepoint names are checked.
+ */
+export const MYSQL_TRANSACTIONS: TransactionSql = {
+  begin: (o) => [
+    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}`,
+    'START TRANSACTION',
+  ],
+  commit: 'COMMIT',
+  rollback: 'ROLLBACK',
+  savepoint: (name) => `SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
+};
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
 export const LOCK_NAME_MAX = 64;
@@ -89,7 +115,7 @@ export class MysqlStatements extends QueueStatements {
 
   /**
    * Lease form, the first statement of the claim's transaction: the ids (and groups) of up to `n`
-   * due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then {@link fifoGuard},
+   * due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then {@link headGuard},
    * {@link claimLeaseUpdate} and {@link claimLeaseRows}: an UPDATE can neither return its rows nor
    * read the table it writes in a subquery (error 1093).
    */
@@ -136,9 +162,9 @@ export class MysqlStatements extends QueueStatements {
    * a lower id not yet committed) and waits for it, so two processes never take one group out of
    * order. A row found means the claimed row is not its group's head, and the claim leaves it.
    */
-  fifoGuard(id: unknown, group: unknown): Statement | undefined {
+  override headGuard(id: unknown, group: unknown): Statement | undefined {
     const t = this.t;
-    if (t.group === undefined || group === null || group === undefined) return undefined;
+    if (t.group === undefined) return undefined;
     const p = this.params();
     const sid = this.col('s', t.id.column);
     return p.statement(
@@ -153,16 +179,11 @@ export class MysqlStatements extends QueueStatements {
    * `VALUES ROW(..)`, MariaDB not; the id list reads the primary key.
    */
   override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
-    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
-    const id = c(this.t.id.column);
-    const lease = c(this.role(this.t.lease, 'lease'));
+    const id = this.col(a, this.t.id.column);
+    const lease = this.col(a, this.role(this.t.lease, 'lease'));
     const ids = p.list(leases.map((l) => l.id));
     const pairs = leases.map((l) => `(${id} = ${p.bind(l.id)} AND ${lease} = ${this.time(p, l.token)})`);
     return `${id} IN (${ids}) AND (${pairs.join(' OR ')})`;
-  }
-
-  override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    return this.heldTokens(p, leases);
   }
 
   /** Which of these ids hold `expiry` now: the ids an extension moved, when not all moved. */

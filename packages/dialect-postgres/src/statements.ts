@@ -172,17 +172,13 @@ export class PostgresStatements extends QueueStatements {
    * two arrays, each row compared with the token at its id's position; the id array takes the id
    * column's own type from `id = ANY($n)`.
    */
-  override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a: string): string {
+  override heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
     return this.tokens(
       p,
       leases,
       this.col(a, this.t.id.column),
       this.col(a, this.role(this.t.lease, 'lease')),
     );
-  }
-
-  override heldTokensBare(p: Params, leases: readonly { id: unknown; token: Date }[]): string {
-    return this.tokens(p, leases, this.id, this.ident(this.role(this.t.lease, 'lease')));
   }
 
   /**

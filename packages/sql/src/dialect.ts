@@ -15,7 +15,7 @@ import {
   type TableOps,
 } from '@sqlinbox/core';
 import { schemaOf, tableOf } from './columns.js';
-import type { QueueStatements } from './statements.js';
+import { ansiIdent, type QueueStatements } from './statements.js';
 
 /** The isolation levels as `SET TRANSACTION ISOLATION LEVEL` and `BEGIN ISOLATION LEVEL` spell them. */
 export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
@@ -41,14 +41,14 @@ export interface TransactionSql {
   rollbackToSavepoint(name: string): string;
 }
 
-/** Standard SQL's: `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT name`, `RELEASE SAVEPOINT name`. */
+/** Standard SQL's: `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT "name"`, `RELEASE SAVEPOINT "name"`. */
 export const standardTransactions: TransactionSql = {
   begin: () => ['BEGIN'],
   commit: 'COMMIT',
   rollback: 'ROLLBACK',
-  savepoint: (name) => `SAVEPOINT ${name}`,
-  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${name}`,
+  savepoint: (name) => `SAVEPOINT ${ansiIdent(name)}`,
+  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${ansiIdent(name)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${ansiIdent(name)}`,
 };
 
 /**

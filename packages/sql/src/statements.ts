@@ -601,7 +601,9 @@ export class QueueStatements {
     const where = this.due(p, now, 'q') + this.head('q');
     const notOwn = own.size === 0 ? '' : ` AND ${this.inList(p, this.keyExpr(p, 'q'), [...own], true)}`;
     // A table with its own lock: only its own keys are left out (the database's locks are not its).
-    const free = this.t.lock === undefined ? this.freeKey(this.keyExpr(p, 'q')) : undefined;
+    // (`freeKey` asked of a constant first: the key's values are bound only where it is used.)
+    const sees = this.t.lock === undefined && this.freeKey(this.emptyText) !== undefined;
+    const free = sees ? this.freeKey(this.keyExpr(p, 'q')) : undefined;
     return this.plainRead(
       p.statement(
         this.select(p, {
@@ -623,7 +625,8 @@ export class QueueStatements {
   heldKeys(keys: readonly string[]): Statement | undefined {
     if (this.freeKey(this.emptyText) === undefined) return undefined;
     const p = this.params();
-    const [k, rows] = [this.ident('k'), keys.map((key) => `(${this.text(p, key)})`).join(', ')];
+    const k = this.ident('k');
+    const rows = keys.map((key) => `(${this.text(p, key)})`).join(', ');
     return p.statement(
       `SELECT COUNT(*) AS ${this.ident('n')} FROM (VALUES ${rows}) AS v (${k}) WHERE NOT (${this.freeKey(`v.${k}`)})`,
     );
