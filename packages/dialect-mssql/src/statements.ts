@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ConfigError, validateIdentifier } from '@sqlinbox/core';
+import { ConfigError } from '@sqlinbox/core';
 import {
   type DeleteParts,
   type InsertParts,
@@ -259,11 +259,8 @@ export class MssqlStatements extends QueueStatements {
   }
 
   /** One statement, in a transaction or not: `DELETE .. OUTPUT deleted.* INTO` the dead-letter table. */
-  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
-    const p = this.params();
-    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
-    const where = this.owned(p, id, token);
-    return [p.statement(`DELETE FROM ${this.table} OUTPUT deleted.* INTO ${dead} WHERE ${where}`)];
+  override deleteInto(where: string, dead: string): string {
+    return `DELETE FROM ${this.table} OUTPUT deleted.* INTO ${dead} WHERE ${where}`;
   }
 
   /** The named columns back, a generated id under `IDENTITY_INSERT`. */

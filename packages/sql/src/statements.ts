@@ -691,17 +691,32 @@ export class QueueStatements {
   }
 
   /**
-   * The move to a dead-letter table of the same columns: a copy, then a delete under the same
-   * condition; the runner runs them in one transaction. The last statement's count is the answer.
+   * The move to a dead-letter table of the same columns: one statement where {@link deleteInto}
+   * writes one, else a copy, then a delete under the same condition, which the runner runs in one
+   * transaction. The last statement's count is the answer.
    */
   moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
     const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
+    const one = this.params();
+    const moved = this.deleteInto(this.owned(one, id, token), dead);
+    if (moved !== undefined) return [one.statement(moved)];
     const copy = this.params();
     const remove = this.params();
     return [
       copy.statement(`INSERT INTO ${dead} SELECT * FROM ${this.table} WHERE ${this.owned(copy, id, token)}`),
       remove.statement(this.delete({ table: this.table, where: this.owned(remove, id, token) })),
     ];
+  }
+
+  /**
+   * The rows of the queue table `where` selects, deleted and written into `dead` (quoted) in one
+   * statement, where the database can (`WITH .. DELETE .. RETURNING *`, `OUTPUT deleted.* INTO`).
+   * Default: undefined.
+   */
+  deleteInto(where: string, dead: string): string | undefined {
+    void where;
+    void dead;
+    return undefined;
   }
 
   // ===========================================================================================
