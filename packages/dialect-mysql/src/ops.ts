@@ -108,6 +108,26 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     }
   }
 
+  /**
+   * The builder's guard, after (once per table) reading which index the guard reads
+   * ({@link MysqlStatements.fifoIndex}). A table without an index led by its group column is
+   * warned about once: its guard may wait on rows of other groups that other claims hold.
+   */
+  override async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
+    const s = this.sql;
+    if (s.t.group !== undefined && rows.length > 0 && s.fifoIndex === undefined) {
+      const name = (await this.rows(conn, s.fifoIndexOf()))[0]?.name;
+      s.fifoIndex = name === undefined || name === null ? null : String(name);
+      if (s.fifoIndex === null) {
+        process.emitWarning(
+          `sqlinbox: table ${s.t.table} has no index led by its group column ${s.t.group}: the FIFO guard scans the primary key and may wait on rows other claims hold; create the sqlinbox_fifo index ddl() prints`,
+          { code: 'SQLINBOX_NO_FIFO_INDEX' },
+        );
+      }
+    }
+    return super.guardHeads(conn, rows);
+  }
+
   /** The FIFO guard ({@link MysqlStatements.headGuard}) finds no older row: the claimed row is its group's head. */
   override isHead(answer: Row[]): boolean {
     return answer.length === 0;

@@ -156,19 +156,43 @@ export class MysqlStatements extends QueueStatements {
   }
 
   /**
-   * The FIFO guard for one claimed head of a group (undefined for a NULL group, which is no group):
-   * a locking read of its group's unsettled rows before it. The head check reads committed rows
-   * without locks; this read also meets a row another transaction is still writing (an insert with
-   * a lower id not yet committed) and waits for it, so two processes never take one group out of
-   * order. A row found means the claimed row is not its group's head, and the claim leaves it.
+   * The index the FIFO guard reads, one led by the group column (`sqlinbox_fifo` of {@link ddl}):
+   * found on the server by the runner before the first guard ({@link fifoIndexOf}); null where
+   * the table has none.
+   */
+  fifoIndex: string | null | undefined;
+
+  /** The name of an index of the table whose first column is the group column, as `name`. */
+  fifoIndexOf(): Statement {
+    const p = this.params();
+    const schema = schemaOf(this.t.table);
+    return p.statement(
+      'SELECT INDEX_NAME AS `name` FROM information_schema.STATISTICS' +
+        ` WHERE TABLE_SCHEMA = COALESCE(${p.bind(schema ?? null)}, DATABASE()) AND TABLE_NAME = ${p.bind(this.t.table.split('.').pop())}` +
+        ` AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = ${p.bind(this.role(this.t.group, 'group'))}` +
+        " ORDER BY INDEX_NAME = 'sqlinbox_fifo' DESC, INDEX_NAME LIMIT 1",
+    );
+  }
+
+  /**
+   * The FIFO guard for one claimed head of a group: a locking read of its group's unsettled rows
+   * before it. The head check reads committed rows without locks; this read also meets a row
+   * another transaction is still writing (an insert with a lower id not yet committed) and waits
+   * for it, so two processes never take one group out of order. A row found means the claimed row
+   * is not its group's head, and the claim leaves it. The read is held to the group's range of
+   * {@link fifoIndex} (`FORCE INDEX`): scanning the primary key instead, it would lock, and wait
+   * on, rows of other groups that other claims hold. (At READ COMMITTED, the row lock form's
+   * default, InnoDB takes no gap locks; at REPEATABLE READ the range ends at the claimed head,
+   * which this claim holds.)
    */
   override headGuard(id: unknown, group: unknown): Statement | undefined {
     const t = this.t;
     if (t.group === undefined) return undefined;
     const p = this.params();
     const sid = this.col('s', t.id.column);
+    const index = this.fifoIndex == null ? '' : ` FORCE INDEX (${this.ident(this.fifoIndex)})`;
     return p.statement(
-      `SELECT ${sid} FROM ${this.table} s WHERE ${this.col('s', t.group)} = ${p.bind(group)}` +
+      `SELECT ${sid} FROM ${this.table} s${index} WHERE ${this.col('s', t.group)} = ${p.bind(group)}` +
         ` AND ${sid} < ${p.bind(id)}${this.unsettled('s')} ORDER BY ${sid} FOR UPDATE`,
     );
   }
