@@ -10,11 +10,9 @@ import {
   type Connection,
   capabilities,
   type DdlOptions,
-  type PrepareOptions,
   type Row,
-  type TableOps,
 } from '@sqlinbox/core';
-import { columnKinds, describeWith, SqlDialect, type SqlDialectOptions, SqlTable } from '@sqlinbox/sql';
+import { columnKinds, describeWith, SqlDialect, type SqlDialectOptions } from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
 import { MssqlDdl } from './ddl.js';
 import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
@@ -102,19 +100,11 @@ export class MssqlDialect extends SqlDialect {
     return describeWith(conn, DESCRIBE_SQL, table, columnInfo);
   }
 
+  readonly Statements = MssqlStatements;
   classifyError = classifyError;
 
-  /** The builder's runner over {@link MssqlStatements}. */
-  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
-    return new SqlTable(this.statements(table, opts));
-  }
-
-  statements(table: AnyTable, opts?: PrepareOptions): MssqlStatements {
-    return new MssqlStatements(table, opts);
-  }
-
   tableDdl(table: AnyTable, opts: DdlOptions): string[] {
-    return new MssqlDdl(this.statements(table)).ddl(opts);
+    return new MssqlDdl(new MssqlStatements(table)).ddl(opts);
   }
 }
 

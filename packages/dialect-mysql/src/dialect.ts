@@ -13,7 +13,6 @@ import {
   type ColumnInfo,
   type Connection,
   capabilities,
-  type DdlOptions,
   type Dialect,
   type ErrorKind,
   type Row,
@@ -209,61 +208,6 @@ export const kindOf = columnKinds({
 const text = (v: unknown): string =>
   v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
 
-/**
- * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
- * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
- * `DATETIME(3)`).
- */
-async function describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-  const schema = schemaOf(table) ?? null;
-  const name = tableOf(table);
-  const { rows } = await conn.query<Row>(
-    'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
-      ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
-      ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
-      ' ORDER BY c.ORDINAL_POSITION',
-    [schema, name],
-  );
-  if (rows.length === 0) return null;
-  // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
-  let jsonColumns = new Set<string>();
-  if (
-    /mariadb/i.test(text(rows[0]!.version)) &&
-    rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
-  ) {
-    const checks = await conn.query<Row>(
-      'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
-        ' WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
-      [schema, name],
-    );
-    jsonColumns = new Set(
-      checks.rows.flatMap((r) =>
-        [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase()),
-      ),
-    );
-  }
-  return rows.map((r) => {
-    const colName = text(r.name);
-    const dataType = text(r.dataType);
-    const def = r.def === null || r.def === undefined ? null : text(r.def);
-    const kind =
-      dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
-        ? 'json'
-        : kindOf(dataType);
-    return {
-      name: colName,
-      type: text(r.columnType),
-      kind,
-      // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
-      ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
-      nullable: text(r.nullable).toUpperCase() === 'YES',
-      // MariaDB shows "no default" of a nullable column as the text NULL.
-      hasDefault:
-        (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
-    };
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // DDL
 
@@ -360,22 +304,71 @@ class MysqlDialect extends SqlDialect {
   readonly server = 'MySQL';
   readonly floor = MYSQL_FLOOR;
   readonly versionSql = 'SELECT VERSION() AS `version`';
-  readonly transactions = MYSQL_TRANSACTIONS;
-  describeTable = describeTable;
-  prepare = prepareTable;
-  classifyError = classifyError;
 
   /** MySQL's floor or MariaDB's, by the version's `MariaDB` ({@link checkVersion}); the whole text is reported. */
   override checkVersion(raw: string): string {
     return checkVersion(raw).raw;
   }
 
-  statements(table: AnyTable): MysqlStatements {
-    return new MysqlStatements(table);
-  }
+  readonly transactions = MYSQL_TRANSACTIONS;
+  readonly Statements = MysqlStatements;
+  override prepare = prepareTable;
+  classifyError = classifyError;
+  tableDdl = ddl;
 
-  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
-    return ddl(table, opts);
+  /**
+   * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
+   * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
+   * `DATETIME(3)`).
+   */
+  async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+    const schema = schemaOf(table) ?? null;
+    const name = tableOf(table);
+    const { rows } = await conn.query<Row>(
+      'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
+        ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
+        ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
+        ' ORDER BY c.ORDINAL_POSITION',
+      [schema, name],
+    );
+    if (rows.length === 0) return null;
+    // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
+    let jsonColumns = new Set<string>();
+    if (
+      /mariadb/i.test(text(rows[0]!.version)) &&
+      rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
+    ) {
+      const checks = await conn.query<Row>(
+        'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
+          ' WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
+        [schema, name],
+      );
+      jsonColumns = new Set(
+        checks.rows.flatMap((r) =>
+          [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase()),
+        ),
+      );
+    }
+    return rows.map((r) => {
+      const colName = text(r.name);
+      const dataType = text(r.dataType);
+      const def = r.def === null || r.def === undefined ? null : text(r.def);
+      const kind =
+        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
+          ? 'json'
+          : kindOf(dataType);
+      return {
+        name: colName,
+        type: text(r.columnType),
+        kind,
+        // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
+        ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
+        nullable: text(r.nullable).toUpperCase() === 'YES',
+        // MariaDB shows "no default" of a nullable column as the text NULL.
+        hasDefault:
+          (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
+      };
+    });
   }
 }
 

@@ -206,14 +206,11 @@ export class PostgresDialect extends SqlDialect {
   }
 
   /** Prepares the statements of one table; see `PostgresTable` for each statement. */
-  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
+  override prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
     return prepareTable(table, opts);
   }
 
-  /** The builder's statements of a table. */
-  statements(table: AnyTable): PostgresStatements {
-    return new PostgresStatements(table);
-  }
+  readonly Statements = PostgresStatements;
 
   /** See the `ddl` function: `CREATE TABLE`, the claim's partial indexes, the dead-letter table. */
   tableDdl(table: AnyTable, opts: DdlOptions): string[] {

@@ -1,4 +1,4 @@
-import type { AnyTable, DdlOptions, Dialect } from '@sqlinbox/core';
+import type { Dialect } from '@sqlinbox/core';
 import { ConfigError, capabilities } from '@sqlinbox/core';
 import {
   ansiIdent as ident,
@@ -66,17 +66,11 @@ class SqliteDialect extends SqlDialect {
   readonly floor = SQLITE_FLOOR;
   readonly versionSql = 'SELECT sqlite_version() AS version';
   readonly transactions = TRANSACTIONS;
+  readonly Statements = SqliteStatements;
   describeTable = describeTable;
-  prepare = prepareTable;
+  override prepare = prepareTable;
   classifyError = classifyError;
-
-  statements(table: AnyTable): SqliteStatements {
-    return new SqliteStatements(table);
-  }
-
-  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
-    return ddl(table, opts);
-  }
+  tableDdl = ddl;
 }
 
 /** The SQLite dialect; `serverVersion` overrides the version `checkServer` reads. */

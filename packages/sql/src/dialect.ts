@@ -16,6 +16,7 @@ import {
 } from '@sqlinbox/core';
 import { schemaOf, tableOf } from './columns.js';
 import { ansiIdent, type QueueStatements } from './statements.js';
+import { SqlTable } from './table.js';
 
 /** The isolation levels as `SET TRANSACTION ISOLATION LEVEL` and `BEGIN ISOLATION LEVEL` spell them. */
 export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
@@ -116,9 +117,9 @@ export interface SqlDialectOptions {
 /**
  * The core's `Dialect` for a SQL database, driver-free: the server version check, the transaction
  * members, the DDL with the schedules' tick table. A dialect says its facts (`name`,
- * `capabilities`, `server` and `floor`, `versionSql`, `transactions`) and writes `describeTable`,
- * `prepare`, `classifyError`, `statements` and `tableDdl`; it overrides {@link checkVersion} where
- * its versions read otherwise.
+ * `capabilities`, `server` and `floor`, `versionSql`, `transactions`, its `Statements` class) and
+ * writes `describeTable`, `classifyError` and `tableDdl`; it overrides {@link checkVersion} where
+ * its versions read otherwise, and `prepare` where its runner is its own.
  */
 export abstract class SqlDialect implements Dialect {
   /** e.g. `postgres`, `mysql`, `sqlite`, `mssql`. */
@@ -142,14 +143,25 @@ export abstract class SqlDialect implements Dialect {
 
   /** The table's columns, or null when there is no such table. */
   abstract describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null>;
-  /** Prepares the statements of one table. */
-  abstract prepare(table: AnyTable, opts?: PrepareOptions): TableOps;
   /** Maps a driver error to a kind the engine acts on. */
   abstract classifyError(err: unknown): ErrorKind;
-  /** The statement builder of a table (the tick table's DDL is its). */
-  abstract statements(table: AnyTable, opts?: PrepareOptions): QueueStatements;
+  /** The statement builder's class, e.g. `MssqlStatements`. */
+  abstract readonly Statements: new (
+    table: AnyTable,
+    opts?: PrepareOptions,
+  ) => QueueStatements;
   /** The `CREATE TABLE` of a description and its indexes (and the dead-letter table). */
   abstract tableDdl(table: AnyTable, opts: DdlOptions): string[];
+
+  /** The statements of a table: a {@link Statements}. */
+  statements(table: AnyTable, opts?: PrepareOptions): QueueStatements {
+    return new this.Statements(table, opts);
+  }
+
+  /** Prepares the statements of one table: the builder's runner over {@link statements}. */
+  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
+    return new SqlTable(this.statements(table, opts));
+  }
 
   /**
    * The version to report, or `ServerTooOldError` below {@link floor}. `raw` is the version text
