@@ -580,6 +580,11 @@ class DeliveryContext implements Context {
   }
 }
 
+/** Whether a handler's result is a promise (or any thenable) to wait for. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function';
+}
+
 /** A row's decoded payload, or why it could not be decoded. */
 type Decoded = { message: unknown } | { error: unknown };
 
@@ -631,13 +636,51 @@ export class Delivery {
     return this.controller.signal;
   }
 
-  /** Decode, run the handler, settle by its outcome. Never throws. */
-  async process(): Promise<void> {
+  /**
+   * Decode, run the handler, settle by its outcome. Never throws. The common delivery (no schema,
+   * no transaction, no timeout) runs through plain promise callbacks, not an async function: one
+   * delivery's frame and microtasks are what every row costs.
+   */
+  process(): Promise<void> {
+    const h = this.held;
+    const decoding = this.decode();
+    if (decoding instanceof Promise || h.conn !== undefined || this.sub.settings.timeoutMs !== undefined) {
+      return this.processInFull(decoding);
+    }
+    if ('error' in decoding) return this.settleUndecodable(decoding.error);
+    let result: unknown;
+    try {
+      result = this.sub.internals.handler(decoding.message, this.context());
+    } catch (err) {
+      return this.failed(err);
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (r) => this.returned(r),
+        (err: unknown) => this.failed(err),
+      );
+    }
+    return this.returned(result);
+  }
+
+  /** The handler returned `result`: its outcome settles the delivery. */
+  private returned(result: unknown): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = outcomeOf(result);
+    } catch (err) {
+      return this.failed(err);
+    }
+    this.onReturned?.();
+    return this.finish(outcome);
+  }
+
+  /** {@link process} with every step: a schema, a delivery transaction, a timeout. */
+  private async processInFull(decoding: Decoded | Promise<Decoded>): Promise<void> {
     const { host, handler } = this.sub.internals;
     const s = this.sub.settings;
     const t = s.table;
     const h = this.held;
-    const decoding = this.decode();
     const decoded = decoding instanceof Promise ? await decoding : decoding;
     if ('error' in decoded) return this.settleUndecodable(decoded.error);
     const message = decoded.message;
@@ -763,24 +806,22 @@ export class Delivery {
    * Settles by the handler's outcome unless the handler settled already; never throws.
    * `backoffMs` delays a retry (a thrown error's backoff).
    */
-  async finish(outcome: Outcome, backoffMs = 0): Promise<void> {
-    const { host } = this.sub.internals;
-    const t = this.sub.settings.table;
-    const h = this.held;
+  finish(outcome: Outcome, backoffMs = 0): Promise<void> {
     if (this.settlement !== undefined) {
       // Settled through ctx: the handler was told of a failure; the listeners are told here.
-      await this.settlement.catch((e) =>
+      const { host } = this.sub.internals;
+      const h = this.held;
+      return this.settlement.catch((e) =>
         host.events.emit('settlementError', {
-          table: t.table,
+          table: this.sub.settings.table.table,
           id: h.id,
           attempt: h.attempt,
           error: e,
           kind: kindOf(host.dialect, e),
         }),
       );
-      return;
     }
-    await this.settle(outcome, backoffMs).catch((e) => this.report(e));
+    return this.settle(outcome, backoffMs).catch((e) => this.report(e));
   }
 
   /** Whether the handler (or its outcome) has settled or dropped this delivery. */
@@ -828,25 +869,36 @@ export class Delivery {
     );
   }
 
-  private async apply(plan: Plan, outcome: Outcome['kind']): Promise<void> {
-    const { host } = this.sub.internals;
-    const t = this.sub.settings.table.table;
+  private apply(plan: Plan, outcome: Outcome['kind']): Promise<void> {
     // Held back before the settlement returns the record, so no claim of this run takes it again.
     if (holdsBack(plan)) this.sub.heldBack?.add(this.held.id);
     // A delay with no retry_after column to hold it: row lock and advisory rows are passed over by
     // this subscription (the lease form keeps the lease instead), from before the row returns.
     if (plan.kind === 'return' && plan.retryAfter === undefined && (plan.backoffMs ?? 0) > 0)
       if (this.sub.form.form !== 'lease') this.sub.passOver.add(this.held.id, plan.backoffMs!);
+    let settling: Promise<void>;
     try {
-      await this.sub.form.settle(this.held, plan);
+      settling = this.sub.form.settle(this.held, plan);
     } catch (err) {
-      // A settlement that failed never re-delivers at once: the row is passed over a
-      // while (a lease row keeps its lease until it runs out anyway). Not where the row is lost
-      // to another claim, nor where shutdown released it.
-      if (!(err instanceof LeaseLostError) && !(err instanceof ClosedError))
-        this.sub.passOver.add(this.held.id, this.sub.failureMs(this.held.attempt));
-      throw err;
+      settling = Promise.reject(err);
     }
+    return settling.then(
+      () => this.applied(plan, outcome),
+      (err: unknown) => {
+        // A settlement that failed never re-delivers at once: the row is passed over a
+        // while (a lease row keeps its lease until it runs out anyway). Not where the row is lost
+        // to another claim, nor where shutdown released it.
+        if (!(err instanceof LeaseLostError) && !(err instanceof ClosedError))
+          this.sub.passOver.add(this.held.id, this.sub.failureMs(this.held.attempt));
+        throw err;
+      },
+    );
+  }
+
+  /** Tells the listeners of a settlement that committed. */
+  private applied(plan: Plan, outcome: Outcome['kind']): void {
+    const { host } = this.sub.internals;
+    const t = this.sub.settings.table.table;
     if (host.events.wants('settled'))
       host.events.emit('settled', {
         table: t,

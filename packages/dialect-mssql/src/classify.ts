@@ -1,4 +1,5 @@
 import type { ErrorKind } from '@sqlinbox/core';
+import { classifyWith, NODE_SOCKET_ERRORS } from '@sqlinbox/sql';
 
 /** SQL Server error numbers with a kind of their own (tedious: `RequestError.number`). */
 export const ERROR_NUMBERS: Readonly<Record<number, ErrorKind>> = {
@@ -15,29 +16,23 @@ export const ERROR_NUMBERS: Readonly<Record<number, ErrorKind>> = {
 };
 
 /** tedious's codes of a connection gone or unusable, this package's pool's `ECONNCLOSED`, and Node's socket codes. */
-const CONNECTION_CODES = new Set(
-  'ESOCKET ECLOSE EINVALIDSTATE ECONNCLOSED ELOGIN ECONNRESET ECONNREFUSED ECONNABORTED EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN'.split(
-    ' ',
-  ),
-);
+const CONNECTION_CODES = new Set([
+  ...'ESOCKET ECLOSE EINVALIDSTATE ECONNCLOSED ELOGIN ENOTFOUND EAI_AGAIN'.split(' '),
+  ...NODE_SOCKET_ERRORS,
+]);
 
 /**
  * Maps a driver error to the kind the engine acts on: by the server's error number, then a
  * `ConnectionError` (known by its class name: the dialect never imports tedious) or a connection
- * code is `connection`. An `AggregateError`'s errors (several server errors of one request) and a
- * wrapper's `cause` are read in turn, four deep at most.
+ * code is `connection`. An `AggregateError`'s errors (several server errors of one request: a
+ * deadlock beside "the statement has been terminated") and a wrapper's `cause` are read in turn.
  */
-export function classifyError(err: unknown, depth = 0): ErrorKind {
-  if (err === null || typeof err !== 'object' || depth > 4) return 'other';
-  const e = err as { number?: unknown; code?: unknown; errors?: unknown; cause?: unknown };
-  const byNumber = typeof e.number === 'number' ? ERROR_NUMBERS[e.number] : undefined;
-  if (byNumber !== undefined) return byNumber;
-  // A deadlock reported beside "the statement has been terminated" is still a deadlock.
-  for (const inner of Array.isArray(e.errors) ? e.errors : []) {
-    const kind = classifyError(inner, depth + 1);
-    if (kind !== 'other') return kind;
-  }
-  if (err.constructor?.name === 'ConnectionError') return 'connection';
-  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return 'connection';
-  return e.cause === undefined ? 'other' : classifyError(e.cause, depth + 1);
+export function classifyError(err: unknown): ErrorKind {
+  return classifyWith(err, (e: { number?: unknown; code?: unknown }) => {
+    const byNumber = typeof e.number === 'number' ? ERROR_NUMBERS[e.number] : undefined;
+    if (byNumber !== undefined) return byNumber;
+    if (e.constructor?.name === 'ConnectionError') return 'connection';
+    if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return 'connection';
+    return undefined;
+  });
 }

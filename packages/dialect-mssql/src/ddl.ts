@@ -1,6 +1,5 @@
-import type { AnyTable, DdlOptions } from '@sqlinbox/core';
 import { type ColumnRole, type IndexParts, QueueDdl } from '@sqlinbox/sql';
-import { MssqlStatements } from './statements.js';
+import type { MssqlStatements } from './statements.js';
 
 /**
  * SQL Server's tables: id `BIGINT IDENTITY` (clustered: claims read in id order), times
@@ -31,9 +30,3 @@ export class MssqlDdl extends QueueDdl<MssqlStatements> {
     return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX [sqlinbox_${i.name}] ON ${this.s.table} (${columns})${include}${i.where}`;
   }
 }
-
-/** The `CREATE TABLE` a description needs and the indexes its claims use. */
-export const ddl = (t: AnyTable, opts: DdlOptions = {}): string[] => [
-  ...new MssqlDdl(new MssqlStatements(t)).ddl(opts),
-  ...(opts.schedules === undefined ? [] : new MssqlStatements(t).ticksDdl(opts.schedules)),
-];

@@ -4,20 +4,18 @@
  * `./tedious`). It imports no driver.
  */
 import {
-  type BeginOptions,
+  type AnyTable,
   type Capabilities,
   type ColumnInfo,
-  type ColumnKind,
-  ConfigError,
+  type Connection,
   capabilities,
-  type Dialect,
+  type DdlOptions,
   type Row,
-  ServerTooOldError,
 } from '@sqlinbox/core';
+import { columnKinds, describeWith, SqlDialect, type SqlDialectOptions } from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
-import { ddl } from './ddl.js';
-import { prepareTable } from './ops.js';
-import { ISOLATION_SQL } from './statements.js';
+import { MssqlDdl } from './ddl.js';
+import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
 
 /**
  * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in
@@ -26,58 +24,19 @@ import { ISOLATION_SQL } from './statements.js';
  */
 export const MSSQL_FLOOR = '14.0';
 
-/** Options of {@link createMssqlDialect}. */
-export interface MssqlDialectOptions {
-  /** Makes `checkServer` report this version instead of asking the server. Default: ask. */
-  readonly serverVersion?: string | undefined;
-}
-
 /** Every form and all four isolation levels; the rest as the core's defaults. */
 export const mssqlCapabilities: Capabilities = capabilities({
   isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
 });
 
-/** Reads `major.minor` from `14.0.3456.2` or a `@@VERSION` line. */
-export function parseVersion(raw: string) {
-  const m = /(\d+)\.(\d+)/.exec(raw);
-  if (m === null) throw new Error(`sqlinbox: cannot read the SQL Server version ${JSON.stringify(raw)}`);
-  return {
-    /** The major version, e.g. 16 for SQL Server 2022. */
-    major: Number(m[1]),
-    /** The minor version. */
-    minor: Number(m[2]),
-    /** The version text as the server reported it. */
-    raw,
-  };
-}
-
-/** A `ProductVersion`, read. */
-export type MssqlVersion = ReturnType<typeof parseVersion>;
-
-/**
- * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`engineEdition` 5 and 8)
- * report 12.0 whatever current engine they run, so they pass.
- */
-export function checkVersion(raw: string, engineEdition?: number): MssqlVersion {
-  const v = parseVersion(raw);
-  if (engineEdition === 5 || engineEdition === 8 || v.major >= 14) return v;
-  throw new ServerTooOldError('SQL Server', raw, MSSQL_FLOOR);
-}
-
-const KINDS = new Map<string, ColumnKind>(
-  Object.entries({
-    integer: 'tinyint smallint int bigint',
-    text: 'char varchar nchar nvarchar text ntext',
-    bytes: 'binary varbinary image',
-    timestamp: 'datetime2 datetime smalldatetime datetimeoffset',
-    json: 'json',
-  }).flatMap(([kind, types]) => types.split(' ').map((type) => [type, kind as ColumnKind])),
-);
-
 /** A column's kind from `INFORMATION_SCHEMA.COLUMNS.DATA_TYPE`. */
-export function kindOf(dataType: string): ColumnKind {
-  return KINDS.get(dataType.toLowerCase()) ?? 'other';
-}
+export const kindOf = columnKinds({
+  integer: 'tinyint smallint int bigint',
+  text: 'char varchar nchar nvarchar text ntext',
+  bytes: 'binary varbinary image',
+  timestamp: 'datetime2 datetime smalldatetime datetimeoffset',
+  json: 'json',
+});
 
 /** The columns of a table; an unqualified name resolves as the server does: default schema, then `dbo`. */
 export const DESCRIBE_SQL =
@@ -119,54 +78,40 @@ export const VERSION_SQL =
   "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS [version]," +
   " CAST(SERVERPROPERTY('EngineEdition') AS INT) AS [edition]";
 
-/**
- * Sets the level (READ COMMITTED when none is declared: a pooled session keeps its last one), then
- * begins. A driver runs it as a plain batch: `sp_executesql` would undo the `SET` when it ends. (The
- * core has checked the level against the capabilities.)
- */
-export function beginSql(opts: BeginOptions): string {
-  return `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[opts.isolation ?? 'read_committed']}; BEGIN TRANSACTION`;
-}
+/** The SQL Server dialect: T-SQL statements ({@link MssqlStatements}) and SQL Server's facts. */
+export class MssqlDialect extends SqlDialect {
+  readonly name = 'mssql';
+  readonly capabilities = mssqlCapabilities;
+  readonly server = 'SQL Server';
+  readonly floor = MSSQL_FLOOR;
+  readonly versionSql = VERSION_SQL;
+  readonly transactions = MSSQL_TRANSACTIONS;
 
-/** A savepoint name: at most 32 characters, written bare (`SAVE TRANSACTION` takes an identifier). */
-export function savepointName(name: string): string {
-  if (/^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(name)) return name;
-  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
-    fix: 'use letters, digits and underscores, at most 32 characters',
-  });
-}
+  /**
+   * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`edition` 5 and 8)
+   * report 12.0 whatever current engine they run, so they pass.
+   */
+  override checkVersion(raw: string, row?: Row): string {
+    return [5, 8].includes(Number(row?.edition)) ? raw : super.checkVersion(raw);
+  }
 
-/** Rolls back what is left: a deadlock victim's transaction is gone already. */
-export const ROLLBACK_SQL = 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION';
+  /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
+  describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+    return describeWith(conn, DESCRIBE_SQL, table, columnInfo);
+  }
+
+  readonly Statements = MssqlStatements;
+  classifyError = classifyError;
+
+  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
+    return new MssqlDdl(new MssqlStatements(table)).ddl(opts);
+  }
+}
 
 /** The SQL Server dialect; `serverVersion` overrides the version `checkServer` reads. */
-export function createMssqlDialect(opts: MssqlDialectOptions = {}): Dialect {
-  return {
-    name: 'mssql',
-    capabilities: mssqlCapabilities,
-    async checkServer(conn) {
-      if (opts.serverVersion !== undefined) return { version: checkVersion(opts.serverVersion).raw };
-      const row = (await conn.query<Row>(VERSION_SQL)).rows[0];
-      const edition = row?.edition == null ? undefined : Number(row.edition);
-      return { version: checkVersion(String(row?.version ?? ''), edition).raw };
-    },
-    async describeTable(conn, table) {
-      const dot = table.indexOf('.');
-      const names = dot < 0 ? [null, table] : [table.slice(0, dot), table.slice(dot + 1)];
-      const { rows } = await conn.query<Row>(DESCRIBE_SQL, names);
-      return rows.length === 0 ? null : rows.map(columnInfo);
-    },
-    prepare: prepareTable,
-    begin: async (conn, o) => void (await conn.query(beginSql(o))),
-    commit: async (conn) => void (await conn.query('COMMIT TRANSACTION')),
-    rollback: async (conn) => void (await conn.query(ROLLBACK_SQL)),
-    savepoint: async (conn, name) => void (await conn.query(`SAVE TRANSACTION ${savepointName(name)}`)),
-    rollbackToSavepoint: async (conn, name) =>
-      void (await conn.query(`ROLLBACK TRANSACTION ${savepointName(name)}`)),
-    classifyError,
-    ddl,
-  };
+export function createMssqlDialect(opts: SqlDialectOptions = {}): MssqlDialect {
+  return new MssqlDialect(opts);
 }
 
 /** The SQL Server dialect that asks the server for its version. */
-export const mssqlDialect: Dialect = createMssqlDialect();
+export const mssqlDialect: MssqlDialect = createMssqlDialect();

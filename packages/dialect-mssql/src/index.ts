@@ -7,5 +7,4 @@
 export * from './classify.js';
 export * from './ddl.js';
 export * from './dialect.js';
-export { MssqlTable, prepareTable } from './ops.js';
 export * from './statements.js';

@@ -1,22 +1,17 @@
 import { createHash } from 'node:crypto';
-import { type IsolationLevel, type ListQuery, namedColumns, validateIdentifier } from '@sqlinbox/core';
+import { ConfigError } from '@sqlinbox/core';
 import {
   type DeleteParts,
   type InsertParts,
+  ISOLATION_SQL,
   type Params,
   QueueStatements,
   type SelectParts,
   type Statement,
+  type TransactionSql,
+  tableColumns,
   type UpdateParts,
 } from '@sqlinbox/sql';
-
-/** T-SQL names of the isolation levels. */
-export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
-  read_uncommitted: 'READ UNCOMMITTED',
-  read_committed: 'READ COMMITTED',
-  repeatable_read: 'REPEATABLE READ',
-  serializable: 'SERIALIZABLE',
-};
 
 /**
  * Put before every statement that reads with `READPAST`: the hint is refused at READ UNCOMMITTED
@@ -29,6 +24,29 @@ export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
 
 /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
 export const SKIP_HINTS = ' WITH (READCOMMITTEDLOCK, READPAST)';
+
+/** A savepoint name: at most 32 characters, written bare (`SAVE TRANSACTION` takes an identifier). */
+function savepointName(name: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(name)) return name;
+  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
+    fix: 'use letters, digits and underscores, at most 32 characters',
+  });
+}
+
+/**
+ * T-SQL's transactions. `begin` sets the level (READ COMMITTED when none is declared: a pooled
+ * session keeps its last one) in the batch that begins: `sp_executesql` would undo the `SET` when
+ * it ends. A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903).
+ */
+export const MSSQL_TRANSACTIONS: TransactionSql = {
+  begin: (o) => [
+    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}; BEGIN TRANSACTION`,
+  ],
+  commit: 'COMMIT TRANSACTION',
+  rollback: 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION',
+  savepoint: (name) => `SAVE TRANSACTION ${savepointName(name)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name)}`,
+};
 
 /** `sp_getapplock` truncates a name past 255 characters: a longer key is locked under its SHA-256. */
 export const RESOURCE_MAX = 255;
@@ -61,13 +79,14 @@ export class MssqlStatements extends QueueStatements {
   override get createTableSql(): string {
     return 'CREATE TABLE';
   }
-  /** Written unless the key is there, read `WITH (UPDLOCK, HOLDLOCK)` so two writers of one key queue. */
+  /** Written unless the key is there ({@link absent}). */
   override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
     const same = columns.map((c) => `x.${c} = v.${c}`).join(' AND ');
-    return (
-      `INSERT INTO ${table} (${columns.join(', ')}) SELECT v.* FROM (VALUES (${values.join(', ')})) AS v (${columns.join(', ')})` +
-      ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS x WITH (UPDLOCK, HOLDLOCK) WHERE ${same})`
-    );
+    return `INSERT INTO ${table} (${columns.join(', ')}) SELECT v.* FROM (VALUES (${values.join(', ')})) AS v (${columns.join(', ')}) WHERE ${this.absent(`${table} AS x`, same)}`;
+  }
+  /** No row of `table` meets `cond`, read `WITH (UPDLOCK, HOLDLOCK)` so two writers of one key queue on its range. */
+  absent(table: string, cond: string): string {
+    return `NOT EXISTS (SELECT 1 FROM ${table} WITH (UPDLOCK, HOLDLOCK) WHERE ${cond})`;
   }
   override placeholder(index: number): string {
     return `@p${index}`;
@@ -128,8 +147,7 @@ export class MssqlStatements extends QueueStatements {
   /**
    * `INSERT .. SELECT .. FROM (VALUES ..) ORDER BY position`: IDENTITY values follow that order (not
    * the order of `OUTPUT` rows), so the ids sorted are the messages' in order. A keyed row is
-   * written unless an unsettled row holds its key, read `WITH (UPDLOCK, HOLDLOCK)` so two publishers
-   * of one key queue on its key range.
+   * written unless an unsettled row holds its key ({@link absent}).
    */
   override insertSql(i: InsertParts): string {
     const out = ` OUTPUT inserted.${this.id}`;
@@ -138,38 +156,21 @@ export class MssqlStatements extends QueueStatements {
     const key = i.conflictKey === undefined ? undefined : this.ident(i.conflictKey);
     const unsettled =
       this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
-    const free =
-      key === undefined
-        ? ''
-        : ` WHERE NOT EXISTS (SELECT 1 FROM ${i.table} WITH (UPDLOCK, HOLDLOCK) WHERE ${key} = v.${key}${unsettled})`;
+    const free = key === undefined ? '' : ` WHERE ${this.absent(i.table, `${key} = v.${key}${unsettled}`)}`;
     return (
       `INSERT INTO ${i.table} (${columns})${out} SELECT ${i.columns.map((c) => `v.${c}`).join(', ')}` +
       ` FROM (VALUES ${i.rows.join(', ')}) AS v (${columns}, [sqlinbox_pos])${free} ORDER BY v.[sqlinbox_pos]`
     );
   }
 
-  override get begin(): string {
-    return 'BEGIN TRANSACTION';
+  override get transactions(): TransactionSql {
+    return MSSQL_TRANSACTIONS;
   }
-  override get commit(): string {
-    return 'COMMIT TRANSACTION';
+  override get inTransactionSql(): string {
+    return 'SELECT @@TRANCOUNT AS [n]';
   }
-  /** A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903). */
-  override get rollback(): string {
-    return 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION';
-  }
-  override savepoint(name: string): string {
-    return `SAVE TRANSACTION ${name}`;
-  }
-  override releaseSavepoint(): undefined {
-    return undefined;
-  }
-  override rollbackToSavepoint(name: string): string {
-    return `ROLLBACK TRANSACTION ${name}`;
-  }
-
   /** The statement at READ COMMITTED ({@link SET_READ_COMMITTED}). */
-  committed(st: Statement): Statement {
+  override plainRead(st: Statement): Statement {
     return { sql: `${SET_READ_COMMITTED}\n${st.sql}`, params: st.params };
   }
 
@@ -182,7 +183,7 @@ export class MssqlStatements extends QueueStatements {
     const st = super.claimLocked(n, now);
     const level = this.t.isolation ?? 'read_committed';
     if (level === 'read_committed') return st;
-    const sql = `${this.committed(st).sql};\nSET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
+    const sql = `${this.plainRead(st).sql};\nSET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
     return { sql, params: st.params };
   }
 
@@ -193,39 +194,38 @@ export class MssqlStatements extends QueueStatements {
     const pick = this.claimSelect(p, n, now, 'q.*');
     const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
     if (t.attempt !== undefined) set.push(this.countAttempt());
-    return this.committed(
+    return this.plainRead(
       p.statement(
         `WITH sqlinbox_claim AS (${pick})\nUPDATE sqlinbox_claim SET ${set.join(', ')} OUTPUT inserted.*`,
       ),
     );
   }
 
-  override candidates(n: number, now: Date | null, own: ReadonlySet<string>): Statement {
-    return this.committed(super.candidates(n, now, own));
-  }
-
-  /** Keys other sessions hold: `APPLOCK_TEST` needs only `public` (`sys.dm_tran_locks` shows 32 characters of a name). */
-  override freeKey(p: Params, a: string): string {
-    return `${this.applockTest(this.keyExpr(p, a))} = 1`;
-  }
-
-  /** `APPLOCK_TEST` of a key (an `nvarchar` expression) under its lock name: 1 when it is free. */
-  applockTest(key: string): string {
+  /**
+   * `APPLOCK_TEST` of a key (an `nvarchar` expression) under its lock name is 1: no other session
+   * holds it. It needs only `public` (`sys.dm_tran_locks` shows 32 characters of a name).
+   */
+  override freeKey(key: string): string {
     const name =
       `CASE WHEN DATALENGTH(${key}) / 2 > ${RESOURCE_MAX}` +
       ` THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', ${key}), 2) ELSE ${key} END`;
-    return `APPLOCK_TEST(N'public', ${name}, 'Exclusive', 'Session')`;
+    return `APPLOCK_TEST(N'public', ${name}, 'Exclusive', 'Session') = 1`;
   }
 
   /** `sp_getapplock` without waiting, answering `ok` 1 when taken. */
   applock(key: string, owner: 'Session' | 'Transaction'): Statement {
     const p = this.params();
     const name = p.bind(resourceName(key));
-    return p.statement(
+    return this.answer(
+      p,
       `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
-        ` @LockOwner = '${owner}', @LockTimeout = 0, @DbPrincipal = N'public';\n` +
-        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
+        ` @LockOwner = '${owner}', @LockTimeout = 0, @DbPrincipal = N'public';`,
     );
+  }
+
+  /** A batch that sets `@r`, answering `ok` 1 where `@r` >= 0 (the lock calls' return codes). */
+  answer(p: Params, batch: string): Statement {
+    return p.statement(`${batch}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
   }
 
   /** Owned by the session: it outlives transactions, and the server drops it with the session. */
@@ -237,61 +237,33 @@ export class MssqlStatements extends QueueStatements {
   override unlock(key: string): Statement {
     const p = this.params();
     const name = p.bind(resourceName(key));
-    return p.statement(
+    return this.answer(
+      p,
       `DECLARE @r INT = -1;\nIF APPLOCK_MODE(N'public', ${name}, 'Session') <> 'NoLock'\n` +
-        `  EXEC @r = sp_releaseapplock @Resource = ${name}, @LockOwner = 'Session', @DbPrincipal = N'public';\n` +
-        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
+        `  EXEC @r = sp_releaseapplock @Resource = ${name}, @LockOwner = 'Session', @DbPrincipal = N'public';`,
     );
   }
 
   /** The FIFO guard of a group: owned by the claim's transaction, so its end releases it. */
-  fifoGuard(group: string): Statement {
-    return this.applock(`${this.t.table}/${group}`, 'Transaction');
+  override headGuard(_id: unknown, group: unknown): Statement {
+    return this.applock(`${this.t.table}/${String(group)}`, 'Transaction');
   }
 
   /** One statement, in a transaction or not: `DELETE .. OUTPUT deleted.* INTO` the dead-letter table. */
-  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
-    const p = this.params();
-    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
-    const where = this.owned(p, id, token);
-    return [p.statement(`DELETE FROM ${this.table} OUTPUT deleted.* INTO ${dead} WHERE ${where}`)];
+  override deleteInto(where: string, dead: string): string {
+    return `DELETE FROM ${this.table} OUTPUT deleted.* INTO ${dead} WHERE ${where}`;
   }
 
   /** The named columns back, a generated id under `IDENTITY_INSERT`. */
   override copyBack(ids: readonly unknown[]): Statement {
     const p = this.params();
     const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
-    const names = namedColumns(this.t)
-      .map((c) => this.ident(c.column))
-      .filter((n, k, all) => all.indexOf(n) === k)
+    const names = tableColumns(this.t, (n) => n.toLowerCase())
+      .map((c) => this.ident(c.name))
       .join(', ');
     const copy = `INSERT INTO ${this.table} (${names}) SELECT ${names} FROM ${dead} WHERE ${this.inList(p, this.id, ids)};`;
     if (!this.t.id.generated) return p.statement(copy);
     const on = (v: 'ON' | 'OFF') => `SET IDENTITY_INSERT ${this.table} ${v};`;
     return p.statement(`${on('ON')}\n${copy}\n${on('OFF')}`);
-  }
-
-  override stats(now: Date): Statement {
-    return this.committed(super.stats(now));
-  }
-  override dueRows(now: Date): Statement {
-    return this.committed(super.dueRows(now));
-  }
-  override list(q: ListQuery): Statement {
-    return this.committed(super.list(q));
-  }
-
-  /** How many of these keys another session holds (lock names bound). */
-  heldKeys(keys: readonly string[]): Statement {
-    const p = this.params();
-    const rows = keys.map((k) => `(${p.bind(resourceName(k))})`).join(', ');
-    return p.statement(
-      `SELECT COUNT(*) AS [n] FROM (VALUES ${rows}) AS v ([k])` +
-        ` WHERE APPLOCK_TEST(N'public', v.[k], 'Exclusive', 'Session') = 0`,
-    );
-  }
-
-  override lockable(now: Date): Statement {
-    return this.committed(super.lockable(now)!);
   }
 }

@@ -15,9 +15,9 @@
  * ```
  */
 import type { Adapter, Connection, Form, IsolationLevel, Pool, QueryResult, Row } from '@sqlinbox/core';
+import { keysHeld } from '@sqlinbox/sql';
 import { type ConnectionConfiguration, Request, Connection as TediousConnection, TYPES } from 'tedious';
 import { createMssqlDialect, mssqlDialect } from './dialect.js';
-import { keysHeld } from './ops.js';
 
 // How a bound value is typed: every statement of the dialect binds plain values (`@p1..@pN`).
 

@@ -86,17 +86,14 @@ describe('admin statements', () => {
         ' q.[retry_after] AS [due_at]' +
         ` FROM [jobs] q ${SKIP} WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p2)`,
     );
-    const held = s.heldKeys(['jobs-1', 'k'.repeat(256)]);
+    const held = s.heldKeys(['jobs-1', 'k'.repeat(256)])!;
+    // Each key bound as it is; the server names its lock as sp_getapplock does (`freeKey`).
     expect(held.sql).toBe(
-      'SELECT COUNT(*) AS [n] FROM (VALUES (@p1), (@p2)) AS v ([k])' +
-        " WHERE APPLOCK_TEST(N'public', v.[k], 'Exclusive', 'Session') = 0",
+      'SELECT COUNT(*) AS [n] FROM (VALUES (@p1), (@p2)) AS v ([k])' + ` WHERE NOT (${s.freeKey('v.[k]')})`,
     );
-    // Each key under its lock name.
-    expect(held.params).toEqual([
-      'jobs-1',
-      '268158C225A13E964E17F8D5CA43138694DB8F466DB3DBE3286FDB7FF1192966',
-    ]);
-    const row = statements(table({ retryAfter: 'retry_after' })).lockable(NOW);
+    expect(s.freeKey('v.[k]')).toContain("HASHBYTES('SHA2_256', v.[k])");
+    expect(held.params).toEqual(['jobs-1', 'k'.repeat(256)]);
+    const row = statements(table({ retryAfter: 'retry_after' })).lockable(NOW)!;
     expect(row.sql).toBe(
       'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n' +
         'SELECT COUNT(*) AS [n] FROM (SELECT 1 AS [one] FROM [jobs] q WITH (UPDLOCK, READPAST, ROWLOCK)' +

@@ -1,10 +1,9 @@
 /** The dialect's pure facts: versions and the floor, errors by code, DDL, transactions, columns. */
-import { ConfigError, defaultCapabilities, ServerTooOldError } from '@sqlinbox/core';
+import { type BeginOptions, ConfigError, defaultCapabilities, ServerTooOldError } from '@sqlinbox/core';
+import { versionParts } from '@sqlinbox/sql';
 import { describe, expect, test } from 'vitest';
 import { classifyError } from '../src/classify.js';
 import {
-  beginSql,
-  checkVersion,
   columnInfo,
   createMssqlDialect,
   DESCRIBE_SQL,
@@ -12,11 +11,13 @@ import {
   MSSQL_FLOOR,
   mssqlCapabilities,
   mssqlDialect,
-  parseVersion,
-  ROLLBACK_SQL,
-  savepointName,
   VERSION_SQL,
 } from '../src/dialect.js';
+import { MSSQL_TRANSACTIONS } from '../src/statements.js';
+
+const checkVersion = (raw: string, edition?: number) => mssqlDialect.checkVersion(raw, { edition });
+const beginSql = (opts: BeginOptions) => MSSQL_TRANSACTIONS.begin(opts).join('; ');
+
 import { advisoryTable, leaseTable, table } from './helpers.js';
 
 /** A tedious RequestError as the driver builds one for a server error. */
@@ -40,13 +41,10 @@ class ConnectionError extends Error {
 }
 
 describe('server version', () => {
-  test('reads major and minor from ProductVersion or a @@VERSION line', () => {
-    expect(parseVersion('14.0.3456.2')).toMatchObject({ major: 14, minor: 0 });
-    expect(parseVersion('16.0.1000.6')).toMatchObject({ major: 16, minor: 0 });
-    expect(parseVersion('Microsoft SQL Server 2017 (RTM) - 14.0.1000.169 (X64)')).toMatchObject({
-      major: 14,
-    });
-    expect(() => parseVersion('unknown')).toThrow(/cannot read/);
+  test('reads the version from ProductVersion or a @@VERSION line', () => {
+    expect(versionParts('14.0.3456.2')).toEqual([14, 0, 3456, 2]);
+    expect(versionParts('Microsoft SQL Server 2017 (RTM) - 14.0.1000.169 (X64)')).toEqual([14, 0, 1000, 169]);
+    expect(() => checkVersion('unknown')).toThrow(ServerTooOldError);
   });
 
   test('R-DB-1 below 14.0 (SQL Server 2017) is ServerTooOldError naming the version found and the floor', () => {
@@ -66,14 +64,14 @@ describe('server version', () => {
       );
     }
     for (const ok of ['14.0.1000.169', '15.0.2000.5', '16.0.4135.4', '17.0.100.1']) {
-      expect(checkVersion(ok).raw).toBe(ok);
+      expect(checkVersion(ok)).toBe(ok);
     }
   });
 
   test('Azure SQL Database and Managed Instance report 12.0 for a current engine and pass', () => {
     expect(() => checkVersion('12.0.2000.8')).toThrow(ServerTooOldError);
-    expect(checkVersion('12.0.2000.8', 5).major).toBe(12);
-    expect(checkVersion('12.0.2000.8', 8).major).toBe(12);
+    expect(checkVersion('12.0.2000.8', 5)).toBe('12.0.2000.8');
+    expect(checkVersion('12.0.2000.8', 8)).toBe('12.0.2000.8');
     expect(() => checkVersion('12.0.2000.8', 3)).toThrow(ServerTooOldError);
   });
 
@@ -177,13 +175,17 @@ describe('transactions', () => {
   });
 
   test('R-TX-3 savepoints are SAVE TRANSACTION / ROLLBACK TRANSACTION <name>; names are checked', () => {
-    expect(savepointName('sqlinbox_claim')).toBe('sqlinbox_claim');
-    expect(() => savepointName('x; DROP TABLE jobs')).toThrow(ConfigError);
-    expect(() => savepointName('a'.repeat(33))).toThrow(ConfigError);
+    expect(MSSQL_TRANSACTIONS.savepoint('sqlinbox_claim')).toBe('SAVE TRANSACTION sqlinbox_claim');
+    expect(MSSQL_TRANSACTIONS.rollbackToSavepoint('sqlinbox_claim')).toBe(
+      'ROLLBACK TRANSACTION sqlinbox_claim',
+    );
+    expect(() => MSSQL_TRANSACTIONS.savepoint('x; DROP TABLE jobs')).toThrow(ConfigError);
+    expect(() => MSSQL_TRANSACTIONS.rollbackToSavepoint('a'.repeat(33))).toThrow(ConfigError);
   });
 
   test('rollback is conditional: a deadlock victim has no transaction left to roll back', () => {
-    expect(ROLLBACK_SQL).toBe('IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION');
+    expect(MSSQL_TRANSACTIONS.rollback).toBe('IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION');
+    expect(MSSQL_TRANSACTIONS.commit).toBe('COMMIT TRANSACTION');
   });
 });
 

@@ -4,9 +4,10 @@
  * test here opens a connection.
  */
 import { createHash } from 'node:crypto';
+import type { SqlTable } from '@sqlinbox/sql';
 import { describe, expect, test } from 'vitest';
 import { classifyError } from '../src/classify.js';
-import { MssqlTable } from '../src/ops.js';
+import { mssqlDialect } from '../src/dialect.js';
 import { RESOURCE_MAX, resourceName } from '../src/statements.js';
 import {
   adapterConfig,
@@ -82,14 +83,14 @@ describe('names', () => {
   });
 
   test('the SQL twin hashes the same bytes (nvarchar is UTF-16LE) into the same upper-case hex', () => {
-    expect(statements(table()).applockTest('@k')).toBe(
+    expect(statements(table()).freeKey('@k')).toBe(
       "APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(@k) / 2 > 255" +
-        " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', @k), 2) ELSE @k END, 'Exclusive', 'Session')",
+        " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', @k), 2) ELSE @k END, 'Exclusive', 'Session') = 1",
     );
   });
 
   test('ids sort by value, BIGINT ids arriving as decimal text included', () => {
-    const runner = new MssqlTable(statements(table()));
+    const runner = mssqlDialect.prepare(table()) as SqlTable;
     const compareIds = (a: unknown, b: unknown) => runner.compareIds(a, b);
     expect(['10', '9', '100', '-1'].sort(compareIds)).toEqual(['-1', '9', '10', '100']);
     expect([3, 1n, '2'].sort(compareIds)).toEqual([1n, '2', 3]);

@@ -74,7 +74,7 @@ describe('row lock claim', () => {
   });
 
   test('R-FIFO-2 the guard is sp_getapplock on <table>/<group>, owned by the transaction, with no wait', () => {
-    const st = statements(table({ group: 'grp' })).fifoGuard('orders-1');
+    const st = statements(table({ group: 'grp' })).headGuard(7, 'orders-1');
     expect(st.sql).toBe(
       'DECLARE @r INT;\n' +
         "EXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
@@ -85,7 +85,7 @@ describe('row lock claim', () => {
   });
 
   test('R-FIFO-2 a guard name past 255 characters is its SHA-256', () => {
-    const st = statements(table({ group: 'grp' })).fifoGuard('g'.repeat(300));
+    const st = statements(table({ group: 'grp' })).headGuard(7, 'g'.repeat(300));
     expect(st.params).toEqual(['4BCD3FB761297F0EE62CDAC8A8585460550999356FCE4F4B6ECD17080DBC4CFD']);
   });
 });

@@ -11,7 +11,6 @@
 import {
   type AnyTable,
   type ColumnInfo,
-  type ColumnKind,
   type Connection,
   capabilities,
   type Dialect,
@@ -20,10 +19,19 @@ import {
   ServerTooOldError,
   validateIdentifier,
 } from '@sqlinbox/core';
-import { type ColumnUse, NODE_SOCKET_ERRORS, schemaOf, tableColumns, tableOf } from '@sqlinbox/sql';
-import { begin, prepareTable } from './ops.js';
+import {
+  type ColumnUse,
+  classifyWith,
+  columnKinds,
+  NODE_SOCKET_ERRORS,
+  SqlDialect,
+  schemaOf,
+  tableColumns,
+  tableOf,
+} from '@sqlinbox/sql';
+import { prepareTable } from './ops.js';
 import { quoteIdent, quoteTable, toCount } from './sql.js';
-import { MysqlStatements } from './statements.js';
+import { MYSQL_TRANSACTIONS, MysqlStatements } from './statements.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
@@ -172,117 +180,33 @@ const CONNECTION = new Set<unknown>([
  * without a code of its own is read through its `cause`.
  */
 export function classifyError(err: unknown): ErrorKind {
-  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; depth++) {
-    const { errno, code, fatal } = e as { errno?: unknown; code?: unknown; fatal?: unknown };
+  const read = ({ errno, code, fatal }: { errno?: unknown; code?: unknown; fatal?: unknown }) => {
     const has = (set: Set<unknown>) => set.has(errno) || set.has(code);
     if (has(DEADLOCK)) return 'deadlock';
     if (has(LOCK_TIMEOUT)) return 'lock_timeout';
     if (has(SERIALIZATION)) return 'serialization';
     if (has(CONSTRAINT)) return 'constraint';
     if (has(SHUTDOWN)) return 'shutdown';
-    if (has(CONNECTION)) return 'connection';
-    if (fatal === true) return 'connection';
-    if (errno !== undefined || code !== undefined) return 'other';
-    e = (e as { cause?: unknown }).cause;
-  }
-  return 'other';
+    if (has(CONNECTION) || fatal === true) return 'connection';
+    return errno !== undefined || code !== undefined ? 'other' : undefined;
+  };
+  return classifyWith(err, read, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Columns
 
 /** A column's kind from `information_schema.COLUMNS.DATA_TYPE`. */
-export function kindOf(dataType: string): ColumnKind {
-  switch (dataType.toLowerCase()) {
-    case 'tinyint':
-    case 'smallint':
-    case 'mediumint':
-    case 'int':
-    case 'integer':
-    case 'bigint':
-      return 'integer';
-    case 'char':
-    case 'varchar':
-    case 'tinytext':
-    case 'text':
-    case 'mediumtext':
-    case 'longtext':
-    case 'enum':
-      return 'text';
-    case 'binary':
-    case 'varbinary':
-    case 'tinyblob':
-    case 'blob':
-    case 'mediumblob':
-    case 'longblob':
-      return 'bytes';
-    case 'json':
-      return 'json';
-    case 'datetime':
-    case 'timestamp':
-      return 'timestamp';
-    default:
-      return 'other';
-  }
-}
+export const kindOf = columnKinds({
+  integer: 'tinyint smallint mediumint int integer bigint',
+  text: 'char varchar tinytext text mediumtext longtext enum',
+  bytes: 'binary varbinary tinyblob blob mediumblob longblob',
+  json: 'json',
+  timestamp: 'datetime timestamp',
+});
 
 const text = (v: unknown): string =>
   v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
-
-/**
- * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
- * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
- * `DATETIME(3)`).
- */
-async function describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-  const schema = schemaOf(table) ?? null;
-  const name = tableOf(table);
-  const { rows } = await conn.query<Row>(
-    'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
-      ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
-      ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
-      ' ORDER BY c.ORDINAL_POSITION',
-    [schema, name],
-  );
-  if (rows.length === 0) return null;
-  // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
-  let jsonColumns = new Set<string>();
-  if (
-    /mariadb/i.test(text(rows[0]!.version)) &&
-    rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
-  ) {
-    const checks = await conn.query<Row>(
-      'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
-        ' WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
-      [schema, name],
-    );
-    jsonColumns = new Set(
-      checks.rows.flatMap((r) =>
-        [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase()),
-      ),
-    );
-  }
-  return rows.map((r) => {
-    const colName = text(r.name);
-    const dataType = text(r.dataType);
-    const def = r.def === null || r.def === undefined ? null : text(r.def);
-    const kind =
-      dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
-        ? 'json'
-        : kindOf(dataType);
-    return {
-      name: colName,
-      type: text(r.columnType),
-      kind,
-      // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
-      ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
-      nullable: text(r.nullable).toUpperCase() === 'YES',
-      // MariaDB shows "no default" of a nullable column as the text NULL.
-      hasDefault:
-        (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
-    };
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // DDL
@@ -368,48 +292,89 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
  * time per table (a lease claim's transaction holds its locked rows until it commits);
  * time columns of kind `timestamp`.
  */
+class MysqlDialect extends SqlDialect {
+  readonly name = 'mysql';
+  readonly capabilities = capabilities({
+    isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
+    oneLeaseClaimAtATime: true,
+    // One claim at a time already: a claim takes a row per worker and the extra rows wait,
+    // leased, in the subscription, so the claim transaction runs per batch, not per row.
+    claimAhead: true,
+  });
+  readonly server = 'MySQL';
+  readonly floor = MYSQL_FLOOR;
+  readonly versionSql = 'SELECT VERSION() AS `version`';
+
+  /** MySQL's floor or MariaDB's, by the version's `MariaDB` ({@link checkVersion}); the whole text is reported. */
+  override checkVersion(raw: string): string {
+    return checkVersion(raw).raw;
+  }
+
+  readonly transactions = MYSQL_TRANSACTIONS;
+  readonly Statements = MysqlStatements;
+  override prepare = prepareTable;
+  classifyError = classifyError;
+  tableDdl = ddl;
+
+  /**
+   * The table's columns from `information_schema.COLUMNS`, or null when there is none. A DATETIME
+   * or TIMESTAMP column's `precision` is its `DATETIME_PRECISION` (0 unless declared, e.g. 3 for
+   * `DATETIME(3)`).
+   */
+  async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+    const schema = schemaOf(table) ?? null;
+    const name = tableOf(table);
+    const { rows } = await conn.query<Row>(
+      'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
+        ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
+        ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
+        ' ORDER BY c.ORDINAL_POSITION',
+      [schema, name],
+    );
+    if (rows.length === 0) return null;
+    // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
+    let jsonColumns = new Set<string>();
+    if (
+      /mariadb/i.test(text(rows[0]!.version)) &&
+      rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
+    ) {
+      const checks = await conn.query<Row>(
+        'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
+          ' WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
+        [schema, name],
+      );
+      jsonColumns = new Set(
+        checks.rows.flatMap((r) =>
+          [...text(r.clause).matchAll(/json_valid\(`?([^`)]+)`?\)/gi)].map((m) => m[1]!.toLowerCase()),
+        ),
+      );
+    }
+    return rows.map((r) => {
+      const colName = text(r.name);
+      const dataType = text(r.dataType);
+      const def = r.def === null || r.def === undefined ? null : text(r.def);
+      const kind =
+        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
+          ? 'json'
+          : kindOf(dataType);
+      return {
+        name: colName,
+        type: text(r.columnType),
+        kind,
+        // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
+        ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
+        nullable: text(r.nullable).toUpperCase() === 'YES',
+        // MariaDB shows "no default" of a nullable column as the text NULL.
+        hasDefault:
+          (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
+      };
+    });
+  }
+}
+
+/** The MySQL/MariaDB dialect; `serverVersion` overrides the version `checkServer` reads. */
 export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
-  return {
-    name: 'mysql',
-    // The rest as the defaults: every form, several connections, the FIFO guard, transactional
-    // mode, time columns of kind `timestamp`.
-    capabilities: capabilities({
-      isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-      oneLeaseClaimAtATime: true,
-      // One claim at a time already: a claim takes a row per worker and the extra rows wait,
-      // leased, in the subscription, so the claim transaction runs per batch, not per row.
-      claimAhead: true,
-    }),
-    async checkServer(conn) {
-      let version = opts.serverVersion;
-      if (version === undefined) {
-        const { rows } = await conn.query<Row>('SELECT VERSION() AS `version`');
-        version = text(rows[0]?.version);
-      }
-      checkVersion(version);
-      return { version };
-    },
-    describeTable,
-    prepare: prepareTable,
-    begin,
-    async commit(conn) {
-      await conn.query('COMMIT');
-    },
-    async rollback(conn) {
-      await conn.query('ROLLBACK');
-    },
-    async savepoint(conn, name) {
-      await conn.query(`SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`);
-    },
-    async rollbackToSavepoint(conn, name) {
-      await conn.query(`ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`);
-    },
-    classifyError,
-    ddl: (table, ddlOpts = {}) => [
-      ...ddl(table, ddlOpts),
-      ...(ddlOpts.schedules === undefined ? [] : new MysqlStatements(table).ticksDdl(ddlOpts.schedules)),
-    ],
-  };
+  return new MysqlDialect(opts);
 }
 
 /** The MySQL/MariaDB dialect that asks the server its version (no `serverVersion` override). */

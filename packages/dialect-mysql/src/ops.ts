@@ -1,35 +1,21 @@
 import type {
   AnyTable,
-  BeginOptions,
   Connection,
   FinishSettlement,
   Insert,
-  IsolationLevel,
   PrepareOptions,
   Row,
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
 import { SqlTable, type Statement } from '@sqlinbox/sql';
-import { knownInTransaction, noteLocked, noteUnlocked } from './session.js';
+import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
-import { MysqlStatements } from './statements.js';
+import { MYSQL_TRANSACTIONS, MysqlStatements } from './statements.js';
 
-const LEVELS: Record<IsolationLevel, string> = {
-  read_uncommitted: 'READ UNCOMMITTED',
-  read_committed: 'READ COMMITTED',
-  repeatable_read: 'REPEATABLE READ',
-  serializable: 'SERIALIZABLE',
-};
-
-/**
- * Opens a transaction at the given level, READ COMMITTED when none is declared: the server's
- * default, REPEATABLE READ, would lock the gaps a claim scans and block every insert while a claim
- * is held. `SET TRANSACTION` applies to the next transaction only.
- */
-export async function begin(conn: Connection, opts: BeginOptions = {}): Promise<void> {
-  await conn.query(`SET TRANSACTION ISOLATION LEVEL ${LEVELS[opts.isolation ?? 'read_committed']}`);
-  await conn.query('START TRANSACTION');
+/** Opens a READ COMMITTED transaction (the dialect's `begin` with no level declared). */
+async function begin(conn: Connection): Promise<void> {
+  for (const sql of MYSQL_TRANSACTIONS.begin({})) await conn.query(sql);
 }
 
 async function rollbackQuietly(conn: Connection): Promise<void> {
@@ -122,31 +108,36 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     }
   }
 
-  /** The claimed rows the FIFO guard finds are not their group's head. */
-  async guard(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
-    const group = this.sql.t.group;
-    if (group === undefined || rows.length === 0) return [...rows];
-    const heads: Row[] = [];
-    for (const r of rows) {
-      const st = this.sql.fifoGuard(this.idOf(r), r[group]);
-      if (st === undefined || (await this.rows(conn, st)).length === 0) heads.push(r);
+  /**
+   * The builder's guard, after (once per table) reading which index the guard reads
+   * ({@link MysqlStatements.fifoIndex}). A table without an index led by its group column is
+   * warned about once: its guard may wait on rows of other groups that other claims hold.
+   */
+  override async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
+    const s = this.sql;
+    if (s.t.group !== undefined && rows.length > 0 && s.fifoIndex === undefined) {
+      const name = (await this.rows(conn, s.fifoIndexOf()))[0]?.name;
+      s.fifoIndex = name === undefined || name === null ? null : String(name);
+      if (s.fifoIndex === null) {
+        process.emitWarning(
+          `sqlinbox: table ${s.t.table} has no index led by its group column ${s.t.group}: the FIFO guard scans the primary key and may wait on rows other claims hold; create the sqlinbox_fifo index ddl() prints`,
+          { code: 'SQLINBOX_NO_FIFO_INDEX' },
+        );
+      }
     }
-    return heads;
+    return super.guardHeads(conn, rows);
   }
 
-  /**
-   * Row lock form, in the engine's transaction: the locking select, then (FIFO) the guard. A row
-   * the guard leaves stays locked until that transaction ends; it is only not delivered.
-   */
-  override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
-    return this.guard(conn, await super.claimLocked(conn, n, now));
+  /** The FIFO guard ({@link MysqlStatements.headGuard}) finds no older row: the claimed row is its group's head. */
+  override isHead(answer: Row[]): boolean {
+    return answer.length === 0;
   }
 
   /** Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own. */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
     return inTransaction(conn, async () => {
-      const picked = await this.guard(conn, await this.rows(conn, this.sql.claimLease(n, now)));
+      const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.claimLease(n, now)));
       const ids = picked.map((r) => this.idOf(r));
       if (ids.length === 0) return [];
       await this.run(conn, this.sql.claimLeaseUpdate(ids, expiry));
@@ -222,19 +213,6 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     if (this.sql.t.attempt === undefined) return super.take(conn, id, now);
     if ((await this.run(conn, this.sql.take(id, now))).rowCount === 0) return null;
     return (await this.rows(conn, this.sql.takeRow(id)))[0] ?? null;
-  }
-
-  override async lock(conn: Connection, key: string): Promise<boolean> {
-    const ok = await super.lock(conn, key);
-    if (ok) noteLocked(conn, key);
-    return ok;
-  }
-
-  /** 1: released; 0: another session holds it; NULL: nobody does. Either way this one no longer does. */
-  override async unlock(conn: Connection, key: string): Promise<boolean> {
-    const ok = await super.unlock(conn, key);
-    noteUnlocked(conn, key);
-    return ok;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -4,29 +4,7 @@
  * both when a connection is released, so a session holding either never goes back to the pool.
  */
 import type { Connection } from '@sqlinbox/core';
-
-/** Keys whose `GET_LOCK` this package took on a connection and has not released. */
-const heldKeys = new WeakMap<Connection, Set<string>>();
-
-/** Records a key the dialect locked on `conn`. */
-export function noteLocked(conn: Connection, key: string): void {
-  let keys = heldKeys.get(conn);
-  if (keys === undefined) {
-    keys = new Set();
-    heldKeys.set(conn, keys);
-  }
-  keys.add(key);
-}
-
-/** Records a key the dialect released on `conn`. */
-export function noteUnlocked(conn: Connection, key: string): void {
-  heldKeys.get(conn)?.delete(key);
-}
-
-/** The keys the dialect holds on `conn` (empty for a connection it never locked on). */
-export function keysHeld(conn: Connection): readonly string[] {
-  return [...(heldKeys.get(conn) ?? [])];
-}
+import { keysHeld } from '@sqlinbox/sql';
 
 /** A connection that can say whether its session is inside a transaction (the driver wrappers). */
 export interface TransactionAware {

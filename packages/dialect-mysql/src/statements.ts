@@ -1,6 +1,32 @@
 import { createHash } from 'node:crypto';
-import { type InsertParts, KEY, type Params, QueueStatements, type Statement, schemaOf } from '@sqlinbox/sql';
+import { validateIdentifier } from '@sqlinbox/core';
+import {
+  type InsertParts,
+  ISOLATION_SQL,
+  KEY,
+  type Params,
+  QueueStatements,
+  type Statement,
+  schemaOf,
+  type TransactionSql,
+} from '@sqlinbox/sql';
 import { quoteIdent, utc } from './sql.js';
+
+/**
+ * Opens a transaction at the given level, READ COMMITTED when none is declared: the server's
+ * default, REPEATABLE READ, would lock the gaps a claim scans and block every insert while a claim
+ * is held. `SET TRANSACTION` applies to the next transaction only. Savepoint names are checked.
+ */
+export const MYSQL_TRANSACTIONS: TransactionSql = {
+  begin: (o) => [
+    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}`,
+    'START TRANSACTION',
+  ],
+  commit: 'COMMIT',
+  rollback: 'ROLLBACK',
+  savepoint: (name) => `SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
+};
 
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
 export const LOCK_NAME_MAX = 64;
@@ -89,7 +115,7 @@ export class MysqlStatements extends QueueStatements {
 
   /**
    * Lease form, the first statement of the claim's transaction: the ids (and groups) of up to `n`
-   * due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then {@link fifoGuard},
+   * due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then {@link headGuard},
    * {@link claimLeaseUpdate} and {@link claimLeaseRows}: an UPDATE can neither return its rows nor
    * read the table it writes in a subquery (error 1093).
    */
@@ -130,19 +156,43 @@ export class MysqlStatements extends QueueStatements {
   }
 
   /**
-   * The FIFO guard for one claimed head of a group (undefined for a NULL group, which is no group):
-   * a locking read of its group's unsettled rows before it. The head check reads committed rows
-   * without locks; this read also meets a row another transaction is still writing (an insert with
-   * a lower id not yet committed) and waits for it, so two processes never take one group out of
-   * order. A row found means the claimed row is not its group's head, and the claim leaves it.
+   * The index the FIFO guard reads, one led by the group column (`sqlinbox_fifo` of {@link ddl}):
+   * found on the server by the runner before the first guard ({@link fifoIndexOf}); null where
+   * the table has none.
    */
-  fifoGuard(id: unknown, group: unknown): Statement | undefined {
+  fifoIndex: string | null | undefined;
+
+  /** The name of an index of the table whose first column is the group column, as `name`. */
+  fifoIndexOf(): Statement {
+    const p = this.params();
+    const schema = schemaOf(this.t.table);
+    return p.statement(
+      'SELECT INDEX_NAME AS `name` FROM information_schema.STATISTICS' +
+        ` WHERE TABLE_SCHEMA = COALESCE(${p.bind(schema ?? null)}, DATABASE()) AND TABLE_NAME = ${p.bind(this.t.table.split('.').pop())}` +
+        ` AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = ${p.bind(this.role(this.t.group, 'group'))}` +
+        " ORDER BY INDEX_NAME = 'sqlinbox_fifo' DESC, INDEX_NAME LIMIT 1",
+    );
+  }
+
+  /**
+   * The FIFO guard for one claimed head of a group: a locking read of its group's unsettled rows
+   * before it. The head check reads committed rows without locks; this read also meets a row
+   * another transaction is still writing (an insert with a lower id not yet committed) and waits
+   * for it, so two processes never take one group out of order. A row found means the claimed row
+   * is not its group's head, and the claim leaves it. The read is held to the group's range of
+   * {@link fifoIndex} (`FORCE INDEX`): scanning the primary key instead, it would lock, and wait
+   * on, rows of other groups that other claims hold. (At READ COMMITTED, the row lock form's
+   * default, InnoDB takes no gap locks; at REPEATABLE READ the range ends at the claimed head,
+   * which this claim holds.)
+   */
+  override headGuard(id: unknown, group: unknown): Statement | undefined {
     const t = this.t;
-    if (t.group === undefined || group === null || group === undefined) return undefined;
+    if (t.group === undefined) return undefined;
     const p = this.params();
     const sid = this.col('s', t.id.column);
+    const index = this.fifoIndex == null ? '' : ` FORCE INDEX (${this.ident(this.fifoIndex)})`;
     return p.statement(
-      `SELECT ${sid} FROM ${this.table} s WHERE ${this.col('s', t.group)} = ${p.bind(group)}` +
+      `SELECT ${sid} FROM ${this.table} s${index} WHERE ${this.col('s', t.group)} = ${p.bind(group)}` +
         ` AND ${sid} < ${p.bind(id)}${this.unsettled('s')} ORDER BY ${sid} FOR UPDATE`,
     );
   }

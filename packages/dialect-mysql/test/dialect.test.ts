@@ -816,6 +816,28 @@ describe.each(drivers)('$name', (driver) => {
         if (form === 'rowlock') await dialect.rollback(c);
       }
     });
+
+    it('R-FIFO-2 R-ROW-1 the guard reads its group in the group index; a table without one is warned about once', async () => {
+      for (const withIndex of [true, false]) {
+        const t = await make(rowTable({ group: 'grp', processedAt: 'processed_at' } as never));
+        if (!withIndex) await admin.q(`DROP INDEX \`sqlinbox_fifo\` ON \`${t.table}\``);
+        await fifoRows(t);
+        const ops = dialect.prepare(t) as TableOps & { sql: { fifoIndex?: string | null } };
+        const warned: string[] = [];
+        const onWarning = (w: Error & { code?: string }) => void warned.push(String(w.code));
+        process.on('warning', onWarning);
+        const c = await conn();
+        for (let i = 0; i < 2; i++) {
+          await dialect.begin(c, {});
+          expect(ids(await ops.claimLocked(c, 10, new Date()))).toEqual(['2', '4', '5', '6']);
+          await dialect.rollback(c);
+        }
+        await sleep(10);
+        process.off('warning', onWarning);
+        expect(ops.sql.fifoIndex).toBe(withIndex ? 'sqlinbox_fifo' : null);
+        expect(warned.filter((w) => w === 'SQLINBOX_NO_FIFO_INDEX')).toHaveLength(withIndex ? 0 : 1);
+      }
+    });
   });
 
   // -------------------------------------------------------------------------------------------

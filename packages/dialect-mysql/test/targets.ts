@@ -243,19 +243,9 @@ export function mariadbTarget(sqlMode?: string): ConformanceTarget {
 
 /**
  * Where this dialect drifts from the per-method contract today, each skipped by name in the
- * contract run (`runContract(target, { skip: CONTRACT_DRIFTS })`) until the dialect is fixed:
- *
- * - The FIFO guard of a row lock claim waits instead of passing over. `fifoGuard()` in
- *   src/statements.ts is a plain locking read (`SELECT .. FOR UPDATE`, no `SKIP LOCKED` or
- *   `NOWAIT`) of the unsettled rows before a claimed head; while another connection has settled
- *   (stamped) a group's head and not yet committed, a claim on a second connection blocks in the
- *   guard of another group's head until that commit, or fails after `innodb_lock_wait_timeout`.
- *   R-ROW-1 says a claim never waits on another's locks.
+ * contract run (`runContract(target, { skip: CONTRACT_DRIFTS })`) until the dialect is fixed.
+ * None now: the row lock form's FIFO guard, a plain locking read, used to scan the primary key and
+ * wait on another group's rows another connection held; it reads its group's range of the
+ * `sqlinbox_fifo` index now (`FORCE INDEX`, `headGuard()` in src/statements.ts).
  */
-export const CONTRACT_DRIFTS = [
-  {
-    test: 'fifoGuard R-FIFO-1 R-FIFO-2 R-ROW-2 a claim on another connection',
-    reason:
-      "MySQL/MariaDB's FIFO guard (SELECT .. FOR UPDATE without SKIP LOCKED) waits on another connection's uncommitted settlement instead of passing over",
-  },
-] as const;
+export const CONTRACT_DRIFTS: readonly { test: string; reason: string }[] = [];

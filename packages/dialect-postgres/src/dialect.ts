@@ -1,6 +1,5 @@
 import {
   type AnyTable,
-  type BeginOptions,
   type Capabilities,
   type ColumnInfo,
   type ColumnKind,
@@ -8,13 +7,17 @@ import {
   type Connection,
   capabilities,
   type DdlOptions,
-  type Dialect,
-  type ErrorKind,
   type IsolationLevel,
   type PrepareOptions,
-  ServerTooOldError,
   type TableOps,
 } from '@sqlinbox/core';
+import {
+  ISOLATION_SQL,
+  SqlDialect,
+  type SqlDialectOptions,
+  standardTransactions,
+  type TransactionSql,
+} from '@sqlinbox/sql';
 import { ddl } from './ddl.js';
 import { classifyError } from './errors.js';
 import { quoteIdent, quoteTable } from './sql.js';
@@ -26,7 +29,6 @@ export type PostgresIsolation = 'read_committed' | 'repeatable_read' | 'serializ
 
 /** The oldest PostgreSQL sqlinbox runs on: `hashtextextended` arrived in 11. */
 export const POSTGRES_FLOOR = '11';
-const FLOOR_MAJOR = 11;
 
 /**
  * A connection pooler between the adapter and PostgreSQL, by its pool mode. `transaction`
@@ -40,13 +42,8 @@ export type PostgresPooler = 'transaction' | 'session';
 /** The claim forms that run through a transaction pooler: row lock and lease, never advisory. */
 export type TransactionPoolerForm = 'rowlock' | 'lease';
 
-/** What {@link createPostgresDialect} takes. */
-export interface PostgresDialectOptions {
-  /**
-   * Makes `checkServer` report this version (e.g. `'10.5'`) instead of asking the server; the
-   * conformance suite uses it to prove `ServerTooOldError`. Default: ask the server.
-   */
-  readonly serverVersion?: string | undefined;
+/** What {@link createPostgresDialect} takes: `serverVersion` (e.g. `'10.5'`) and the pooler. */
+export interface PostgresDialectOptions extends SqlDialectOptions {
   /**
    * The pooler the connections go through (see {@link PostgresPooler}). With `transaction` the
    * dialect takes the row lock and lease forms only ({@link transactionPoolerCapabilities}).
@@ -90,10 +87,24 @@ export const transactionPoolerCapabilities: Capabilities = capabilities({
   formsRefused: { advisory: ADVISORY_THROUGH_A_TRANSACTION_POOLER },
 });
 
-const ISOLATION_SQL: Readonly<Record<PostgresIsolation, string>> = {
-  read_committed: 'READ COMMITTED',
-  repeatable_read: 'REPEATABLE READ',
-  serializable: 'SERIALIZABLE',
+/**
+ * `BEGIN` at the server's default level when the table declares none, else
+ * `BEGIN ISOLATION LEVEL ..`; `read_uncommitted` is refused: PostgreSQL would run it as read
+ * committed. A SQLite mode is ignored. Savepoint names are quoted.
+ */
+const TRANSACTIONS: TransactionSql = {
+  ...standardTransactions,
+  begin({ isolation: level }) {
+    if (level === undefined) return ['BEGIN'];
+    if (level === 'read_uncommitted') {
+      throw new ConfigError(`PostgreSQL does not run isolation level ${level satisfies IsolationLevel}`, {
+        fix: 'declare read_committed, repeatable_read or serializable',
+      });
+    }
+    return [`BEGIN ISOLATION LEVEL ${ISOLATION_SQL[level]}`];
+  },
+  savepoint: (name) => `SAVEPOINT ${quoteIdent(name)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(name)}`,
 };
 
 /** Type names (of a column's base type) and the kind the core checks a role against. */
@@ -121,19 +132,19 @@ function timestampPrecision(typmod: number | null, baseTypmod: number | null): n
   return 6;
 }
 
-/** The major version in a version string (`'15.4 (Debian ..)'` -> 15, `'9.6.3'` -> 9), NaN when none. */
-function majorOf(version: string): number {
-  const m = /^\s*(\d+)/.exec(version);
-  return m === null ? Number.NaN : Number(m[1]);
-}
-
 /**
  * The PostgreSQL dialect (PostgreSQL 11 or later), shared by the `pg` and postgres.js adapters.
  * It holds SQL and facts only; each adapter makes one with its own `serverVersion` option.
  */
-export class PostgresDialect implements Dialect {
+export class PostgresDialect extends SqlDialect {
   /** Always `postgres`. */
   readonly name = 'postgres';
+  readonly server = 'PostgreSQL';
+  readonly floor = POSTGRES_FLOOR;
+  /** `server_version`: its first word is the version reported (`15.4`). */
+  readonly versionSql = `SELECT current_setting('server_version') AS version`;
+  readonly transactions = TRANSACTIONS;
+  classifyError = classifyError;
   /**
    * See {@link postgresCapabilities}; through a transaction pooler (`pooler: 'transaction'`),
    * {@link transactionPoolerCapabilities}.
@@ -141,32 +152,11 @@ export class PostgresDialect implements Dialect {
   readonly capabilities: Capabilities;
   /** The pooler the connections go through, or undefined (a direct connection). */
   readonly pooler: PostgresPooler | undefined;
-  private readonly serverVersion: string | undefined;
 
   constructor(opts: PostgresDialectOptions = {}) {
-    this.serverVersion = opts.serverVersion;
+    super(opts);
     this.pooler = opts.pooler;
     this.capabilities = opts.pooler === 'transaction' ? transactionPoolerCapabilities : postgresCapabilities;
-  }
-
-  /**
-   * Reads `server_version` (or the adapter's `serverVersion` option) and throws
-   * `ServerTooOldError('PostgreSQL', found, '11')` below PostgreSQL 11. Answers the
-   * version's first word (`15.4`).
-   */
-  async checkServer(conn: Connection): Promise<{
-    /** The version's first word, e.g. `15.4`. */
-    version: string;
-  }> {
-    let version = this.serverVersion;
-    if (version === undefined) {
-      const r = await conn.query<{ version: string }>(`SELECT current_setting('server_version') AS version`);
-      version = String(r.rows[0]?.version ?? '');
-    }
-    const found = version.trim().split(/\s+/)[0] ?? version;
-    const major = majorOf(found);
-    if (!(major >= FLOOR_MAJOR)) throw new ServerTooOldError('PostgreSQL', found, POSTGRES_FLOOR);
-    return { version: found };
   }
 
   /**
@@ -216,61 +206,15 @@ export class PostgresDialect implements Dialect {
   }
 
   /** Prepares the statements of one table; see `PostgresTable` for each statement. */
-  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
+  override prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
     return prepareTable(table, opts);
   }
 
-  /**
-   * `BEGIN` at the server's default level when the table declares none, else
-   * `BEGIN ISOLATION LEVEL ..`. `read_uncommitted` is refused: PostgreSQL would run it as read
-   * committed. A SQLite mode is ignored.
-   */
-  async begin(conn: Connection, opts: BeginOptions): Promise<void> {
-    const level = opts.isolation;
-    if (level === undefined) {
-      await conn.query('BEGIN');
-      return;
-    }
-    const sql = ISOLATION_SQL[level as PostgresIsolation] as string | undefined;
-    if (sql === undefined) {
-      throw new ConfigError(`PostgreSQL does not run isolation level ${level satisfies IsolationLevel}`, {
-        fix: 'declare read_committed, repeatable_read or serializable',
-      });
-    }
-    await conn.query(`BEGIN ISOLATION LEVEL ${sql}`);
-  }
-
-  /** `COMMIT`. */
-  async commit(conn: Connection): Promise<void> {
-    await conn.query('COMMIT');
-  }
-
-  /** `ROLLBACK`. */
-  async rollback(conn: Connection): Promise<void> {
-    await conn.query('ROLLBACK');
-  }
-
-  /** `SAVEPOINT "name"`. */
-  async savepoint(conn: Connection, name: string): Promise<void> {
-    await conn.query(`SAVEPOINT ${quoteIdent(name)}`);
-  }
-
-  /** `ROLLBACK TO SAVEPOINT "name"`. */
-  async rollbackToSavepoint(conn: Connection, name: string): Promise<void> {
-    await conn.query(`ROLLBACK TO SAVEPOINT ${quoteIdent(name)}`);
-  }
-
-  /** See {@link classifyError}: SQLSTATEs and both drivers' connection errors. */
-  classifyError(err: unknown): ErrorKind {
-    return classifyError(err);
-  }
+  readonly Statements = PostgresStatements;
 
   /** See the `ddl` function: `CREATE TABLE`, the claim's partial indexes, the dead-letter table. */
-  ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
-    return [
-      ...ddl(table, opts),
-      ...(opts.schedules === undefined ? [] : new PostgresStatements(table).ticksDdl(opts.schedules)),
-    ];
+  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
+    return ddl(table, opts);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ErrorKind } from '@sqlinbox/core';
-import { NODE_SOCKET_ERRORS } from '@sqlinbox/sql';
+import { classifyWith, NODE_SOCKET_ERRORS } from '@sqlinbox/sql';
 
 /**
  * Error classification for PostgreSQL, shared by both drivers: `pg` and postgres.js both put the
@@ -45,28 +45,16 @@ const CONNECTION_MESSAGES = [
  * reports a refused dual-stack connect as an `AggregateError`).
  */
 export function classifyError(err: unknown): ErrorKind {
-  return classify(err, 0);
-}
-
-function classify(err: unknown, depth: number): ErrorKind {
-  if (err === null || typeof err !== 'object' || depth > 4) return 'other';
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  const code = typeof e.code === 'string' ? e.code : undefined;
-  if (code !== undefined) {
-    const kind = SQLSTATE[code];
-    if (kind !== undefined) return kind;
-    if (/^08[0-9A-Z]{3}$/.test(code)) return 'connection';
-    if (/^23[0-9A-Z]{3}$/.test(code)) return 'constraint';
-    if (CONNECTION_CODES.has(code)) return 'connection';
-  }
-  const message = typeof e.message === 'string' ? e.message : '';
-  if (CONNECTION_MESSAGES.some((re) => re.test(message))) return 'connection';
-  if (Array.isArray(e.errors)) {
-    for (const inner of e.errors) {
-      const kind = classify(inner, depth + 1);
-      if (kind !== 'other') return kind;
+  return classifyWith(err, (e: { code?: unknown; message?: unknown }) => {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    if (code !== undefined) {
+      const kind = SQLSTATE[code];
+      if (kind !== undefined) return kind;
+      if (/^08[0-9A-Z]{3}$/.test(code)) return 'connection';
+      if (/^23[0-9A-Z]{3}$/.test(code)) return 'constraint';
+      if (CONNECTION_CODES.has(code)) return 'connection';
     }
-  }
-  if (e.cause !== undefined) return classify(e.cause, depth + 1);
-  return 'other';
+    const message = typeof e.message === 'string' ? e.message : '';
+    return CONNECTION_MESSAGES.some((re) => re.test(message)) ? 'connection' : undefined;
+  });
 }

@@ -1,4 +1,4 @@
-import { type Insert, validateIdentifier } from '@sqlinbox/core';
+import type { Insert } from '@sqlinbox/core';
 import {
   ID,
   type InsertColumn,
@@ -211,13 +211,9 @@ export class PostgresStatements extends QueueStatements {
    * `WITH moved AS (DELETE .. RETURNING *) INSERT INTO dlq SELECT * FROM moved`, so both tables
    * change in one commit whether or not a transaction is open.
    */
-  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
-    const p = this.params();
-    const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
-    const moved = this.delete({ table: this.table, where: this.owned(p, id, token), returning: '*' });
-    return [
-      p.statement(`WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`),
-    ];
+  override deleteInto(where: string, dead: string): string {
+    const moved = this.delete({ table: this.table, where, returning: '*' });
+    return `WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`;
   }
 
   /**

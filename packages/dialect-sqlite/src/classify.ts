@@ -1,4 +1,5 @@
 import type { ErrorKind } from '@sqlinbox/core';
+import { classifyWith } from '@sqlinbox/sql';
 
 /** How deep `classifyError` follows `cause` to reach the driver's error under a wrapper. */
 const MAX_CAUSES = 5;
@@ -11,14 +12,15 @@ const MAX_CAUSES = 5;
  * else `other`. A wrapper's `cause` is followed to the driver's error.
  */
 export function classifyError(err: unknown): ErrorKind {
-  let e: unknown = err;
-  for (let depth = 0; depth <= MAX_CAUSES && e !== null && e !== undefined; depth++) {
-    const code = sqliteCode(e);
-    if (code !== undefined) return kindOfCode(code);
-    if (isClosedHandle(e)) return 'connection';
-    e = (e as { cause?: unknown }).cause;
-  }
-  return 'other';
+  return classifyWith(
+    err,
+    (e) => {
+      const code = sqliteCode(e);
+      if (code !== undefined) return kindOfCode(code);
+      return isClosedHandle(e) ? 'connection' : undefined;
+    },
+    MAX_CAUSES,
+  );
 }
 
 function kindOfCode(code: string): ErrorKind {

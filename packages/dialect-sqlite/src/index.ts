@@ -2,9 +2,9 @@ import type { Adapter } from '@sqlinbox/core';
 import { createSqliteDialect } from './dialect.js';
 import { type SqliteDatabaseLike, type SqliteOptions, SqlitePool } from './driver.js';
 
+export { compareVersions } from '@sqlinbox/sql';
 export { classifyError } from './classify.js';
 export {
-  compareVersions,
   createSqliteDialect,
   SQLITE_FLOOR,
   type SqliteDialectOptions,

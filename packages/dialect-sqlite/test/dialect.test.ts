@@ -1,10 +1,11 @@
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, inbox, ServerTooOldError, SqlInboxError, table } from '@sqlinbox/core';
+import { compareVersions } from '@sqlinbox/sql';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { classifyError } from '../src/classify.js';
 import { kindOf } from '../src/describe.js';
-import { compareVersions, createSqliteDialect, sqliteDialect } from '../src/dialect.js';
+import { createSqliteDialect, sqliteDialect } from '../src/dialect.js';
 import { sqlite } from '../src/index.js';
 import { type TestDb, tempDb } from './helpers.js';
 

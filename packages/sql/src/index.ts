@@ -1,5 +1,17 @@
 export { type ColumnUse, schemaOf, tableColumns, tableOf } from './columns.js';
 export { type ColumnRole, type IndexParts, QueueDdl } from './ddl.js';
+export {
+  classifyWith,
+  columnKinds,
+  compareVersions,
+  describeWith,
+  ISOLATION_SQL,
+  SqlDialect,
+  type SqlDialectOptions,
+  standardTransactions,
+  type TransactionSql,
+  versionParts,
+} from './dialect.js';
 export { NODE_SOCKET_ERRORS } from './errors.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
 export {
@@ -15,4 +27,4 @@ export {
   STATE,
   type UpdateParts,
 } from './statements.js';
-export { SqlTable, timeOf } from './table.js';
+export { keysHeld, SqlTable, timeOf } from './table.js';

@@ -8,6 +8,7 @@ import type {
   Settlement,
 } from '@sqlinbox/core';
 import { ConfigError, validateIdentifier } from '@sqlinbox/core';
+import { standardTransactions, type TransactionSql } from './dialect.js';
 import { Params, type Placeholder, positional, type Statement } from './params.js';
 
 /** The parts of a select the dialect assembles in its own syntax ({@link QueueStatements.select}). */
@@ -282,29 +283,49 @@ export class QueueStatements {
     return ` ON CONFLICT (${this.ident(keyColumn)})${where} DO NOTHING`;
   }
 
-  /** Transaction statements, for the runner's own transactions (the dead-letter move). */
+  /** The database's transaction statements, which the members below read. Default: standard SQL. */
+  get transactions(): TransactionSql {
+    return standardTransactions;
+  }
+  /** Opens the runner's own transactions (the dead-letter move), at the database's default. */
   get begin(): string {
-    return 'BEGIN';
+    return this.transactions.begin({}).join('; ');
   }
   /** Commits the transaction. */
   get commit(): string {
-    return 'COMMIT';
+    return this.transactions.commit;
   }
   /** Rolls the transaction back. */
   get rollback(): string {
-    return 'ROLLBACK';
+    return this.transactions.rollback;
   }
   /** Sets savepoint `name` (an identifier the engine chose). */
   savepoint(name: string): string {
-    return `SAVEPOINT ${name}`;
+    return this.transactions.savepoint(name);
   }
   /** Undefined where the database has no release (it ends with the transaction). */
   releaseSavepoint(name: string): string | undefined {
-    return `RELEASE SAVEPOINT ${name}`;
+    return this.transactions.releaseSavepoint?.(name);
   }
   /** Rolls back to savepoint `name`, keeping the transaction open. */
   rollbackToSavepoint(name: string): string {
-    return `ROLLBACK TO SAVEPOINT ${name}`;
+    return this.transactions.rollbackToSavepoint(name);
+  }
+
+  /**
+   * A query answering `n`, the transactions open on the session, where the database has one: the
+   * runner then opens a savepoint only inside a transaction. Default: undefined (always a savepoint).
+   */
+  get inTransactionSql(): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * A statement that reads outside a claim's select (candidates, counts, the admin list), as the
+   * database must run it. Default: as it is; SQL Server sets READ COMMITTED before it.
+   */
+  plainRead(st: Statement): Statement {
+    return st;
   }
 
   // ===========================================================================================
@@ -316,9 +337,9 @@ export class QueueStatements {
     return new Params(placeholder);
   }
 
-  /** `alias.column`, quoted. */
-  col(alias: string, column: string): string {
-    return `${alias}.${this.ident(column)}`;
+  /** `alias.column`, quoted; the bare column without an alias. */
+  col(alias: string | undefined, column: string): string {
+    return alias === undefined ? this.ident(column) : `${alias}.${this.ident(column)}`;
   }
 
   /** "Now": the bound host instant, or the database clock. */
@@ -402,10 +423,9 @@ export class QueueStatements {
 
   /** `id = ?` and, with a lease token, `lease = token`. */
   owned(p: Params, id: unknown, token: Date | undefined, a?: string): string {
-    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
-    const byId = `${c(this.t.id.column)} = ${p.bind(id)}`;
+    const byId = `${this.col(a, this.t.id.column)} = ${p.bind(id)}`;
     if (token === undefined || this.t.lease === undefined) return byId;
-    return `${byId} AND ${c(this.t.lease)} = ${this.time(p, token)}`;
+    return `${byId} AND ${this.col(a, this.t.lease)} = ${this.time(p, token)}`;
   }
 
   /** The `SET` list of a settlement (empty: nothing to write). */
@@ -470,6 +490,17 @@ export class QueueStatements {
     return p.statement(this.claimSelect(p, n, now, 'q.*'));
   }
 
+  /**
+   * The FIFO guard of a claimed head `id` of `group` (never NULL), run after the claim's select in
+   * its transaction: the runner keeps the head where {@link SqlTable.isHead} reads the answer so.
+   * Default: undefined, no guard (the select's own `head()` alone).
+   */
+  headGuard(id: unknown, group: unknown): Statement | undefined {
+    void id;
+    void group;
+    return undefined;
+  }
+
   /** The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order. */
   claimSelect(p: Params, n: number, now: Date | null, columns: string): string {
     const where = this.due(p, now, 'q') + this.head('q');
@@ -514,9 +545,8 @@ export class QueueStatements {
    * are several), so each token is bound once and the condition reads the primary key.
    */
   heldTokens(p: Params, leases: readonly { id: unknown; token: Date }[], a?: string): string {
-    const c = (column: string) => (a === undefined ? this.ident(column) : this.col(a, column));
-    const id = c(this.t.id.column);
-    const lease = c(this.role(this.t.lease, 'lease'));
+    const id = this.col(a, this.t.id.column);
+    const lease = this.col(a, this.role(this.t.lease, 'lease'));
     const groups = new Map<number, { token: Date; ids: unknown[] }>();
     for (const l of leases) {
       const g = groups.get(l.token.getTime());
@@ -594,26 +624,44 @@ export class QueueStatements {
     const where = this.due(p, now, 'q') + this.head('q');
     const notOwn = own.size === 0 ? '' : ` AND ${this.inList(p, this.keyExpr(p, 'q'), [...own], true)}`;
     // A table with its own lock: only its own keys are left out (the database's locks are not its).
-    const free = this.t.lock === undefined ? this.freeKey(p, 'q') : undefined;
-    return p.statement(
-      this.select(p, {
-        columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
-        table: this.scan(this.table, 'q'),
-        alias: 'q',
-        where: where + notOwn + (free === undefined ? '' : ` AND ${free}`),
-        order: this.order('q'),
-        limit: n,
-      }),
+    // (`freeKey` asked of a constant first: the key's values are bound only where it is used.)
+    const sees = this.t.lock === undefined && this.freeKey(this.emptyText) !== undefined;
+    const free = sees ? this.freeKey(this.keyExpr(p, 'q')) : undefined;
+    return this.plainRead(
+      p.statement(
+        this.select(p, {
+          columns: `${this.col('q', this.t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
+          table: this.scan(this.table, 'q'),
+          alias: 'q',
+          where: where + notOwn + (free === undefined ? '' : ` AND ${free}`),
+          order: this.order('q'),
+          limit: n,
+        }),
+      ),
     );
   }
 
   /**
-   * A condition that holds while no other session holds row `a`'s advisory key, where the database
-   * can see other sessions' locks: the candidates leave the other rows out. Default: undefined.
+   * How many of these keys another session holds, as `n` (the admin counts of rows in work): the
+   * keys as a `VALUES` table, counted where {@link freeKey} fails; undefined without `freeKey`.
    */
-  freeKey(p: Params, a: string): string | undefined {
-    void p;
-    void a;
+  heldKeys(keys: readonly string[]): Statement | undefined {
+    if (this.freeKey(this.emptyText) === undefined) return undefined;
+    const p = this.params();
+    const k = this.ident('k');
+    const rows = keys.map((key) => `(${this.text(p, key)})`).join(', ');
+    return p.statement(
+      `SELECT COUNT(*) AS ${this.ident('n')} FROM (VALUES ${rows}) AS v (${k}) WHERE NOT (${this.freeKey(`v.${k}`)})`,
+    );
+  }
+
+  /**
+   * A condition that holds while no other session holds the advisory key `key` (a text
+   * expression), where the database can see other sessions' locks: the candidates leave the other
+   * rows out, and {@link heldKeys} counts them. Default: undefined.
+   */
+  freeKey(key: string): string | undefined {
+    void key;
     return undefined;
   }
 
@@ -666,17 +714,32 @@ export class QueueStatements {
   }
 
   /**
-   * The move to a dead-letter table of the same columns: a copy, then a delete under the same
-   * condition; the runner runs them in one transaction. The last statement's count is the answer.
+   * The move to a dead-letter table of the same columns: one statement where {@link deleteInto}
+   * writes one, else a copy, then a delete under the same condition, which the runner runs in one
+   * transaction. The last statement's count is the answer.
    */
   moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
     const dead = this.tableName(validateIdentifier(table, 'dead-letter table', this.t.table, true));
+    const one = this.params();
+    const moved = this.deleteInto(this.owned(one, id, token), dead);
+    if (moved !== undefined) return [one.statement(moved)];
     const copy = this.params();
     const remove = this.params();
     return [
       copy.statement(`INSERT INTO ${dead} SELECT * FROM ${this.table} WHERE ${this.owned(copy, id, token)}`),
       remove.statement(this.delete({ table: this.table, where: this.owned(remove, id, token) })),
     ];
+  }
+
+  /**
+   * The rows of the queue table `where` selects, deleted and written into `dead` (quoted) in one
+   * statement, where the database can (`WITH .. DELETE .. RETURNING *`, `OUTPUT deleted.* INTO`).
+   * Default: undefined.
+   */
+  deleteInto(where: string, dead: string): string | undefined {
+    void where;
+    void dead;
+    return undefined;
   }
 
   // ===========================================================================================
@@ -844,8 +907,10 @@ export class QueueStatements {
     }
     // Quoted: DELAYED is a reserved word in MySQL.
     const as = (name: string) => `AS ${this.ident(name)}`;
-    return p.statement(
-      `SELECT ${inWork} ${as('in_work')}, ${delayed} ${as('delayed')}, ${ready} ${as('ready')}, ${dead} ${as('dead')} FROM ${this.scan(this.table, 'q')}`,
+    return this.plainRead(
+      p.statement(
+        `SELECT ${inWork} ${as('in_work')}, ${delayed} ${as('delayed')}, ${ready} ${as('ready')}, ${dead} ${as('dead')} FROM ${this.scan(this.table, 'q')}`,
+      ),
     );
   }
 
@@ -864,7 +929,7 @@ export class QueueStatements {
       where,
       lock: true,
     });
-    return p.statement(`SELECT COUNT(*) AS ${this.ident('n')} FROM (${pick}) x`);
+    return this.plainRead(p.statement(`SELECT COUNT(*) AS ${this.ident('n')} FROM (${pick}) x`));
   }
 
   /** The due rows' keys (advisory form; NULL otherwise) and `retry_after` (as `due_at`). */
@@ -873,8 +938,10 @@ export class QueueStatements {
     const p = this.params();
     const key = t.key === undefined ? 'NULL' : this.keyExpr(p, 'q');
     const at = t.retryAfter === undefined ? 'NULL' : this.col('q', t.retryAfter);
-    return p.statement(
-      `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.scan(this.table, 'q')} WHERE ${this.due(p, now, 'q')}`,
+    return this.plainRead(
+      p.statement(
+        `SELECT ${key} AS ${this.ident('key')}, ${at} AS ${this.ident('due_at')} FROM ${this.scan(this.table, 'q')} WHERE ${this.due(p, now, 'q')}`,
+      ),
     );
   }
 
@@ -910,15 +977,17 @@ export class QueueStatements {
     if (q.state !== 'all') where.push(`x.${STATE} = ${p.bind(q.state)}`);
     if (q.after !== undefined) where.push(`${this.col('x', this.t.id.column)} > ${p.bind(q.after)}`);
     if (q.ids !== undefined) where.push(this.inList(p, this.col('x', this.t.id.column), q.ids));
-    return p.statement(
-      this.select(p, {
-        columns: 'x.*',
-        table: `(${source}) x`,
-        alias: 'x',
-        where: where.length === 0 ? undefined : where.join(' AND '),
-        order: this.col('x', this.t.id.column),
-        limit: q.limit,
-      }),
+    return this.plainRead(
+      p.statement(
+        this.select(p, {
+          columns: 'x.*',
+          table: `(${source}) x`,
+          alias: 'x',
+          where: where.length === 0 ? undefined : where.join(' AND '),
+          order: this.col('x', this.t.id.column),
+          limit: q.limit,
+        }),
+      ),
     );
   }
 

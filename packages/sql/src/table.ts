@@ -14,6 +14,17 @@ import type {
 import type { Statement } from './params.js';
 import type { QueueStatements } from './statements.js';
 
+/** Keys a {@link SqlTable} locked on each connection and has not released. */
+const held = new WeakMap<Connection, Set<string>>();
+
+/**
+ * The keys the runner locked on `conn` and has not released: a pool never pools a session that
+ * holds one (the lock would pass to its next borrower).
+ */
+export function keysHeld(conn: Connection): readonly string[] {
+  return [...(held.get(conn) ?? [])];
+}
+
 /**
  * Runs a {@link QueueStatements}' statements as core's `TableOps`: the part of a dialect that
  * talks to a connection. A database whose statements return their rows (`RETURNING`, `OUTPUT`)
@@ -54,13 +65,15 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return row[this.sql.t.id.column];
   }
 
-  /** Id order as the database sorts them where it matters: numbers by value, text by text. */
+  /**
+   * Id order as the database sorts them where it matters: numbers, bigints and the decimal text a
+   * driver returns for a BIGINT by value; other ids as text.
+   */
   compareIds(a: unknown, b: unknown): number {
-    const numeric = (v: unknown) => typeof v === 'number' || typeof v === 'bigint';
-    if ((numeric(a) && numeric(b)) || (typeof a === 'string' && typeof b === 'string')) {
-      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-    }
-    return 0;
+    const big = (v: unknown) => (/^-?\d+$/.test(String(v)) ? BigInt(String(v)) : undefined);
+    const [x, y] = [big(a), big(b)];
+    if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
+    return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
   }
 
   /** Rows in claim order (priority, then id): `RETURNING` and `OUTPUT` promise none. */
@@ -73,9 +86,15 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     );
   }
 
-  /** Runs `body` in a transaction of its own, or under a savepoint when `nested`. */
+  /**
+   * Runs `body` in a transaction of its own, or under a savepoint when `nested` (and, where
+   * {@link QueueStatements.inTransactionSql} can tell, a transaction is open).
+   */
   async atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
     const s = this.sql;
+    const open = s.inTransactionSql;
+    if (nested && open !== undefined)
+      nested = Number((await this.rows(conn, { sql: open, params: [] }))[0]?.n) > 0;
     const name = 'sqlinbox_step';
     await conn.query(nested ? s.savepoint(name) : s.begin);
     let result: T;
@@ -95,9 +114,32 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   // -------------------------------------------------------------------------------------------
   // Claims
 
+  /** The row lock claim's select, then (FIFO) each head's guard ({@link guardHeads}). */
   async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
-    return this.rows(conn, this.sql.claimLocked(n, now));
+    return this.guardHeads(conn, await this.rows(conn, this.sql.claimLocked(n, now)));
+  }
+
+  /**
+   * The claimed rows that pass their group's guard ({@link QueueStatements.headGuard}); a row
+   * without a group, or a table without a guard, passes. A row left stays locked until the claim's
+   * transaction ends; it is only not delivered.
+   */
+  async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
+    const group = this.sql.t.group;
+    if (group === undefined) return [...rows];
+    const heads: Row[] = [];
+    for (const row of rows) {
+      const g = row[group];
+      const st = g === null || g === undefined ? undefined : this.sql.headGuard(this.idOf(row), g);
+      if (st === undefined || this.isHead(await this.rows(conn, st))) heads.push(row);
+    }
+    return heads;
+  }
+
+  /** Reads a guard's answer: the head is its group's when `ok` is true. */
+  isHead(answer: Row[]): boolean {
+    return truthy(answer[0]?.ok);
   }
 
   async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
@@ -144,12 +186,16 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /** Runs the dialect's try-lock of `key`; true when this session took it. */
   async lock(conn: Connection, key: string): Promise<boolean> {
-    return truthy((await this.rows(conn, this.sql.lock(key)))[0]?.ok);
+    const taken = truthy((await this.rows(conn, this.sql.lock(key)))[0]?.ok);
+    if (taken) held.set(conn, (held.get(conn) ?? new Set()).add(key));
+    return taken;
   }
 
-  /** Runs the dialect's release of `key`; true when this session held it. */
+  /** Runs the dialect's release of `key`; true when this session held it. Either way it holds it no more. */
   async unlock(conn: Connection, key: string): Promise<boolean> {
-    return truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
+    const released = truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
+    held.get(conn)?.delete(key);
+    return released;
   }
 
   /** Runs the take: counts the attempt of a still-claimable row and answers it; null when it was settled meanwhile. */
@@ -287,14 +333,18 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   }
 
   /**
-   * How many of these due rows' keys (due at `now`) another session holds; undefined where the
-   * database cannot tell.
+   * How many of these due rows' keys (due at `now`) another session holds, by
+   * {@link QueueStatements.heldKeys} in runs of the parameter limit; undefined where the database
+   * cannot tell.
    */
   async heldKeys(conn: Connection, keys: readonly string[], now: Date): Promise<number | undefined> {
-    void conn;
-    void keys;
     void now;
-    return undefined;
+    if (this.sql.heldKeys([]) === undefined) return undefined;
+    let n = 0;
+    for (const part of this.sql.chunks(keys, this.sql.maxParams)) {
+      n += Number((await this.rows(conn, this.sql.heldKeys(part)!))[0]?.n ?? 0);
+    }
+    return n;
   }
 
   /**

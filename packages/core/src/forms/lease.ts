@@ -33,8 +33,8 @@ export class LeaseForm implements ClaimForm {
   private extending: Promise<void> | undefined;
   /** Set by {@link stop}: no extension statement is sent after it. */
   private stopped = false;
-  /** Acks waiting for the next batched settlement statement. */
-  private pending: PendingFinish[] = [];
+  /** Acks waiting for the next batched settlement statement, and the promise they share. */
+  private open: { items: FinishSettlement[]; done: Promise<BatchDone> } | undefined;
 
   constructor(
     private readonly ctx: FormContext,
@@ -97,7 +97,48 @@ export class LeaseForm implements ClaimForm {
     h.tx = true;
   }
 
-  async settle(h: Held, plan: Plan): Promise<void> {
+  /**
+   * Settles a delivery. An ack of a row in work (no transaction, no extension in flight) joins the
+   * next batched statement through plain promise callbacks; everything else takes
+   * {@link settleInFull}.
+   */
+  settle(h: Held, plan: Plan): Promise<void> {
+    const { ctx } = this;
+    if (
+      this.extending !== undefined ||
+      h.state !== 'in_work' ||
+      h.conn !== undefined ||
+      !this.batchable(plan)
+    )
+      return this.settleInFull(h, plan);
+    const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
+    if (s?.kind !== 'finish' || s.token === undefined) return this.settleInFull(h, plan);
+    h.state = 'settling';
+    const key = bookKey(h.id);
+    this.book.delete(key);
+    return this.finishBatched(s as FinishSettlement).then(
+      (done) => {
+        const failed = done.failed?.get(key);
+        if (failed !== undefined) return this.settleFailed(h, failed.error);
+        if (!done.changed.has(key)) {
+          h.state = 'lost';
+          throw new LeaseLostError(ctx.table.table, h.id);
+        }
+        h.state = 'settled';
+      },
+      (err: unknown) => this.settleFailed(h, err),
+    );
+  }
+
+  /** A settlement that failed: the row keeps its lease until it runs out, as after a crash. */
+  private async settleFailed(h: Held, err: unknown): Promise<never> {
+    h.state = 'released';
+    await this.dropConnection(h, true);
+    if (err instanceof LeaseLostError) throw err;
+    throw settlementError(this.ctx, h, err);
+  }
+
+  private async settleInFull(h: Held, plan: Plan): Promise<void> {
     const { ctx } = this;
     if (this.extending !== undefined) await this.extending; // an extension in flight may move this row's token
     if (h.state === 'lost') {
@@ -115,16 +156,16 @@ export class LeaseForm implements ClaimForm {
       if (h.tx && h.conn !== undefined) {
         changed = await this.settleInTransaction(h, plan);
       } else if (s?.kind === 'finish' && s.token !== undefined && this.batchable(plan)) {
-        changed = await this.finishBatched({ ...s, token: s.token });
+        const key = bookKey(h.id);
+        const done = await this.finishBatched(s as FinishSettlement);
+        const failed = done.failed?.get(key);
+        if (failed !== undefined) throw failed.error;
+        changed = done.changed.has(key) ? 1 : 0;
       } else {
         changed = await withConnection(ctx, (conn) => this.statement(conn, h, s, plan));
       }
     } catch (err) {
-      // The row keeps its lease until it runs out, as after a crash.
-      h.state = 'released';
-      await this.dropConnection(h, true);
-      if (err instanceof LeaseLostError) throw err;
-      throw settlementError(ctx, h, err);
+      return this.settleFailed(h, err);
     }
     if (changed === 0) {
       h.state = 'lost';
@@ -158,36 +199,36 @@ export class LeaseForm implements ClaimForm {
   }
 
   /**
-   * Acks of one moment settle in one statement: a settlement waits for the current turn of the
-   * event loop to end, then every settlement queued meanwhile runs in one `settleMany`. Answers 1
-   * where the row still held the token, 0 where the lease was lost.
+   * Acks of one moment settle in one statement: the first ack of a turn of the event loop opens a
+   * batch that flushes once the turn ends, and every ack queued meanwhile joins it and shares its
+   * one promise, which answers the keys (see `bookKey`) of the rows that still held their tokens
+   * and changed, and the acks that failed on their own.
    */
-  private finishBatched(s: FinishSettlement): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      this.pending.push({ s, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
-    });
+  private finishBatched(s: FinishSettlement): Promise<BatchDone> {
+    if (this.open === undefined) {
+      const items: FinishSettlement[] = [];
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.open = undefined;
+        return this.flush(items);
+      });
+      this.open = { items, done };
+    }
+    this.open.items.push(s);
+    return this.open.done;
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  private async flush(items: readonly FinishSettlement[]): Promise<BatchDone> {
     const { ctx } = this;
-    let conn: Connection | undefined;
+    const done: BatchDone = { changed: new Set(), failed: undefined };
+    let conn: Connection | undefined = await ctx.pool.acquire();
     try {
-      conn = await ctx.pool.acquire();
-    } catch (err) {
-      for (const b of batch) b.reject(err);
-      return;
-    }
-    try {
-      for (let i = 0; i < batch.length; i += SETTLE_BATCH) {
-        conn = await this.flushChunk(conn, batch.slice(i, i + SETTLE_BATCH));
+      for (let i = 0; i < items.length; i += SETTLE_BATCH) {
+        conn = await this.flushChunk(conn, items.slice(i, i + SETTLE_BATCH), done);
       }
     } finally {
       if (conn !== undefined) ctx.pool.release(conn);
     }
+    return done;
   }
 
   /**
@@ -201,21 +242,14 @@ export class LeaseForm implements ClaimForm {
    */
   private async flushChunk(
     given: Connection | undefined,
-    chunk: PendingFinish[],
+    chunk: readonly FinishSettlement[],
+    done: BatchDone,
   ): Promise<Connection | undefined> {
     const { ctx } = this;
     let conn = given;
     if (chunk.length > 1 && conn !== undefined) {
       try {
-        const changed = new Set(
-          (
-            await ctx.ops.settleMany!(
-              conn,
-              chunk.map((b) => b.s),
-            )
-          ).map(bookKey),
-        );
-        for (const b of chunk) b.resolve(changed.has(bookKey(b.s.id)) ? 1 : 0);
+        for (const id of await ctx.ops.settleMany!(conn, chunk)) done.changed.add(bookKey(id));
         return conn;
       } catch (err) {
         ctx.logger.warn('a batched settlement failed; its rows settle one by one', {
@@ -227,12 +261,13 @@ export class LeaseForm implements ClaimForm {
         conn = undefined;
       }
     }
-    for (const b of chunk) {
+    for (const s of chunk) {
       try {
         conn ??= await ctx.pool.acquire();
-        b.resolve(await ctx.ops.settle(conn, b.s));
+        if ((await ctx.ops.settle(conn, s)) > 0) done.changed.add(bookKey(s.id));
       } catch (err) {
-        b.reject(err);
+        done.failed ??= new Map();
+        done.failed.set(bookKey(s.id), { error: err });
         if (conn !== undefined) await destroyQuietly(ctx, conn);
         conn = undefined;
       }
@@ -415,11 +450,10 @@ export class LeaseForm implements ClaimForm {
 /** Settlements per batched statement at most. */
 const SETTLE_BATCH = 500;
 
-/** A finish waiting for the next batched settlement. */
-interface PendingFinish {
-  readonly s: FinishSettlement;
-  readonly resolve: (n: number) => void;
-  readonly reject: (e: unknown) => void;
+/** What one batched settlement did: the keys of the rows it changed, the acks that failed alone. */
+interface BatchDone {
+  readonly changed: Set<string>;
+  failed: Map<string, { error: unknown }> | undefined;
 }
 
 function bookKey(id: unknown): string {

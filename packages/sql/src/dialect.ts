@@ -1,0 +1,217 @@
+import {
+  type AnyTable,
+  type BeginOptions,
+  type Capabilities,
+  type ColumnInfo,
+  type ColumnKind,
+  type Connection,
+  type DdlOptions,
+  type Dialect,
+  type ErrorKind,
+  type IsolationLevel,
+  type PrepareOptions,
+  type Row,
+  ServerTooOldError,
+  type TableOps,
+} from '@sqlinbox/core';
+import { schemaOf, tableOf } from './columns.js';
+import { ansiIdent, type QueueStatements } from './statements.js';
+import { SqlTable } from './table.js';
+
+/** The isolation levels as `SET TRANSACTION ISOLATION LEVEL` and `BEGIN ISOLATION LEVEL` spell them. */
+export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
+  read_uncommitted: 'READ UNCOMMITTED',
+  read_committed: 'READ COMMITTED',
+  repeatable_read: 'REPEATABLE READ',
+  serializable: 'SERIALIZABLE',
+};
+
+/** The statements of the engine's transactions on one database ({@link SqlDialect.transactions}). */
+export interface TransactionSql {
+  /** Opens a transaction with the table's level or mode: the statements run in turn. */
+  begin(opts: BeginOptions): readonly string[];
+  /** Commits. */
+  readonly commit: string;
+  /** Rolls back. */
+  readonly rollback: string;
+  /** Sets savepoint `name` (checked and quoted here: the engine's name, never a user's). */
+  savepoint(name: string): string;
+  /** Releases savepoint `name`; absent where the database has no release (it ends with the transaction). */
+  releaseSavepoint?(name: string): string;
+  /** Rolls back to savepoint `name`, keeping the transaction open. */
+  rollbackToSavepoint(name: string): string;
+}
+
+/** Standard SQL's: `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT "name"`, `RELEASE SAVEPOINT "name"`. */
+export const standardTransactions: TransactionSql = {
+  begin: () => ['BEGIN'],
+  commit: 'COMMIT',
+  rollback: 'ROLLBACK',
+  savepoint: (name) => `SAVEPOINT ${ansiIdent(name)}`,
+  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${ansiIdent(name)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${ansiIdent(name)}`,
+};
+
+/**
+ * Walks an error for its kind: `read` answers the kind of one error, or undefined to read on; then
+ * each of an `AggregateError`'s `errors` and the `cause`, `depth` levels deep at most. A driver
+ * error under a wrapper, or several server errors of one request, are read so.
+ */
+export function classifyWith(err: unknown, read: (e: object) => ErrorKind | undefined, depth = 4): ErrorKind {
+  if (err === null || typeof err !== 'object' || depth < 0) return 'other';
+  const kind = read(err);
+  if (kind !== undefined) return kind;
+  const e = err as { errors?: unknown; cause?: unknown };
+  for (const inner of Array.isArray(e.errors) ? e.errors : []) {
+    const found = classifyWith(inner, read, depth - 1);
+    if (found !== 'other') return found;
+  }
+  return classifyWith(e.cause, read, depth - 1);
+}
+
+/** The numbers of the first dotted version in a text (`14.0.3456.2` of a `@@VERSION` line). */
+export function versionParts(raw: string): number[] {
+  const m = /\d+(?:\.\d+)+/.exec(raw) ?? /\d+/.exec(raw);
+  return m === null ? [] : m[0].split('.').map(Number);
+}
+
+/** Compares dotted versions numerically (`3.9.0` < `3.35.0`); missing parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const [pa, pb] = [versionParts(a), versionParts(b)];
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** A column kind by type name, from lists of the names of each kind (`{ integer: 'int bigint' }`). */
+export function columnKinds(names: Partial<Record<ColumnKind, string>>): (type: string) => ColumnKind {
+  const kinds = new Map<string, ColumnKind>();
+  for (const [kind, list] of Object.entries(names)) {
+    for (const type of list.split(' ')) kinds.set(type, kind as ColumnKind);
+  }
+  return (type) => kinds.get(type.toLowerCase()) ?? 'other';
+}
+
+/**
+ * The columns a describe statement answers for a table, each row read by `column`; null where it
+ * answers none. The statement binds the schema (NULL for an unqualified name), then the table.
+ */
+export async function describeWith(
+  conn: Connection,
+  sql: string,
+  table: string,
+  column: (row: Row) => ColumnInfo,
+): Promise<ColumnInfo[] | null> {
+  const { rows } = await conn.query<Row>(sql, [schemaOf(table) ?? null, tableOf(table)]);
+  return rows.length === 0 ? null : rows.map(column);
+}
+
+/** The option every dialect takes: a version `checkServer` reports instead of asking the server. */
+export interface SqlDialectOptions {
+  /** Makes `checkServer` report this version instead of asking the server. Default: ask. */
+  readonly serverVersion?: string | undefined;
+}
+
+/**
+ * The core's `Dialect` for a SQL database, driver-free: the server version check, the transaction
+ * members, the DDL with the schedules' tick table. A dialect says its facts (`name`,
+ * `capabilities`, `server` and `floor`, `versionSql`, `transactions`, its `Statements` class) and
+ * writes `describeTable`, `classifyError` and `tableDdl`; it overrides {@link checkVersion} where
+ * its versions read otherwise, and `prepare` where its runner is its own.
+ */
+export abstract class SqlDialect implements Dialect {
+  /** e.g. `postgres`, `mysql`, `sqlite`, `mssql`. */
+  abstract readonly name: string;
+  /** What the dialect can do. */
+  abstract readonly capabilities: Capabilities;
+  /** The database's name in `ServerTooOldError`, e.g. `SQL Server`. */
+  abstract readonly server: string;
+  /** The oldest version the dialect runs on. */
+  abstract readonly floor: string;
+  /** The query `checkServer` runs: one row with the version as `version`. */
+  abstract readonly versionSql: string;
+  /** The transaction statements. */
+  abstract readonly transactions: TransactionSql;
+  /** The version `checkServer` reports instead of asking, when given. */
+  readonly serverVersion: string | undefined;
+
+  constructor(opts: SqlDialectOptions = {}) {
+    this.serverVersion = opts.serverVersion;
+  }
+
+  /** The table's columns, or null when there is no such table. */
+  abstract describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null>;
+  /** Maps a driver error to a kind the engine acts on. */
+  abstract classifyError(err: unknown): ErrorKind;
+  /** The statement builder's class, e.g. `MssqlStatements`. */
+  abstract readonly Statements: new (
+    table: AnyTable,
+    opts?: PrepareOptions,
+  ) => QueueStatements;
+  /** The `CREATE TABLE` of a description and its indexes (and the dead-letter table). */
+  abstract tableDdl(table: AnyTable, opts: DdlOptions): string[];
+
+  /** The statements of a table: a {@link Statements}. */
+  statements(table: AnyTable, opts?: PrepareOptions): QueueStatements {
+    return new this.Statements(table, opts);
+  }
+
+  /** Prepares the statements of one table: the builder's runner over {@link statements}. */
+  prepare(table: AnyTable, opts?: PrepareOptions): TableOps {
+    return new SqlTable(this.statements(table, opts));
+  }
+
+  /**
+   * The version to report, or `ServerTooOldError` below {@link floor}. `raw` is the version text
+   * (its first word is reported), `row` the row of {@link versionSql} where the server was asked.
+   */
+  checkVersion(raw: string, row?: Row): string {
+    void row;
+    const found = raw.trim().split(/\s+/)[0] ?? raw;
+    if (compareVersions(found, this.floor) < 0) throw new ServerTooOldError(this.server, found, this.floor);
+    return found;
+  }
+
+  /** Reads the version (or takes `serverVersion`) and checks it. */
+  async checkServer(conn: Connection): Promise<{
+    /** The version as the server reports it. */
+    version: string;
+  }> {
+    if (this.serverVersion !== undefined) return { version: this.checkVersion(this.serverVersion) };
+    const row = (await conn.query<Row>(this.versionSql)).rows[0];
+    return { version: this.checkVersion(String(row?.version ?? ''), row) };
+  }
+
+  /** Runs {@link TransactionSql.begin}. */
+  async begin(conn: Connection, opts: BeginOptions): Promise<void> {
+    for (const sql of this.transactions.begin(opts)) await conn.query(sql);
+  }
+
+  /** Runs {@link TransactionSql.commit}. */
+  async commit(conn: Connection): Promise<void> {
+    await conn.query(this.transactions.commit);
+  }
+
+  /** Runs {@link TransactionSql.rollback}. */
+  async rollback(conn: Connection): Promise<void> {
+    await conn.query(this.transactions.rollback);
+  }
+
+  /** Runs {@link TransactionSql.savepoint}. */
+  async savepoint(conn: Connection, name: string): Promise<void> {
+    await conn.query(this.transactions.savepoint(name));
+  }
+
+  /** Runs {@link TransactionSql.rollbackToSavepoint}. */
+  async rollbackToSavepoint(conn: Connection, name: string): Promise<void> {
+    await conn.query(this.transactions.rollbackToSavepoint(name));
+  }
+
+  /** {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one. */
+  ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
+    const ticks = opts.schedules === undefined ? [] : this.statements(table).ticksDdl(opts.schedules);
+    return [...this.tableDdl(table, opts), ...ticks];
+  }
+}
