@@ -425,32 +425,40 @@ export class Subscription {
   private run(h: Held, lane: number): void {
     this.inWork++;
     if (lane >= 0) this.laneBusy[lane] = true;
-    const d = new Delivery(this, h);
-    let freed = false;
-    const free = () => {
-      if (freed) return;
-      freed = true;
-      this.inWork--;
-      if (lane >= 0) this.laneBusy[lane] = false;
-      this.pump();
-      this.notify();
-    };
-    let early = false;
-    if (this.freeOnReturn)
-      d.onReturned = () => {
-        early = true;
-        this.settling++;
-        free();
-      };
+    const d = new Delivery(this, h, lane);
     this.deliveries.add(d);
-    void d.process().finally(() => {
-      this.deliveries.delete(d);
-      if (early) {
-        this.settling--;
-        this.notify();
-      }
-      free();
-    });
+    void d.process().then(
+      () => this.ended(d),
+      () => this.ended(d),
+    );
+  }
+
+  /** A delivery's handler returned (lease form, claim ahead): its worker is free before it settles. */
+  returned(d: Delivery): void {
+    if (!this.freeOnReturn) return;
+    d.early = true;
+    this.settling++;
+    this.free(d);
+  }
+
+  /** A delivery ended, settled or not. */
+  private ended(d: Delivery): void {
+    this.deliveries.delete(d);
+    if (d.early) {
+      this.settling--;
+      this.notify();
+    }
+    this.free(d);
+  }
+
+  /** Frees the delivery's worker (and lane), once. */
+  private free(d: Delivery): void {
+    if (d.freed) return;
+    d.freed = true;
+    this.inWork--;
+    if (d.lane >= 0) this.laneBusy[d.lane] = false;
+    this.pump();
+    this.notify();
   }
 
   /** Drops a claimed row unsettled, back to the queue as its form says, and tells `released` listeners. */
@@ -613,12 +621,16 @@ export class Delivery {
   private failure: unknown;
   /** Set when the broker released this delivery at shutdown. */
   closed = false;
-  /** Called once the handler returned an outcome, before it settles: frees the worker (lease form). */
-  onReturned: (() => void) | undefined;
+  /** Its worker was freed when the handler returned, before the settlement (lease form). */
+  early = false;
+  /** Its worker (and lane) are free again. */
+  freed = false;
 
   constructor(
     private readonly sub: Subscription,
     readonly held: Held,
+    /** The `workersByKey` lane it runs in, -1 for none. */
+    readonly lane = -1,
   ) {}
 
   abort(reason: unknown): void {
@@ -671,7 +683,7 @@ export class Delivery {
     } catch (err) {
       return this.failed(err);
     }
-    this.onReturned?.();
+    this.sub.returned(this);
     return this.finish(outcome);
   }
 
@@ -735,7 +747,7 @@ export class Delivery {
     } finally {
       clearTimeout(timer);
     }
-    this.onReturned?.();
+    this.sub.returned(this);
     await this.finish(outcome);
   }
 
