@@ -35,6 +35,7 @@ export interface MssqlDialectOptions {
 /** Every form and all four isolation levels; the rest as the core's defaults. */
 export const mssqlCapabilities: Capabilities = capabilities({
   isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
+  concurrencyForms: ['lease'],
 });
 
 /** Reads `major.minor` from `14.0.3456.2` or a `@@VERSION` line. */

@@ -36,6 +36,8 @@ export const sqliteCapabilities = capabilities({
   oneClaimAtATime: true,
   claimAhead: true,
   timeKinds: ['integer'],
+  // Per-key concurrency: a claim's `BEGIN IMMEDIATE` takes the one write lock first.
+  concurrencyForms: ['lease'],
 });
 
 /** The SQLite dialect; `serverVersion` overrides the version `checkServer` reads. */

@@ -11,6 +11,7 @@ export {
   KEY,
   QueueStatements,
   qualified,
+  RANK,
   type SelectParts,
   STATE,
   type UpdateParts,

@@ -90,6 +90,8 @@ export function qualified(name: string, ident: (part: string) => string = ansiId
 export const ID = 'sqlinbox_id';
 /** The alias of a row's advisory key in a derived table or answer. */
 export const KEY = 'sqlinbox_key';
+/** The alias of a row's rank within its concurrency key in a claim's derived table. */
+export const RANK = 'sqlinbox_rank';
 /** The alias of a row's state in the admin list's answer (see `TableOps.list`). */
 export const STATE = 'sqlinbox_state';
 
@@ -501,6 +503,84 @@ export class QueueStatements {
         alias: 't',
         set,
         where: `${this.col('t', t.id.column)} IN (${pick})`,
+        returning: '*',
+      }),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Per-key concurrency (a table that declares `concurrency`)
+
+  /**
+   * The statement that waits for this table's turn to claim, run first in the claim's own
+   * transaction and held until it ends, so claims of one table under per-key concurrency never
+   * overlap (two brokers would both see a key's last free slot); it answers `ok` 1 when the turn
+   * is taken. Default: undefined, where opening the transaction already serializes writers
+   * (SQLite's `BEGIN IMMEDIATE`). PostgreSQL, SQL Server override it.
+   */
+  claimTurn(): Statement | undefined {
+    return undefined;
+  }
+
+  /** The text that names this table's claim turn (`sqlinbox.concurrency:<table>`), bound as a value. */
+  get turnName(): string {
+    return `sqlinbox.concurrency:${this.t.table}`;
+  }
+
+  /**
+   * Per-key concurrency, the pick on alias `x`: the due rows (FIFO: heads) each ranked within its
+   * key in claim order, kept where the key is NULL or the rank is within what the key has left
+   * (the limit less its rows in work, a lease running at `now`), in claim order, at most `n`.
+   * `columns` is the select list over `x` (the id, and any column the caller needs, as
+   * `x.<column>`).
+   */
+  pickByKey(p: Params, n: number, now: Date, columns: string): string {
+    const t = this.t;
+    const c = this.role(t.concurrency?.column, 'concurrency key');
+    const limit = t.concurrency!.limit;
+    const names = [t.id.column, c, t.priority, t.group].filter(
+      (x, i, all): x is string => x !== undefined && all.indexOf(x) === i,
+    );
+    const ranked =
+      `SELECT ${names.map((x) => this.col('q', x)).join(', ')},` +
+      ` ROW_NUMBER() OVER (PARTITION BY ${this.col('q', c)} ORDER BY ${this.order('q')}) AS ${this.ident(RANK)}` +
+      ` FROM ${this.table} q WHERE ${this.due(p, now, 'q')}${this.head('q')}`;
+    // Bound in text order (positional placeholders): the limit, the instant, then `live`'s values.
+    let where = `${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - (`;
+    where +=
+      `SELECT COUNT(*) FROM ${this.table} w WHERE ${this.col('w', c)} = ${this.col('x', c)}` +
+      ` AND ${this.col('w', this.role(t.lease, 'lease'))} > ${this.time(p, now)}`;
+    where += `${this.live(p, 'w')
+      .map((x) => ` AND ${x}`)
+      .join('')})`;
+    return this.select(p, {
+      columns,
+      table: `(${ranked}) x`,
+      alias: 'x',
+      where,
+      order: this.order('x'),
+      limit: n,
+    });
+  }
+
+  /**
+   * Lease form under per-key concurrency, one statement in the claim's transaction (after
+   * {@link claimTurn}): {@link claimLease} over the rows of {@link pickByKey}, each still due when
+   * the update reaches it.
+   */
+  claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
+    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const pick = this.pickByKey(p, n, now, this.col('x', t.id.column));
+    const due = this.due(p, now, 't');
+    return p.statement(
+      this.update({
+        table: this.table,
+        alias: 't',
+        set,
+        where: `${this.col('t', t.id.column)} IN (${pick}) AND ${due}`,
         returning: '*',
       }),
     );
