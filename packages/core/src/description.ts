@@ -417,9 +417,7 @@ export type DescriptionProblem<D extends InboxInput> =
           }
         ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
         : LockRule<D>
-    : Has<D, 'concurrency'> extends true
-      ? 'per-key concurrency is held in the lease form only: describe a lease column'
-      : LockRule<D>;
+    : LockRule<D>;
 
 type LockRule<D extends InboxInput> =
   Has<D, 'lock'> extends Has<D, 'unlock'>
@@ -473,8 +471,7 @@ type Checked<D extends InboxInput> = [DescriptionProblem<D>] extends [never]
  * const jobs = inbox({ table: 'report_jobs', id: { column: 'id', generated: true },
  *   attempt: 'attempt', lease: 'locked_until', payload: 'payload' });
  * ```
- * Type errors: `lease` beside `advisory`; `lease` with `clock: 'database'`; `concurrency`
- * without `lease`; `lock` without
+ * Type errors: `lease` beside `advisory`; `lease` with `clock: 'database'`; `lock` without
  * `unlock` (or either outside the advisory form); a key placeholder that names no declared column.
  */
 export function inbox<const D extends InboxInput>(input: Checked<D>): DescriptionOf<D> {
