@@ -546,13 +546,13 @@ export class QueueStatements {
       ` ROW_NUMBER() OVER (PARTITION BY ${this.col('q', c)} ORDER BY ${this.order('q')}) AS ${this.ident(RANK)}` +
       ` FROM ${this.table} q WHERE ${this.due(p, now, 'q')}${this.head('q')}`;
     // Bound in text order (positional placeholders): the limit, the instant, then `live`'s values.
-    let where = `${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - (`;
+    let where = `(${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - (`;
     where +=
       `SELECT COUNT(*) FROM ${this.table} w WHERE ${this.col('w', c)} = ${this.col('x', c)}` +
       ` AND ${this.col('w', this.role(t.lease, 'lease'))} > ${this.time(p, now)}`;
     where += `${this.live(p, 'w')
       .map((x) => ` AND ${x}`)
-      .join('')})`;
+      .join('')}))`;
     return this.select(p, {
       columns,
       table: `(${ranked}) x`,
