@@ -95,31 +95,36 @@ describe('lease claim under per-key concurrency', () => {
   const limited = (extra = {}) =>
     leaseTable({ retryAfter: 'retry_after', concurrency: { key: 'account', limit: 2 }, ...extra } as never);
 
-  test("R-FLOW-3 one UPDATE .. OUTPUT inserted.*: due rows ranked within their key, kept up to the limit less the key's rows in work, re-checked as due", () => {
+  test("R-FLOW-3 one UPDATE .. OUTPUT inserted.*: the first n * limit due rows of keys with a free slot, ranked within their key, kept up to the limit less the key's rows in work, re-checked as due", () => {
     const st = statements(limited()).claimLeaseByKey(4, NOW, EXPIRY);
+    const inWork = (a: string, n: number) =>
+      `(SELECT COUNT(*) FROM [jobs] w WHERE w.[account] = ${a}.[account] AND w.[locked_until] > @p${n})`;
     expect(st.sql).toBe(
       RC +
         'UPDATE t SET [locked_until] = @p1, [attempt] = [attempt] + 1 OUTPUT inserted.* FROM [jobs] AS t' +
-        ' WHERE t.[id] IN (SELECT TOP (@p6) x.[id] FROM (SELECT q.[id], q.[account],' +
-        ' ROW_NUMBER() OVER (PARTITION BY q.[account] ORDER BY q.[id]) AS [sqlinbox_rank] FROM [jobs] q' +
-        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p2) AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p3)) x' +
-        ' WHERE (x.[account] IS NULL OR x.[sqlinbox_rank] <= @p4 - (SELECT COUNT(*) FROM [jobs] w' +
-        ' WHERE w.[account] = x.[account] AND w.[locked_until] > @p5)) ORDER BY x.[id])' +
-        ' AND (t.[retry_after] IS NULL OR t.[retry_after] <= @p7) AND (t.[locked_until] IS NULL OR t.[locked_until] <= @p8)',
+        ' WHERE t.[id] IN (SELECT TOP (@p9) x.[id] FROM (SELECT c.[id], c.[account],' +
+        ' ROW_NUMBER() OVER (PARTITION BY c.[account] ORDER BY c.[id]) AS [sqlinbox_rank],' +
+        ` ${inWork('c', 2)} AS [sqlinbox_in_work]` +
+        ' FROM (SELECT TOP (@p7) q.[id], q.[account] FROM [jobs] q' +
+        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p3) AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p4)' +
+        ` AND (q.[account] IS NULL OR ${inWork('q', 5)} < @p6) ORDER BY q.[id]) c) x` +
+        ' WHERE (x.[account] IS NULL OR x.[sqlinbox_rank] <= @p8 - x.[sqlinbox_in_work]) ORDER BY x.[id])' +
+        ' AND (t.[retry_after] IS NULL OR t.[retry_after] <= @p10) AND (t.[locked_until] IS NULL OR t.[locked_until] <= @p11)',
     );
-    expect(st.params).toEqual([EXPIRY, NOW, NOW, 2, NOW, 4, NOW, NOW]);
+    // The candidates: n * limit = 8.
+    expect(st.params).toEqual([EXPIRY, NOW, NOW, NOW, NOW, 2, 8, 2, 4, NOW, NOW]);
     expect(bindsExactly(st)).toBe(true);
   });
 
   test('R-FLOW-3 R-FLOW-1 R-DLQ-2 priority orders within each key and overall; a dead row holds no slot; every value bound', () => {
     const t = limited({ priority: 'priority', group: 'grp' });
     const st = statements(t, { group: 'dead' }).claimLeaseByKey(4, NOW, EXPIRY);
-    expect(st.sql).toContain('PARTITION BY q.[account] ORDER BY q.[priority] DESC, q.[id]');
+    expect(st.sql).toContain('PARTITION BY c.[account] ORDER BY c.[priority] DESC, c.[id]');
+    expect(st.sql).toContain('ORDER BY q.[priority] DESC, q.[id]) c) x');
     expect(st.sql).toContain('ORDER BY x.[priority] DESC, x.[id])');
-    expect(st.sql).toMatch(
-      /w\.\[locked_until\] > @p\d+ AND \(w\.\[grp\] IS NULL OR w\.\[grp\] <> @p\d+\)\)\)/,
-    );
-    expect(st.params.filter((v) => v === 'dead')).toHaveLength(3);
+    expect(st.sql).toMatch(/w\.\[locked_until\] > @p\d+ AND \(w\.\[grp\] IS NULL OR w\.\[grp\] <> @p\d+\)\)/);
+    // Dead rows: left out of the due rows (twice), and of each count of rows in work (twice).
+    expect(st.params.filter((v) => v === 'dead')).toHaveLength(4);
     expect(bindsExactly(st)).toBe(true);
   });
 

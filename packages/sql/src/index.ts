@@ -6,6 +6,7 @@ export {
   ansiIdent,
   type DeleteParts,
   ID,
+  IN_WORK,
   type InsertColumn,
   type InsertParts,
   KEY,

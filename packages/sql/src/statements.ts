@@ -92,6 +92,10 @@ export const ID = 'sqlinbox_id';
 export const KEY = 'sqlinbox_key';
 /** The alias of a row's rank within its concurrency key in a claim's derived table. */
 export const RANK = 'sqlinbox_rank';
+/** The alias of a concurrency key's rows in work in a claim's derived table. */
+export const IN_WORK = 'sqlinbox_in_work';
+/** Most candidates one claim under per-key concurrency ranks. */
+const CANDIDATES_MAX = 10_000;
 /** The alias of a row's state in the admin list's answer (see `TableOps.list`). */
 export const STATE = 'sqlinbox_state';
 
@@ -528,9 +532,17 @@ export class QueueStatements {
   }
 
   /**
-   * Per-key concurrency, the pick on alias `x`: the due rows (FIFO: heads) each ranked within its
-   * key in claim order, kept where the key is NULL or the rank is within what the key has left
-   * (the limit less its rows in work, a lease running at `now`), in claim order, at most `n`.
+   * Per-key concurrency, the pick on alias `x`, in claim order, at most `n` rows:
+   *
+   * 1. `c`, the candidates: the first `n * limit` due rows (FIFO: heads) in claim order whose key
+   *    is NULL or has a free slot (fewer rows in work, a lease running at `now`, than the limit),
+   *    read in claim order so the scan stops there instead of reading the whole backlog;
+   * 2. each candidate ranked within its key in claim order, beside its key's rows in work;
+   * 3. kept where the key is NULL or the rank is within the limit less the key's rows in work.
+   *
+   * The candidates are the first rows of their keys, so a rank among them is the rank among the
+   * key's due rows. A claim whose candidates are mostly one key's takes fewer than `n` rows (at
+   * least one, where any row may be taken); the next claim passes over that key once it is full.
    * `columns` is the select list over `x` (the id, and any column the caller needs, as
    * `x.<column>`).
    */
@@ -541,18 +553,28 @@ export class QueueStatements {
     const names = [t.id.column, c, t.priority, t.group].filter(
       (x, i, all): x is string => x !== undefined && all.indexOf(x) === i,
     );
-    const ranked =
-      `SELECT ${names.map((x) => this.col('q', x)).join(', ')},` +
-      ` ROW_NUMBER() OVER (PARTITION BY ${this.col('q', c)} ORDER BY ${this.order('q')}) AS ${this.ident(RANK)}` +
-      ` FROM ${this.table} q WHERE ${this.due(p, now, 'q')}${this.head('q')}`;
-    // Bound in text order (positional placeholders): the limit, the instant, then `live`'s values.
-    let where = `(${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - (`;
-    where +=
-      `SELECT COUNT(*) FROM ${this.table} w WHERE ${this.col('w', c)} = ${this.col('x', c)}` +
-      ` AND ${this.col('w', this.role(t.lease, 'lease'))} > ${this.time(p, now)}`;
-    where += `${this.live(p, 'w')
-      .map((x) => ` AND ${x}`)
-      .join('')}))`;
+    // Each part is written in text order: positional placeholders take their values in that order.
+    const inWork = (a: string) =>
+      `(SELECT COUNT(*) FROM ${this.table} w WHERE ${this.col('w', c)} = ${this.col(a, c)}` +
+      ` AND ${this.col('w', this.role(t.lease, 'lease'))} > ${this.time(p, now)}` +
+      `${this.live(p, 'w')
+        .map((x) => ` AND ${x}`)
+        .join('')})`;
+    let ranked =
+      `SELECT ${names.map((x) => this.col('c', x)).join(', ')},` +
+      ` ROW_NUMBER() OVER (PARTITION BY ${this.col('c', c)} ORDER BY ${this.order('c')}) AS ${this.ident(RANK)},` +
+      ` ${inWork('c')} AS ${this.ident(IN_WORK)} FROM (`;
+    let free = `${this.due(p, now, 'q')}${this.head('q')} AND (${this.col('q', c)} IS NULL OR `;
+    free += `${inWork('q')} < ${p.bind(limit)})`;
+    ranked += `${this.select(p, {
+      columns: names.map((x) => this.col('q', x)).join(', '),
+      table: `${this.table} q`,
+      alias: 'q',
+      where: free,
+      order: this.order('q'),
+      limit: Math.min(n * limit, CANDIDATES_MAX),
+    })}) c`;
+    const where = `(${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - x.${this.ident(IN_WORK)})`;
     return this.select(p, {
       columns,
       table: `(${ranked}) x`,

@@ -249,6 +249,27 @@ export function claimLeaseByKeyContract(c: ContractContext): void {
 
     check(
       c,
+      'claimLeaseByKey R-FLOW-3 a full key passes its turn: the backlog of one key ahead of the others does not hold them back',
+      { form, method },
+      async () => {
+        const t = await b().table(form, { concurrency: 2 });
+        const k = (ckey: string) => msg(0, { columns: { ckey } });
+        const ids = await b().insert(t, [
+          ...Array.from({ length: 10 }, () => k('a')),
+          k('b'),
+          k('b'),
+          k('c'),
+          k('c'),
+        ]);
+        const token = b().at(30_000);
+        expect(rowIds(await claim(t.ops, 4, b().now, token))).toEqual(idsOf(ids.slice(0, 2)));
+        expect(rowIds(await claim(t.ops, 4, b().now, token))).toEqual(idsOf(ids.slice(10, 14)));
+        expect(await claim(t.ops, 4, b().now, token)).toEqual([]);
+      },
+    );
+
+    check(
+      c,
       'claimLeaseByKey R-FLOW-3 R-DLQ-2 takes only due rows (retry_after reached, out of the dead-letter group), and a dead row holds no slot',
       { form, method },
       async () => {
