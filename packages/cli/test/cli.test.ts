@@ -72,6 +72,36 @@ async function serveDashboard(args: string[], env: Record<string, string> = {}) 
 
 for (const target of targets) {
   describe(`sqlinbox on ${target.name}`, () => {
+    test(`R-FLOW-3 R-ADM-4 ddl prints a queue's per-key concurrency: the key column and its (key, lease) index (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const config = join(dir, `${name}.json`);
+      const queue = {
+        table: name,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        lease: 'locked_until',
+        concurrency: { key: 'account', limit: 2 },
+      };
+      writeFileSync(config, JSON.stringify({ url: target.url, queues: { [name]: queue } }));
+      const out = await sqlinbox(['ddl', '--config', config, '--json']);
+      expect(out.code).toBe(0);
+      const stmts = JSON.parse(out.out) as string[];
+      expect(stmts[0]).toMatch(/account/);
+      expect(stmts.some((st) => /concurrency/.test(st) && /account.*locked_until/.test(st))).toBe(true);
+      const bad = await sqlinbox(['ddl', '--config', config.replace('.json', '-bad.json'), '--json']);
+      expect(bad.code).not.toBe(0);
+      writeFileSync(
+        config,
+        JSON.stringify({
+          url: target.url,
+          queues: { [name]: { ...queue, concurrency: { key: 'account', limit: 0 } } },
+        }),
+      );
+      const zero = await sqlinbox(['ddl', '--config', config, '--json']);
+      expect(zero.code).not.toBe(0);
+      expect(zero.err).toContain('concurrency limit 0');
+    });
+
     test(`R-FLOW-5 ddl --schedules prints the tick table of schedules too (${target.name})`, async () => {
       const name = `cli_${randomBytes(4).toString('hex')}`;
       const ticks = `${name}_ticks`;

@@ -7,6 +7,8 @@
  * - `mode: 'ledger'` (many workers across processes): acks every row after writing its id into a
  *   ledger table with a UNIQUE row id, counting ledger conflicts (a row settled twice), until the
  *   parent sends `stop`; then it shuts down and reports its counts.
+ * - `mode: 'concurrency'` (per-key concurrency across processes): handles every row by sleeping
+ *   `sleepMs`, until the parent sends `stop`; then it shuts down and reports the ids it handled.
  * - `mode: 'schedule'` (schedules across processes): runs one schedule into the table, each row's
  *   payload naming its tick and this process, until the parent sends `stop`; then it shuts down
  *   and reports the ticks it published and the instant its shutdown resolved.
@@ -15,7 +17,9 @@ import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency';
+  /** `mode: 'concurrency'`: how long each handler sleeps, in milliseconds. */
+  sleepMs?: number;
   module: string;
   table: Record<string, unknown>;
   ledger?: Record<string, unknown>;
@@ -60,6 +64,25 @@ async function main(): Promise<void> {
       const stoppedAt = Date.now();
       await adapter.close?.();
       process.send?.({ type: 'done', published, errors, stoppedAt }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
+
+  if (input.mode === 'concurrency') {
+    const handled: string[] = [];
+    let failures = 0;
+    broker.on('settlementError', () => failures++);
+    broker.subscribe(q, async (_m: unknown, ctx: { id: unknown }) => {
+      await new Promise((r) => setTimeout(r, input.sleepMs ?? 20));
+      handled.push(String(ctx.id));
+    });
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      await adapter.close?.();
+      process.send?.({ type: 'done', handled, failures }, () => process.exit(0));
     });
     await broker.start();
     process.send?.({ type: 'ready' });

@@ -36,6 +36,8 @@ export interface TableExtras {
   readonly priority?: boolean;
   /** A unique key column, `job_key`. */
   readonly uniqueKey?: boolean;
+  /** Per-key concurrency on a column `ckey`, with this limit. */
+  readonly concurrency?: number;
   /** Advisory key template; default `<table>-{id}`. */
   readonly key?: string;
   /** Extra text columns. */
@@ -123,6 +125,7 @@ export class Harness {
     if (extras.partitionKey) input.partitionKey = 'pkey';
     if (extras.priority) input.priority = 'priority';
     if (extras.uniqueKey) input.uniqueKey = 'job_key';
+    if (extras.concurrency !== undefined) input.concurrency = { key: 'ckey', limit: extras.concurrency };
     if (extras.columns) input.columns = extras.columns;
     if (extras.isolation) input.isolation = extras.isolation;
     if (extras.lock) {

@@ -4,6 +4,7 @@ import { Harness } from './harness.js';
 import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
+import { concurrencyScenarios } from './scenarios/concurrency.js';
 import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
@@ -127,6 +128,7 @@ export async function runConformance(
         batchScenarios(h, form, caps);
         orderingScenarios(h, form);
         flowScenarios(h, form);
+        concurrencyScenarios(h, form, caps);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);

@@ -145,6 +145,11 @@ export interface TableDescription<
   readonly priority: string | undefined;
   /** Unique key column (text): one unsettled row per key; `publish(.., { key })` fills it. */
   readonly uniqueKey: string | undefined;
+  /**
+   * Per-key concurrency: at most `limit` rows of one value of `column` in work at once, across
+   * every broker on the table; undefined: no limit.
+   */
+  readonly concurrency: Concurrency | undefined;
   /** Other columns the description names (placeholders of the key may name them). */
   readonly columns: readonly string[];
   /** The isolation level of row-lock claims and transactional-mode transactions; undefined: the database's default. */
@@ -159,6 +164,34 @@ export interface TableDescription<
   readonly unlock: CustomUnlock | undefined;
   /** Custom settlement statements per outcome; empty: the dialect's statements. */
   readonly custom: CustomStatements;
+}
+
+/**
+ * Per-key concurrency of a table: at most `limit` rows with one value of `column` are in work at
+ * once, across every broker and process on the table (the database enforces it at each claim).
+ * A row whose `column` is NULL has no key and no limit.
+ */
+export interface Concurrency {
+  /** The key column (validated identifier). */
+  readonly column: string;
+  /** Most rows of one key in work at once: a positive integer. */
+  readonly limit: number;
+}
+
+/**
+ * Validates a per-key concurrency declaration: the column an identifier, the limit a positive
+ * integer. Throws a {@link ConfigError} naming the table and the column.
+ */
+export function validateConcurrency(column: string, limit: number, table: string): Concurrency {
+  const c = validateIdentifier(column, 'concurrency key', table);
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
+    throw new ConfigError(`concurrency limit ${String(limit)} is not a positive integer`, {
+      table,
+      column: c,
+      fix: 'give the most rows of one key in work at once, 1 or more',
+    });
+  }
+  return { column: c, limit };
 }
 
 /** A table description of any form and isolation level: what the engine and dialects take. */
@@ -317,6 +350,16 @@ export interface InboxInput {
    * inserts nothing and answers the existing row's id. Default: none.
    */
   readonly uniqueKey?: string;
+  /**
+   * Per-key concurrency: at most `limit` rows with one value of column `key` in work at once,
+   * across every broker on the table (lease form). Default: no limit.
+   */
+  readonly concurrency?: {
+    /** The key column; a row whose value is NULL has no limit. */
+    readonly key: string;
+    /** Most rows of one key in work at once: a positive integer. */
+    readonly limit: number;
+  };
   /** Other columns of the table the description names (e.g. for key placeholders). */
   readonly columns?: readonly string[];
   /** Isolation level of row-lock claims and transactional-mode transactions. */
@@ -348,6 +391,7 @@ type DeclaredColumns<D extends InboxInput> =
   | ColName<Prop<D, 'partitionKey'>>
   | ColName<Prop<D, 'priority'>>
   | ColName<Prop<D, 'uniqueKey'>>
+  | (Prop<D, 'concurrency', undefined> extends { readonly key: infer C extends string } ? C : never)
   | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
 
 type FormOf<D> = D extends { lease: string }
@@ -465,6 +509,7 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     partitionKey: name(d.partitionKey, 'partitionKey'),
     priority: name(d.priority, 'priority'),
     uniqueKey: name(d.uniqueKey, 'uniqueKey'),
+    concurrency: concurrencyOf(d.concurrency, table),
     columns: (d.columns ?? []).map((c) => validateIdentifier(c, 'column', table)),
     isolation: d.isolation,
     mode: d.mode,
@@ -473,6 +518,18 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     unlock: d.unlock,
     custom: d.custom ?? {},
   }) as DescriptionOf<D>;
+}
+
+/** The declarative `concurrency` input, validated; undefined where the input has none. */
+function concurrencyOf(c: InboxInput['concurrency'], table: string): Concurrency | undefined {
+  if (c === undefined) return undefined;
+  if (c === null || typeof c !== 'object') {
+    throw new ConfigError('concurrency is { key, limit }', {
+      table,
+      fix: "e.g. { key: 'account', limit: 2 }",
+    });
+  }
+  return validateConcurrency(c.key, c.limit, table);
 }
 
 /** Rules both spellings share, checked at run time too (for plain JavaScript callers). */
@@ -529,6 +586,8 @@ interface BuilderBase<S extends BuilderState> {
   priority(column: string): TableBuilder<Set<S, 'prio', string>>;
   /** The unique key column (text): one unsettled row per key. */
   uniqueKey(column: string): TableBuilder<Set<S, 'ukey', string>>;
+  /** Per-key concurrency: at most `limit` rows of one value of `column` in work at once. */
+  concurrency(column: string, limit: number): TableBuilder<S>;
   columns(...names: string[]): TableBuilder<S>;
   isolation<I extends IsolationLevel>(level: I): TableBuilder<Set<S, 'iso', I>>;
   mode(mode: SqliteMode): TableBuilder<S>;
@@ -595,6 +654,9 @@ class Builder {
   }
   uniqueKey(column: string) {
     return this.with({ uniqueKey: this.col(column, 'uniqueKey') });
+  }
+  concurrency(column: string, limit: number) {
+    return this.with({ concurrency: validateConcurrency(column, limit, this.d.table) });
   }
   columns(...names: string[]) {
     return this.with({ columns: [...this.d.columns, ...names.map((n) => this.col(n, 'column'))] });
@@ -680,6 +742,7 @@ export function table(
     partitionKey: undefined,
     priority: undefined,
     uniqueKey: undefined,
+    concurrency: undefined,
     columns: [],
     isolation: undefined,
     mode: undefined,
@@ -716,6 +779,7 @@ export function namedColumns(t: AnyTable): {
   add(t.partitionKey, 'partitionKey');
   add(t.priority, 'priority');
   add(t.uniqueKey, 'uniqueKey');
+  add(t.concurrency?.column, 'concurrencyKey');
   for (const p of t.key ?? []) if ('column' in p) add(p.column, 'advisory key');
   for (const c of t.columns) add(c, 'column');
   return out;

@@ -39,6 +39,12 @@ export interface Capabilities {
   readonly claimAhead: boolean;
   /** Column kinds that hold an instant (`timestamp`, or `integer` for epoch milliseconds). */
   readonly timeKinds: readonly ColumnKind[];
+  /**
+   * Optional: the claim forms in which the dialect holds a table's per-key concurrency (see
+   * {@link TableOps.claimLeaseByKey}); a table declaring one in another form is refused at start.
+   * Default: none.
+   */
+  readonly concurrencyForms?: readonly Form[] | undefined;
 }
 
 /** The capabilities a dialect has unless it says otherwise; {@link capabilities} fills from these. */
@@ -285,6 +291,14 @@ export interface TableOps {
    * into the lease column, counts the attempt, commits, and returns the rows after the update.
    */
   claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
+  /**
+   * Optional: {@link claimLease} for a table that declares per-key concurrency: takes, of each key,
+   * no more rows than keep that key's rows in work (a lease running at `now`) at or below the
+   * limit, in claim order, and commits. Claims of the table are serialized in the database for the
+   * claim's length, so brokers claiming at once never both take a key's last slot. Without it a
+   * table with concurrency is refused at start.
+   */
+  claimLeaseByKey?(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
   /** Moves each lease that still holds its token to `expiry`; returns the ids it moved. */
   extendLeases(
     conn: Connection,

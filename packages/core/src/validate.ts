@@ -90,6 +90,27 @@ export async function validateSubscription(
         fix: 'drop .prefetch()',
       });
   }
+  if (t.concurrency !== undefined) {
+    const c = t.concurrency.column;
+    if (t.form === 'rowlock') {
+      fail(
+        'per-key concurrency cannot be held in the row lock form: its rows in work are only visible as locks other transactions hold, which no claim can count per key',
+        { column: c, fix: 'describe a lease column, or drop concurrency' },
+      );
+    }
+    if (t.form === 'advisory') {
+      fail(
+        'per-key concurrency is not held in the advisory lock form: its rows in work are session locks on keys, which no claim counts per key',
+        { column: c, fix: 'describe a lease column, or drop concurrency' },
+      );
+    }
+    if (!(caps.concurrencyForms ?? []).includes(t.form)) {
+      fail(`${dialect.name} does not hold per-key concurrency in the ${t.form} form`, {
+        column: c,
+        fix: 'drop concurrency from the description',
+      });
+    }
+  }
   if (q.lanes !== undefined && t.partitionKey === undefined) {
     fail('workersByKey needs a partitionKey column', { fix: 'describe the partitionKey column' });
   }

@@ -35,4 +35,27 @@ describe('flow control types', () => {
     const built = table('jobs', 'id', { generated: true }).uniqueKey('job_key').build();
     void broker.publish(built, {}, { key: 'order-7' });
   });
+
+  test('R-FLOW-3 per-key concurrency is a key column and a numeric limit, in both spellings', () => {
+    const limited = inbox({
+      table: 'jobs',
+      id: 'id',
+      lease: 'locked_until',
+      concurrency: { key: 'account', limit: 2 },
+    });
+    const c: { readonly column: string; readonly limit: number } | undefined = limited.concurrency;
+    void c;
+    // The key column counts as declared: an advisory placeholder may name it.
+    inbox({ table: 'jobs', id: 'id', advisory: 'jobs-{account}', concurrency: { key: 'account', limit: 2 } });
+    // @ts-expect-error {account} is not declared without the concurrency key
+    inbox({ table: 'jobs', id: 'id', advisory: 'jobs-{account}' });
+    // @ts-expect-error the limit is a number
+    inbox({ table: 'jobs', id: 'id', lease: 'locked_until', concurrency: { key: 'account', limit: '2' } });
+    // @ts-expect-error the key is named `key`
+    inbox({ table: 'jobs', id: 'id', lease: 'locked_until', concurrency: { column: 'account', limit: 2 } });
+    const built = table('jobs', 'id').lease('locked_until').concurrency('account', 2).build();
+    void built.concurrency;
+    // @ts-expect-error the builder's concurrency takes a column and a limit
+    table('jobs', 'id').lease('locked_until').concurrency('account');
+  });
 });

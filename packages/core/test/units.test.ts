@@ -8,6 +8,7 @@ import {
   keyOf,
   LeaseLostError,
   leaseMs,
+  namedColumns,
   Outcome,
   outbox,
   type Pool,
@@ -181,6 +182,54 @@ describe('identifiers and keys', () => {
     );
     expect(() => inbox({ table: 't', id: 'id', advisory: '{id}', lock } as never)).toThrow(ConfigError);
     expect(() => inbox({ table: 't', id: 'id', lease: 'l', lock, unlock: lock } as never)).toThrow(
+      ConfigError,
+    );
+  });
+});
+
+describe('per-key concurrency', () => {
+  test('R-FLOW-3 both spellings build the same concurrency; the key joins the named columns', () => {
+    const declared = inbox({
+      table: 'jobs',
+      id: 'id',
+      lease: 'locked_until',
+      concurrency: { key: 'account', limit: 3 },
+    });
+    const built = table('jobs', 'id').lease('locked_until').concurrency('account', 3).build();
+    expect(built).toEqual(declared);
+    expect(declared.concurrency).toEqual({ column: 'account', limit: 3 });
+    expect(namedColumns(declared)).toContainEqual({ column: 'account', role: 'concurrencyKey' });
+    expect(inbox({ table: 'jobs', id: 'id' }).concurrency).toBeUndefined();
+  });
+
+  test('R-FLOW-3 a limit that is not a positive integer, or a key that is no identifier, is a ConfigError naming table and column', () => {
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    for (const limit of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
+      const err = refusal(() =>
+        inbox({ table: 'jobs', id: 'id', lease: 'l', concurrency: { key: 'account', limit } } as never),
+      );
+      expect(err, String(limit)).toBeInstanceOf(ConfigError);
+      expect(err).toMatchObject({ table: 'jobs', column: 'account' });
+      expect(
+        refusal(() =>
+          table('jobs', 'id')
+            .lease('l')
+            .concurrency('account', limit as never),
+        ),
+      ).toBeInstanceOf(ConfigError);
+    }
+    expect(refusal(() => table('jobs', 'id').concurrency('acc ount', 2))).toMatchObject({
+      table: 'jobs',
+      column: 'acc ount',
+    });
+    expect(refusal(() => inbox({ table: 'jobs', id: 'id', concurrency: 'account' } as never))).toBeInstanceOf(
       ConfigError,
     );
   });

@@ -27,6 +27,7 @@ export const MSSQL_FLOOR = '14.0';
 /** Every form and all four isolation levels; the rest as the core's defaults. */
 export const mssqlCapabilities: Capabilities = capabilities({
   isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
+  concurrencyForms: ['lease'],
 });
 
 /** A column's kind from `INFORMATION_SCHEMA.COLUMNS.DATA_TYPE`. */

@@ -48,6 +48,9 @@ export const MSSQL_TRANSACTIONS: TransactionSql = {
   rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name)}`,
 };
 
+/** How long a claim under per-key concurrency waits for its table's turn, in milliseconds. */
+export const TURN_WAIT_MS = 10_000;
+
 /** `sp_getapplock` truncates a name past 255 characters: a longer key is locked under its SHA-256. */
 export const RESOURCE_MAX = 255;
 
@@ -199,6 +202,25 @@ export class MssqlStatements extends QueueStatements {
         `WITH sqlinbox_claim AS (${pick})\nUPDATE sqlinbox_claim SET ${set.join(', ')} OUTPUT inserted.*`,
       ),
     );
+  }
+
+  /**
+   * Per-key concurrency: the claim's turn is an application lock on the table's turn name owned by
+   * the claim's transaction (its commit releases it), waited for up to 10 s; `ok` 0 when not granted.
+   */
+  override claimTurn(): Statement {
+    const p = this.params();
+    const name = p.bind(resourceName(this.turnName));
+    return p.statement(
+      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
+        ` @LockOwner = 'Transaction', @LockTimeout = ${p.bind(TURN_WAIT_MS)}, @DbPrincipal = N'public';\n` +
+        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
+    );
+  }
+
+  /** Per-key concurrency's claim at READ COMMITTED (the update's `OUTPUT inserted.*` answers the rows). */
+  override claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
+    return this.plainRead(super.claimLeaseByKey(n, now, expiry));
   }
 
   /**

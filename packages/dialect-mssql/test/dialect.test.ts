@@ -196,6 +196,7 @@ describe('capabilities', () => {
       ...defaultCapabilities,
       forms: ['rowlock', 'lease', 'advisory'],
       isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
+      concurrencyForms: ['lease'],
     });
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { Insert } from '@sqlinbox/core';
 import { describe, expect, test } from 'vitest';
+import { mssqlDialect } from '../src/dialect.js';
 import { advisoryTable, bindsExactly, leaseTable, statements, table } from './helpers.js';
 
 const NOW = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
@@ -87,6 +88,60 @@ describe('row lock claim', () => {
   test('R-FIFO-2 a guard name past 255 characters is its SHA-256', () => {
     const st = statements(table({ group: 'grp' })).headGuard(7, 'g'.repeat(300));
     expect(st.params).toEqual(['4BCD3FB761297F0EE62CDAC8A8585460550999356FCE4F4B6ECD17080DBC4CFD']);
+  });
+});
+
+describe('lease claim under per-key concurrency', () => {
+  const limited = (extra = {}) =>
+    leaseTable({ retryAfter: 'retry_after', concurrency: { key: 'account', limit: 2 }, ...extra } as never);
+
+  test("R-FLOW-3 one UPDATE .. OUTPUT inserted.*: the first n * limit due rows of keys with a free slot, ranked within their key, kept up to the limit less the key's rows in work, re-checked as due", () => {
+    const st = statements(limited()).claimLeaseByKey(4, NOW, EXPIRY);
+    const inWork = (a: string, n: number) =>
+      `(SELECT COUNT(*) FROM [jobs] w WHERE w.[account] = ${a}.[account] AND w.[locked_until] > @p${n})`;
+    expect(st.sql).toBe(
+      RC +
+        'UPDATE t SET [locked_until] = @p1, [attempt] = [attempt] + 1 OUTPUT inserted.* FROM [jobs] AS t' +
+        ' WHERE t.[id] IN (SELECT TOP (@p9) x.[id] FROM (SELECT c.[id], c.[account],' +
+        ' ROW_NUMBER() OVER (PARTITION BY c.[account] ORDER BY c.[id]) AS [sqlinbox_rank],' +
+        ` ${inWork('c', 2)} AS [sqlinbox_in_work]` +
+        ' FROM (SELECT TOP (@p7) q.[id], q.[account] FROM [jobs] q' +
+        ' WHERE (q.[retry_after] IS NULL OR q.[retry_after] <= @p3) AND (q.[locked_until] IS NULL OR q.[locked_until] <= @p4)' +
+        ` AND (q.[account] IS NULL OR ${inWork('q', 5)} < @p6) ORDER BY q.[id]) c) x` +
+        ' WHERE (x.[account] IS NULL OR x.[sqlinbox_rank] <= @p8 - x.[sqlinbox_in_work]) ORDER BY x.[id])' +
+        ' AND (t.[retry_after] IS NULL OR t.[retry_after] <= @p10) AND (t.[locked_until] IS NULL OR t.[locked_until] <= @p11)',
+    );
+    // The candidates: n * limit = 8.
+    expect(st.params).toEqual([EXPIRY, NOW, NOW, NOW, NOW, 2, 8, 2, 4, NOW, NOW]);
+    expect(bindsExactly(st)).toBe(true);
+  });
+
+  test('R-FLOW-3 R-FLOW-1 R-DLQ-2 priority orders within each key and overall; a dead row holds no slot; every value bound', () => {
+    const t = limited({ priority: 'priority', group: 'grp' });
+    const st = statements(t, { group: 'dead' }).claimLeaseByKey(4, NOW, EXPIRY);
+    expect(st.sql).toContain('PARTITION BY c.[account] ORDER BY c.[priority] DESC, c.[id]');
+    expect(st.sql).toContain('ORDER BY q.[priority] DESC, q.[id]) c) x');
+    expect(st.sql).toContain('ORDER BY x.[priority] DESC, x.[id])');
+    expect(st.sql).toMatch(/w\.\[locked_until\] > @p\d+ AND \(w\.\[grp\] IS NULL OR w\.\[grp\] <> @p\d+\)\)/);
+    // Dead rows: left out of the due rows (twice), and of each count of rows in work (twice).
+    expect(st.params.filter((v) => v === 'dead')).toHaveLength(4);
+    expect(bindsExactly(st)).toBe(true);
+  });
+
+  test("R-FLOW-3 the claim's turn: sp_getapplock on the table's turn name, owned by the transaction, waiting up to 10 s", () => {
+    const st = statements(limited()).claimTurn();
+    expect(st.sql).toBe(
+      "DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive', @LockOwner = 'Transaction'," +
+        " @LockTimeout = @p2, @DbPrincipal = N'public';\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]",
+    );
+    expect(st.params).toEqual(['sqlinbox.concurrency:jobs', 10_000]);
+  });
+
+  test('R-FLOW-3 ddl prints the (key, lease) index a claim counts rows in work with', () => {
+    expect(mssqlDialect.ddl(limited())).toContain(
+      'CREATE INDEX [sqlinbox_concurrency] ON [jobs] ([account], [locked_until])',
+    );
+    expect(mssqlDialect.ddl(limited())[0]).toContain('[account] NVARCHAR(255) NULL');
   });
 });
 

@@ -224,7 +224,8 @@ const text = (v: unknown): string =>
  * MySQL 8.0 or MariaDB 10.8; older MariaDB sorts). A unique key column (`VARCHAR(255)`) gets a
  * unique index: on the column itself where settled rows are deleted, else on the generated column
  * `sqlinbox_key_active` (the key while `processed_at IS NULL`, NULL after), since MySQL has no
- * partial index. With `deadLetterTable`, that table with the same columns in the same order (its
+ * partial index. A concurrency key (`VARCHAR(255)`) gets `(key, lease)`, which a claim reads to count
+ * each key's rows in work. With `deadLetterTable`, that table with the same columns in the same order (its
  * id not generated, `sqlinbox_key_active` a plain column), for `INSERT .. SELECT *`.
  */
 /** The generated column that carries a stamping table's unique key while the row is unsettled. */
@@ -277,6 +278,11 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
     const key = table.processedAt !== undefined ? KEY_ACTIVE : table.uniqueKey;
     out.push(`CREATE UNIQUE INDEX \`sqlinbox_unique_key\` ON ${T} (${quoteIdent(key)})`);
   }
+  if (table.concurrency !== undefined && table.lease !== undefined) {
+    // A claim counts each key's rows in work: a live lease of the key.
+    const c = quoteIdent(table.concurrency.column);
+    out.push(`CREATE INDEX \`sqlinbox_concurrency\` ON ${T} (${c}, ${quoteIdent(table.lease)})`);
+  }
   if (opts.deadLetterTable !== undefined) {
     out.push(create(validateIdentifier(opts.deadLetterTable, 'dead-letter table', table.table, true), true));
   }
@@ -300,6 +306,8 @@ class MysqlDialect extends SqlDialect {
     // One claim at a time already: a claim takes a row per worker and the extra rows wait,
     // leased, in the subscription, so the claim transaction runs per batch, not per row.
     claimAhead: true,
+    // Per-key concurrency: lease claims serialized per table by a `GET_LOCK` for the claim's length.
+    concurrencyForms: ['lease'],
   });
   readonly server = 'MySQL';
   readonly floor = MYSQL_FLOOR;

@@ -146,6 +146,28 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   }
 
   /**
+   * Per-key concurrency: the table's turn (`GET_LOCK`, waited for), then in one READ COMMITTED
+   * transaction the pick, guard (FIFO), update of the rows still due, and re-read of those it
+   * leased; the turn is released after the commit. No turn within the wait: nothing claimed.
+   */
+  override async claimLeaseByKey(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
+    if (n <= 0) return [];
+    const ok = (await this.rows(conn, this.sql.claimTurn()))[0]?.ok;
+    if (toCount(ok) !== 1) return [];
+    try {
+      return await inTransaction(conn, async () => {
+        const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.claimPickByKey(n, now)));
+        const ids = picked.map((r) => this.idOf(r));
+        if (ids.length === 0) return [];
+        await this.run(conn, this.sql.claimLeaseUpdate(ids, expiry, now));
+        return this.rows(conn, this.sql.claimLeaseRows(ids, expiry));
+      });
+    } finally {
+      await this.run(conn, this.sql.claimTurnEnd());
+    }
+  }
+
+  /**
    * The builder's update, one per run of leases; where it moved fewer than asked, the moved ones
    * are those that hold `expiry` now. Each lease binds three values here.
    */

@@ -28,6 +28,9 @@ export const MYSQL_TRANSACTIONS: TransactionSql = {
   rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
 };
 
+/** How long a claim under per-key concurrency waits for its table's turn, in seconds. */
+export const TURN_WAIT_S = 10;
+
 /** The longest name `GET_LOCK` takes; a longer one is locked by its SHA-256 (64 hex characters). */
 export const LOCK_NAME_MAX = 64;
 
@@ -136,20 +139,58 @@ export class MysqlStatements extends QueueStatements {
     );
   }
 
-  /** Lease form, second statement: writes the lease and counts the attempt of the locked rows. */
-  claimLeaseUpdate(ids: readonly unknown[], expiry: Date): Statement {
+  /**
+   * Lease form, second statement: writes the lease and counts the attempt of the locked rows; with
+   * `now` (per-key concurrency, whose pick reads without locks), only of those still due.
+   */
+  claimLeaseUpdate(ids: readonly unknown[], expiry: Date, now?: Date): Statement {
     const t = this.t;
     const p = this.params();
     const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
     if (t.attempt !== undefined) set.push(this.countAttempt());
-    const where = this.inList(p, this.col('q', t.id.column), ids);
+    let where = this.inList(p, this.col('q', t.id.column), ids);
+    if (now !== undefined) where += ` AND ${this.due(p, now, 'q')}`;
     return p.statement(this.update({ table: this.table, alias: 'q', set, where }));
   }
 
-  /** Lease form, last statement: the rows of these ids as they stand, in claim order. */
-  claimLeaseRows(ids: readonly unknown[]): Statement {
+  /**
+   * Per-key concurrency, the claim's turn, taken before its transaction opens: `GET_LOCK` on the
+   * table's turn name, waiting up to 10 s (`ok` 1 when taken); released by {@link claimTurnEnd}
+   * after the commit, so the next claim's reads see this one's leases.
+   */
+  override claimTurn(): Statement {
     const p = this.params();
-    const where = this.inList(p, this.col('q', this.t.id.column), ids);
+    const name = this.lockName(p, undefined, this.turnName);
+    return p.statement(`SELECT GET_LOCK(${name}, ${p.bind(TURN_WAIT_S)}) AS ok`);
+  }
+
+  /** Releases the claim's turn ({@link claimTurn}). */
+  claimTurnEnd(): Statement {
+    const p = this.params();
+    return p.statement(`SELECT RELEASE_LOCK(${this.lockName(p, undefined, this.turnName)}) AS ok`);
+  }
+
+  /**
+   * Per-key concurrency, the first statement of the claim's transaction: the ids (and groups) of
+   * the builder's pick ({@link pickByKey}), read without locks; then {@link fifoGuard},
+   * {@link claimLeaseUpdate} with `now`, and {@link claimLeaseRows} with the expiry.
+   */
+  claimPickByKey(n: number, now: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const group = t.group === undefined ? '' : `, ${this.col('x', t.group)}`;
+    return p.statement(this.pickByKey(p, n, now, `${this.col('x', t.id.column)}${group}`));
+  }
+
+  /**
+   * Lease form, last statement: the rows of these ids as they stand, in claim order; with `expiry`,
+   * only those that hold it (the rows the update reached).
+   */
+  claimLeaseRows(ids: readonly unknown[], expiry?: Date): Statement {
+    const p = this.params();
+    let where = this.inList(p, this.col('q', this.t.id.column), ids);
+    if (expiry !== undefined)
+      where += ` AND ${this.col('q', this.role(this.t.lease, 'lease'))} = ${this.time(p, expiry)}`;
     return p.statement(
       this.select(p, { columns: 'q.*', table: `${this.table} q`, alias: 'q', where, order: this.order('q') }),
     );

@@ -46,6 +46,8 @@ function columnDefinitions(t: AnyTable, deadLetter: boolean): string[] {
  *   likewise), which serves the claim's order, highest priority first;
  * - with a unique key column (`text`): a unique index on it (partial likewise, so a settled row
  *   frees its key), which a keyed publish's `ON CONFLICT` reads;
+ * - with a concurrency key (`text`): `(key, lease)` (partial likewise), which a lease claim reads
+ *   to count each key's rows in work;
  * - with `deadLetterTable`: that table with the same columns in the same order (the move is
  *   `INSERT .. SELECT *`) and a plain `bigint` id, since moved rows keep theirs.
  */
@@ -74,6 +76,12 @@ export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): strin
   if (t.uniqueKey !== undefined) {
     out.push(
       `CREATE UNIQUE INDEX ${quoteIdent(shortName(base, '_sqlinbox_key'))} ON ${table} (${quoteIdent(t.uniqueKey)})${unsettled}`,
+    );
+  }
+  if (t.concurrency !== undefined && t.lease !== undefined) {
+    out.push(
+      `CREATE INDEX ${quoteIdent(shortName(base, '_sqlinbox_concurrency'))} ON ${table} ` +
+        `(${quoteIdent(t.concurrency.column)}, ${quoteIdent(t.lease)})${unsettled}`,
     );
   }
   if (opts.deadLetterTable !== undefined) {

@@ -69,6 +69,8 @@ export const postgresCapabilities: Capabilities = capabilities({
   // subscription until a worker frees: rows per claim rise from ~1 to ~workers (docs/benchmarks.md).
   claimAhead: true,
   timeKinds: ['timestamp'],
+  // Per-key concurrency: lease claims serialized per table by a transaction advisory lock.
+  concurrencyForms: ['lease'],
 });
 
 /** Why the advisory form cannot run through a transaction pooler, for the error that refuses it. */

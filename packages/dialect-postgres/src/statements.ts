@@ -167,6 +167,28 @@ export class PostgresStatements extends QueueStatements {
     );
   }
 
+  /** Per-key concurrency's claim (the builder's), its rows answered in claim order. */
+  override claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
+    const st = super.claimLeaseByKey(n, now, expiry);
+    return {
+      sql: `WITH sqlinbox_claimed AS (${st.sql}) SELECT * FROM sqlinbox_claimed ORDER BY ${this.order('sqlinbox_claimed')}`,
+      params: st.params,
+    };
+  }
+
+  /**
+   * Per-key concurrency: the claim's turn is a transaction advisory lock on the table's turn name
+   * (`pg_advisory_xact_lock`), waited for and released by the claim's commit; the claim that
+   * follows is a statement of its own, so its snapshot sees every claim committed before the turn.
+   * Through a transaction pooler too: the lock lives in the transaction.
+   */
+  override claimTurn(): Statement {
+    const p = this.params();
+    return p.statement(
+      `SELECT pg_advisory_xact_lock(hashtextextended(${this.text(p, this.turnName)}, 0)), 1 AS ok`,
+    );
+  }
+
   // -------------------------------------------------------------------------------------------
   // Advisory form
 

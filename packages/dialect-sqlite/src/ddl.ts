@@ -41,7 +41,8 @@ function columns(t: AnyTable, generatedId: boolean): string[] {
  * condition so the claim filters without reading rows. With `processed_at` it is partial over
  * unsettled rows, so settled history never enters a claim's scan. A FIFO table also gets
  * (group, id) for the head check. A priority column gets `(priority DESC, id)` (partial likewise),
- * the claim's order; a unique key column a unique index (partial likewise).
+ * the claim's order; a unique key column a unique index (partial likewise); a concurrency key
+ * `(key, lease)` (partial likewise), which a claim reads to count each key's rows in work.
  */
 function indexes(t: AnyTable): string[] {
   // SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`.
@@ -62,6 +63,9 @@ function indexes(t: AnyTable): string[] {
       `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_priority`)} ON ${ident(bare)}` +
         ` (${ident(t.priority)} DESC, ${ident(t.id.column)})${where}`,
     );
+  // Per-key concurrency: a claim counts each key's rows in work (a live lease).
+  if (t.concurrency !== undefined && t.lease !== undefined)
+    out.push(create('concurrency', [t.concurrency.column, t.lease], where));
   // One unsettled row per unique key: partial where settled rows are stamped.
   if (t.uniqueKey !== undefined)
     out.push(

@@ -33,6 +33,8 @@ export const sqliteCapabilities = capabilities({
   oneClaimAtATime: true,
   claimAhead: true,
   timeKinds: ['integer'],
+  // Per-key concurrency: a claim's `BEGIN IMMEDIATE` takes the one write lock first.
+  concurrencyForms: ['lease'],
 });
 
 /**

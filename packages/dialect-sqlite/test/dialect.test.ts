@@ -254,6 +254,30 @@ describe('ddl', () => {
   });
 });
 
+describe('per-key concurrency', () => {
+  test('R-FLOW-3 ddl prints the key column (TEXT) and a (key, lease) index, partial on unsettled rows; it executes', async () => {
+    const t = inbox({
+      table: 'jobs',
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      lease: 'locked_until',
+      processedAt: 'processed_at',
+      concurrency: { key: 'account', limit: 2 },
+    });
+    const ddl = sqliteDialect.ddl(t);
+    expect(ddl).toContain(
+      'CREATE INDEX IF NOT EXISTS "jobs_concurrency" ON "jobs" ("account", "locked_until") WHERE "processed_at" IS NULL',
+    );
+    for (const statement of ddl) await db.exec(statement);
+    const cols = await db.withConn((c) => sqliteDialect.describeTable(c, 'jobs'));
+    expect(cols!.find((c) => c.name === 'account')?.kind).toBe('text');
+  });
+
+  test('R-FLOW-3 the capabilities hold per-key concurrency in the lease form', () => {
+    expect(sqliteDialect.capabilities.concurrencyForms).toEqual(['lease']);
+  });
+});
+
 describe('transactions', () => {
   test('R-TX-6 begin is DEFERRED by default and takes IMMEDIATE and EXCLUSIVE', async () => {
     await db.exec('CREATE TABLE t (v INTEGER)');

@@ -11,7 +11,7 @@ export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priori
 /**
  * The columns of a queue table's `CREATE TABLE`, each once, in the order every dialect declares
  * them: id, payload, attempt, lease, `retry_after`, `processed_at`, group, partition key, priority,
- * unique key, the advisory key's columns, the other named columns. A dead-letter twin declared from
+ * unique key, the concurrency key, the advisory key's columns, the other named columns. A dead-letter twin declared from
  * the same description lines up for `INSERT .. SELECT *`. `fold` makes the names that are one
  * column one (default: as written; lower case where the database ignores case).
  */
@@ -38,6 +38,7 @@ export function tableColumns(
   for (const name of [t.group, t.partitionKey]) add(name, 'text');
   add(t.priority, 'priority');
   add(t.uniqueKey, 'text');
+  add(t.concurrency?.column, 'text');
   for (const part of t.key ?? []) if ('column' in part) add(part.column, 'text');
   for (const name of t.columns) add(name, 'text');
   return out;

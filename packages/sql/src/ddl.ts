@@ -6,8 +6,11 @@ export type ColumnRole = 'generatedId' | 'id' | 'json' | 'text' | 'bytes' | 'int
 
 /** One index {@link QueueDdl} creates. */
 export interface IndexParts {
-  /** What it serves: `claim` (id), `fifo` (group, id), `priority` (priority DESC, id), `unique_key`. */
-  readonly name: 'claim' | 'fifo' | 'priority' | 'unique_key';
+  /**
+   * What it serves: `claim` (id), `fifo` (group, id), `priority` (priority DESC, id), `unique_key`,
+   * `concurrency` (concurrency key, lease: a claim counts each key's rows in work).
+   */
+  readonly name: 'claim' | 'fifo' | 'priority' | 'unique_key' | 'concurrency';
   /** Quoted columns, in order. */
   readonly columns: readonly string[];
   /** ` WHERE ..` over unsettled rows (and, for the unique key, rows that have one), or ''. */
@@ -21,7 +24,8 @@ export interface IndexParts {
  * trailing semicolon: the id the primary key; payload, attempt (`DEFAULT 1`), the time columns,
  * priority (`DEFAULT 0`), then every other named column as text, each once. Indexes, partial over
  * unsettled rows where the table stamps them: with `processed_at` the claim's (id); FIFO (group,
- * id); priority (priority DESC, id); the unique key (its NULLs left out). With `deadLetterTable`,
+ * id); priority (priority DESC, id); the unique key (its NULLs left out); per-key concurrency
+ * (concurrency key, lease), which a claim reads to count each key's rows in work. With `deadLetterTable`,
  * that table with the same columns in the same order and its id not generated. A dialect overrides
  * {@link type} and, where it names or shapes indexes its own way, {@link index}.
  */
@@ -67,7 +71,8 @@ export class QueueDdl<S extends QueueStatements = QueueStatements> {
     for (const c of [t.group, t.partitionKey]) add(c, this.type('name'));
     add(t.priority, `${this.type('integer')} NOT NULL DEFAULT 0`);
     const keyColumns = (t.key ?? []).map((part) => ('column' in part ? part.column : undefined));
-    for (const c of [t.uniqueKey, ...keyColumns, ...t.columns]) add(c, this.type('name'));
+    for (const c of [t.uniqueKey, t.concurrency?.column, ...keyColumns, ...t.columns])
+      add(c, this.type('name'));
     const lines = cols.map(([c, type]) => `  ${s.ident(c)} ${type}`);
     return `CREATE TABLE ${s.tableName(name)} (\n${lines.join(',\n')}\n)`;
   }
@@ -87,6 +92,9 @@ export class QueueDdl<S extends QueueStatements = QueueStatements> {
       const key = s.ident(t.uniqueKey);
       const filter = settled === undefined ? '' : ` AND ${settled}`;
       index('unique_key', [key], ` WHERE ${key} IS NOT NULL${filter}`, true);
+    }
+    if (t.concurrency !== undefined && t.lease !== undefined) {
+      index('concurrency', [s.ident(t.concurrency.column), s.ident(t.lease)]);
     }
     const dead = opts.deadLetterTable;
     if (dead !== undefined)

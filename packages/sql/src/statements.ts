@@ -91,6 +91,12 @@ export function qualified(name: string, ident: (part: string) => string = ansiId
 export const ID = 'sqlinbox_id';
 /** The alias of a row's advisory key in a derived table or answer. */
 export const KEY = 'sqlinbox_key';
+/** The alias of a row's rank within its concurrency key in a claim's derived table. */
+export const RANK = 'sqlinbox_rank';
+/** The alias of a concurrency key's rows in work in a claim's derived table. */
+export const IN_WORK = 'sqlinbox_in_work';
+/** Most candidates one claim under per-key concurrency ranks. */
+const CANDIDATES_MAX = 10_000;
 /** The alias of a row's state in the admin list's answer (see `TableOps.list`). */
 export const STATE = 'sqlinbox_state';
 
@@ -533,6 +539,102 @@ export class QueueStatements {
         alias: 't',
         set,
         where: `${this.col('t', t.id.column)} IN (${pick})`,
+        returning: '*',
+      }),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Per-key concurrency (a table that declares `concurrency`)
+
+  /**
+   * The statement that waits for this table's turn to claim, run first in the claim's own
+   * transaction and held until it ends, so claims of one table under per-key concurrency never
+   * overlap (two brokers would both see a key's last free slot); it answers `ok` 1 when the turn
+   * is taken. Default: undefined, where opening the transaction already serializes writers
+   * (SQLite's `BEGIN IMMEDIATE`). PostgreSQL, SQL Server override it.
+   */
+  claimTurn(): Statement | undefined {
+    return undefined;
+  }
+
+  /** The text that names this table's claim turn (`sqlinbox.concurrency:<table>`), bound as a value. */
+  get turnName(): string {
+    return `sqlinbox.concurrency:${this.t.table}`;
+  }
+
+  /**
+   * Per-key concurrency, the pick on alias `x`, in claim order, at most `n` rows:
+   *
+   * 1. `c`, the candidates: the first `n * limit` due rows (FIFO: heads) in claim order whose key
+   *    is NULL or has a free slot (fewer rows in work, a lease running at `now`, than the limit),
+   *    read in claim order so the scan stops there instead of reading the whole backlog;
+   * 2. each candidate ranked within its key in claim order, beside its key's rows in work;
+   * 3. kept where the key is NULL or the rank is within the limit less the key's rows in work.
+   *
+   * The candidates are the first rows of their keys, so a rank among them is the rank among the
+   * key's due rows. A claim whose candidates are mostly one key's takes fewer than `n` rows (at
+   * least one, where any row may be taken); the next claim passes over that key once it is full.
+   * `columns` is the select list over `x` (the id, and any column the caller needs, as
+   * `x.<column>`).
+   */
+  pickByKey(p: Params, n: number, now: Date, columns: string): string {
+    const t = this.t;
+    const c = this.role(t.concurrency?.column, 'concurrency key');
+    const limit = t.concurrency!.limit;
+    const names = [t.id.column, c, t.priority, t.group].filter(
+      (x, i, all): x is string => x !== undefined && all.indexOf(x) === i,
+    );
+    // Each part is written in text order: positional placeholders take their values in that order.
+    const inWork = (a: string) =>
+      `(SELECT COUNT(*) FROM ${this.table} w WHERE ${this.col('w', c)} = ${this.col(a, c)}` +
+      ` AND ${this.col('w', this.role(t.lease, 'lease'))} > ${this.time(p, now)}` +
+      `${this.live(p, 'w')
+        .map((x) => ` AND ${x}`)
+        .join('')})`;
+    let ranked =
+      `SELECT ${names.map((x) => this.col('c', x)).join(', ')},` +
+      ` ROW_NUMBER() OVER (PARTITION BY ${this.col('c', c)} ORDER BY ${this.order('c')}) AS ${this.ident(RANK)},` +
+      ` ${inWork('c')} AS ${this.ident(IN_WORK)} FROM (`;
+    let free = `${this.due(p, now, 'q')}${this.head('q')} AND (${this.col('q', c)} IS NULL OR `;
+    free += `${inWork('q')} < ${p.bind(limit)})`;
+    ranked += `${this.select(p, {
+      columns: names.map((x) => this.col('q', x)).join(', '),
+      table: `${this.table} q`,
+      alias: 'q',
+      where: free,
+      order: this.order('q'),
+      limit: Math.min(n * limit, CANDIDATES_MAX),
+    })}) c`;
+    const where = `(${this.col('x', c)} IS NULL OR x.${this.ident(RANK)} <= ${p.bind(limit)} - x.${this.ident(IN_WORK)})`;
+    return this.select(p, {
+      columns,
+      table: `(${ranked}) x`,
+      alias: 'x',
+      where,
+      order: this.order('x'),
+      limit: n,
+    });
+  }
+
+  /**
+   * Lease form under per-key concurrency, one statement in the claim's transaction (after
+   * {@link claimTurn}): {@link claimLease} over the rows of {@link pickByKey}, each still due when
+   * the update reaches it.
+   */
+  claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
+    const t = this.t;
+    const p = this.params();
+    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
+    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const pick = this.pickByKey(p, n, now, this.col('x', t.id.column));
+    const due = this.due(p, now, 't');
+    return p.statement(
+      this.update({
+        table: this.table,
+        alias: 't',
+        set,
+        where: `${this.col('t', t.id.column)} IN (${pick}) AND ${due}`,
         returning: '*',
       }),
     );

@@ -147,6 +147,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return this.inClaimOrder(await this.rows(conn, this.sql.claimLease(n, now, expiry)));
   }
 
+  /**
+   * Lease form under per-key concurrency, in a transaction of its own: the table's claim turn
+   * ({@link QueueStatements.claimTurn}), then the claim ({@link QueueStatements.claimLeaseByKey}).
+   * No turn taken (`ok` not 1): nothing claimed this time.
+   */
+  async claimLeaseByKey(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
+    if (n <= 0) return [];
+    const turn = this.sql.claimTurn();
+    return this.atomically(conn, false, async () => {
+      if (turn !== undefined && !truthy((await this.rows(conn, turn))[0]?.ok)) return [];
+      return this.inClaimOrder(await this.rows(conn, this.sql.claimLeaseByKey(n, now, expiry)));
+    });
+  }
+
   async extendLeases(
     conn: Connection,
     leases: readonly { id: unknown; token: Date }[],

@@ -14,7 +14,15 @@ import { type Harness, ms, payloadOf, type Table, type TableExtras } from '../ha
 import type { ConformanceTarget, OpenAdapter } from '../target.js';
 
 /** The optional members of `TableOps` the contract tests where a dialect has them. */
-export const OPTIONAL_METHODS = ['settleMany', 'list', 'pick', 'requeue', 'remove', 'reschedule'] as const;
+export const OPTIONAL_METHODS = [
+  'settleMany',
+  'list',
+  'pick',
+  'requeue',
+  'remove',
+  'reschedule',
+  'claimLeaseByKey',
+] as const;
 export type OptionalMethod = (typeof OPTIONAL_METHODS)[number];
 
 /** A table of one test with its statements, prepared by the dialect under test. */

@@ -1,6 +1,6 @@
-import type { Connection, Row, TableOps } from '@sqlinbox/core';
+import type { Connection, Insert, Row, TableOps } from '@sqlinbox/core';
 import { describe, expect } from 'vitest';
-import { type ContractContext, check, idsOf, msg, rowIds, view } from './bench.js';
+import { type ContractContext, check, DEAD, HOUR, idsOf, msg, rowIds, view } from './bench.js';
 import { clockRows, dueRows, fifoRows, priorityRows } from './fixtures.js';
 
 /** One row lock claim in a transaction of its own, rolled back after. */
@@ -198,6 +198,99 @@ export function claimLeaseContract(c: ContractContext): void {
         expect(rowIds(first)).toEqual(idsOf(order.slice(0, 2)));
         const rest = await b().use((conn) => t.ops.claimLease(conn, 10, b().now, b().at(30_000)));
         expect(rowIds(rest)).toEqual(idsOf(order.slice(2)));
+      },
+    );
+  });
+}
+
+/** `claimLeaseByKey`: the lease form's claim under per-key concurrency (limit 2 on column `ckey`). */
+export function claimLeaseByKeyContract(c: ContractContext): void {
+  const b = c.b;
+  const form = 'lease';
+  const method = 'claimLeaseByKey';
+  const claim = (ops: TableOps, n: number, now: Date, expiry: Date) =>
+    b().use((conn) => ops.claimLeaseByKey!(conn, n, now, expiry));
+  describe('claimLeaseByKey', () => {
+    check(
+      c,
+      'claimLeaseByKey R-FLOW-3 R-ATT-1 takes at most the limit of each key less its rows in work, in claim order; a NULL key has no limit; a lease ended frees its slot',
+      { form, method },
+      async () => {
+        const t = await b().table(form, { concurrency: 2, priority: true });
+        const k = (ckey: string | null, priority = 0) =>
+          msg(0, { priority, columns: ckey === null ? {} : { ckey } });
+        const [a1, a2, a3, b1, n1, n2, n3, a4] = await b().insert(t, [
+          k('a'),
+          k('a'),
+          k('a'),
+          k('b'),
+          k(null),
+          k(null),
+          k(null),
+          k('a', 9),
+        ]);
+        const token = b().at(30_000);
+        // Of key a: the priority-9 row, then the oldest; then b1 and the rows without a key.
+        const first = await claim(t.ops, 10, b().now, token);
+        expect(rowIds(first)).toEqual(idsOf([a4, a1, b1, n1, n2, n3]));
+        expect(first.map((r) => Number(r.attempt))).toEqual([2, 2, 2, 2, 2, 2]);
+        // Key a has 2 in work: nothing more of it, whatever n.
+        expect(await claim(t.ops, 10, b().now, token)).toEqual([]);
+        // One of a's settled: one slot of a frees, taken by the oldest of a.
+        await b().use((conn) => t.ops.settle(conn, { kind: 'finish', id: a4, token, now: b().now }));
+        expect(rowIds(await claim(t.ops, 10, b().now, token))).toEqual(idsOf([a2]));
+        // Past the token every lease has ended and holds no slot: the same rows again, a3 still third of a.
+        const later = b().at(31_000);
+        const again = await claim(t.ops, 10, later, b().at(60_000));
+        expect(rowIds(again)).toEqual(idsOf([a1, a2, b1, n1, n2, n3]));
+        expect(rowIds(again)).not.toContain(idsOf([a3])[0]);
+      },
+    );
+
+    check(
+      c,
+      'claimLeaseByKey R-FLOW-3 a full key passes its turn: the backlog of one key ahead of the others does not hold them back',
+      { form, method },
+      async () => {
+        const t = await b().table(form, { concurrency: 2 });
+        const k = (ckey: string) => msg(0, { columns: { ckey } });
+        const ids = await b().insert(t, [
+          ...Array.from({ length: 10 }, () => k('a')),
+          k('b'),
+          k('b'),
+          k('c'),
+          k('c'),
+        ]);
+        const token = b().at(30_000);
+        expect(rowIds(await claim(t.ops, 4, b().now, token))).toEqual(idsOf(ids.slice(0, 2)));
+        expect(rowIds(await claim(t.ops, 4, b().now, token))).toEqual(idsOf(ids.slice(10, 14)));
+        expect(await claim(t.ops, 4, b().now, token)).toEqual([]);
+      },
+    );
+
+    check(
+      c,
+      'claimLeaseByKey R-FLOW-3 R-DLQ-2 takes only due rows (retry_after reached, out of the dead-letter group), and a dead row holds no slot',
+      { form, method },
+      async () => {
+        const t = await b().table(form, { concurrency: 2, retryAfter: true, group: true });
+        const ops = b().prepare(t, { deadLetter: { group: DEAD } });
+        const k = (extra: Omit<Insert, 'payload'>) => msg(0, { ...extra, columns: { ckey: 'a' } });
+        const [dead, later, a1, a2, a3] = await b().insert(t, [
+          k({ group: DEAD }),
+          k({ notBefore: b().at(HOUR) }),
+          k({}),
+          k({}),
+          k({}),
+        ]);
+        const token = b().at(30_000);
+        // The dead row holds a live lease (as a claim would write before a move), yet takes no slot.
+        await b().use((conn) => t.ops.claimLease(conn, 1, b().now, token));
+        const rows = await claim(ops, 10, b().now, token);
+        expect(rowIds(rows)).toEqual(idsOf([a1, a2]));
+        expect(rowIds(rows)).not.toContain(idsOf([later])[0]);
+        void dead;
+        void a3;
       },
     );
   });

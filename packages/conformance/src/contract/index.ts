@@ -5,7 +5,12 @@ import type { ConformanceTarget, OpenAdapter } from '../target.js';
 import { adminContract } from './admin.js';
 import { advisoryContract } from './advisory.js';
 import { Bench, type ContractContext, type ContractSkip, optionalMethods } from './bench.js';
-import { claimLeaseContract, claimLockedContract, extendLeasesContract } from './claims.js';
+import {
+  claimLeaseByKeyContract,
+  claimLeaseContract,
+  claimLockedContract,
+  extendLeasesContract,
+} from './claims.js';
 import { insertContract, statsContract } from './data.js';
 import { fifoGuardContract } from './fifo.js';
 import { settleContract } from './settle.js';
@@ -91,6 +96,7 @@ export async function runContract(target: ConformanceTarget, options: ContractOp
 
     claimLockedContract(c);
     claimLeaseContract(c);
+    claimLeaseByKeyContract(c);
     extendLeasesContract(c);
     advisoryContract(c);
     settleContract(c);

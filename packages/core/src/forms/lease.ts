@@ -1,6 +1,6 @@
 import type { FinishSettlement, Settlement } from '../dialect.js';
 import type { Connection } from '../driver.js';
-import { ClosedError, LeaseLostError } from '../errors.js';
+import { ClosedError, ConfigError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
   attemptBefore,
@@ -61,7 +61,7 @@ export class LeaseForm implements ClaimForm {
     const expiry = new Date(now.getTime() + ctx.leaseMs);
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLease>>;
     try {
-      rows = await ctx.ops.claimLease(conn, ctx.transactional ? 1 : n, now, expiry);
+      rows = await this.claimStatement(conn, ctx.transactional ? 1 : n, now, expiry);
     } catch (err) {
       await destroyQuietly(ctx, conn);
       ctx.budget.give();
@@ -89,6 +89,20 @@ export class LeaseForm implements ClaimForm {
     for (const h of held) this.book.set(bookKey(h.id), h);
     this.schedule();
     return held;
+  }
+
+  /** The dialect's claim: the per-key one where the table declares concurrency. */
+  private claimStatement(conn: Connection, n: number, now: Date, expiry: Date) {
+    const { ctx } = this;
+    if (ctx.table.concurrency === undefined) return ctx.ops.claimLease(conn, n, now, expiry);
+    if (ctx.ops.claimLeaseByKey === undefined) {
+      throw new ConfigError(`${ctx.dialect.name} cannot hold per-key concurrency`, {
+        table: ctx.table.table,
+        column: ctx.table.concurrency.column,
+        fix: 'drop concurrency from the description',
+      });
+    }
+    return ctx.ops.claimLeaseByKey(conn, n, now, expiry);
   }
 
   async beginHandler(h: Held): Promise<void> {
