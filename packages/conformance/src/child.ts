@@ -10,12 +10,15 @@
  * - `mode: 'schedule'` (schedules across processes): runs one schedule into the table, each row's
  *   payload naming its tick and this process, until the parent sends `stop`; then it shuts down
  *   and reports the ticks it published and the instant its shutdown resolved.
+ * - `mode: 'rate'` (rate limits across processes): acks every row of a rate-limited table,
+ *   noting the instant each handler started, until the parent sends `stop`; then it shuts down
+ *   and reports those instants.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'rate';
   module: string;
   table: Record<string, unknown>;
   ledger?: Record<string, unknown>;
@@ -60,6 +63,22 @@ async function main(): Promise<void> {
       const stoppedAt = Date.now();
       await adapter.close?.();
       process.send?.({ type: 'done', published, errors, stoppedAt }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
+
+  if (input.mode === 'rate') {
+    const starts: number[] = [];
+    broker.subscribe(q, async () => {
+      starts.push(Date.now());
+    });
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      await adapter.close?.();
+      process.send?.({ type: 'done', starts }, () => process.exit(0));
     });
     await broker.start();
     process.send?.({ type: 'ready' });

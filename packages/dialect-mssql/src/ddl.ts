@@ -36,4 +36,5 @@ export class MssqlDdl extends QueueDdl<MssqlStatements> {
 export const ddl = (t: AnyTable, opts: DdlOptions = {}): string[] => [
   ...new MssqlDdl(new MssqlStatements(t)).ddl(opts),
   ...(opts.schedules === undefined ? [] : new MssqlStatements(t).ticksDdl(opts.schedules)),
+  ...(t.rateLimit === undefined ? [] : new MssqlStatements(t).ratesDdl(t.rateLimit.table)),
 ];

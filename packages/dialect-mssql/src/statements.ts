@@ -72,6 +72,10 @@ export class MssqlStatements extends QueueStatements {
   override placeholder(index: number): string {
     return `@p${index}`;
   }
+  /** Rate limits: the clock in epoch milliseconds. */
+  override get nowMs(): string {
+    return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
+  }
   override ident(name: string): string {
     return `[${name.replaceAll(']', ']]')}]`;
   }

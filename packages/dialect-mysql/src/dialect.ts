@@ -408,6 +408,7 @@ export function createMysqlDialect(opts: MysqlDialectOptions = {}): Dialect {
     ddl: (table, ddlOpts = {}) => [
       ...ddl(table, ddlOpts),
       ...(ddlOpts.schedules === undefined ? [] : new MysqlStatements(table).ticksDdl(ddlOpts.schedules)),
+      ...(table.rateLimit === undefined ? [] : new MysqlStatements(table).ratesDdl(table.rateLimit.table)),
     ],
   };
 }

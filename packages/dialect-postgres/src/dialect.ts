@@ -270,6 +270,7 @@ export class PostgresDialect implements Dialect {
     return [
       ...ddl(table, opts),
       ...(opts.schedules === undefined ? [] : new PostgresStatements(table).ticksDdl(opts.schedules)),
+      ...(table.rateLimit === undefined ? [] : new PostgresStatements(table).ratesDdl(table.rateLimit.table)),
     ];
   }
 }

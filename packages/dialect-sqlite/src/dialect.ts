@@ -56,6 +56,7 @@ export function createSqliteDialect(opts: SqliteDialectOptions = {}): Dialect {
     ddl: (table: AnyTable, ddlOpts: DdlOptions = {}) => [
       ...ddl(table, ddlOpts),
       ...(ddlOpts.schedules === undefined ? [] : new SqliteStatements(table).ticksDdl(ddlOpts.schedules)),
+      ...(table.rateLimit === undefined ? [] : new SqliteStatements(table).ratesDdl(table.rateLimit.table)),
     ],
   };
 }

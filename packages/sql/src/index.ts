@@ -15,4 +15,4 @@ export {
   STATE,
   type UpdateParts,
 } from './statements.js';
-export { SqlTable, timeOf } from './table.js';
+export { rateGrant, SqlTable, timeOf } from './table.js';
