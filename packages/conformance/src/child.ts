@@ -11,8 +11,8 @@
  *   payload naming its tick and this process, until the parent sends `stop`; then it shuts down
  *   and reports the ticks it published and the instant its shutdown resolved.
  * - `mode: 'rate'` (rate limits across processes): acks every row of a rate-limited table,
- *   noting the instant each handler started, until the parent sends `stop`; then it shuts down
- *   and reports those instants.
+ *   noting the instant each row was claimed and each handler started, until the parent sends
+ *   `stop`; then it shuts down and reports those instants.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
@@ -71,6 +71,8 @@ async function main(): Promise<void> {
 
   if (input.mode === 'rate') {
     const starts: number[] = [];
+    const claims: number[] = [];
+    broker.on('claimed', () => claims.push(Date.now()));
     broker.subscribe(q, async () => {
       starts.push(Date.now());
     });
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
       if (m?.type !== 'stop') return;
       await broker.shutdown({ timeout: 10_000 });
       await adapter.close?.();
-      process.send?.({ type: 'done', starts }, () => process.exit(0));
+      process.send?.({ type: 'done', starts, claims }, () => process.exit(0));
     });
     await broker.start();
     process.send?.({ type: 'ready' });

@@ -78,11 +78,6 @@ export class MysqlStatements extends QueueStatements {
     return `(${a} DIV ${b})`;
   }
 
-  /** MySQL's single-table UPDATE assigns left to right, each assignment reading the ones before. */
-  override get setsInOrder(): boolean {
-    return true;
-  }
-
   /** Schedules: the tick table's instant column. */
   override get tickTimeType(): string {
     return 'DATETIME(3)';

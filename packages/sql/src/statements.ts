@@ -1084,14 +1084,6 @@ export class QueueStatements {
     return 'INTEGER';
   }
 
-  /**
-   * Whether an UPDATE's `SET` list reads the values assigned before it (MySQL assigns left to
-   * right), where standard SQL reads every column as it stood before the update. Default false.
-   */
-  get setsInOrder(): boolean {
-    return false;
-  }
-
   /** The budget table's `CREATE TABLE`, where it does not exist. */
   ratesDdl(rates: string): string[] {
     const col = (name: string, type: string) => `  ${this.ident(name)} ${type} NOT NULL,\n`;
@@ -1133,15 +1125,16 @@ export class QueueStatements {
     const used = this.ident('used');
     const granted = this.ident('granted');
     const base = () => `(CASE WHEN ${ws} = ${start()} THEN ${used} ELSE 0 END)`;
-    const grant = () => {
-      const room = `(${p.bind(max)} - ${base()})`;
-      return `(CASE WHEN ${room} <= 0 THEN 0 WHEN ${room} < ${p.bind(want)} THEN ${room} ELSE ${p.bind(want)} END)`;
-    };
-    // In order: `granted` first from the old values, then `used` (reading the new `granted` where
-    // the database assigns in order), the window last.
+    // Each use binds its values anew: placeholders are written in text order.
+    const room = () => `(${p.bind(max)} - ${base()})`;
+    const grant = () =>
+      `(CASE WHEN ${room()} <= 0 THEN 0 WHEN ${room()} < ${p.bind(want)} THEN ${room()} ELSE ${p.bind(want)} END)`;
+    // Every assignment reads the old values whether the database assigns all at once (standard
+    // SQL) or left to right (MySQL, MariaDB): `used` reads only itself and the window, which is
+    // assigned after it.
     const set = [
       `${granted} = ${grant()}`,
-      `${used} = ${base()} + ${this.setsInOrder ? granted : grant()}`,
+      `${used} = ${base()} + ${grant()}`,
       `${ws} = ${start()}`,
       `${this.ident('at_ms')} = ${now}`,
     ];
