@@ -56,6 +56,11 @@ export class SqliteStatements extends QueueStatements {
     return DB_NOW_MS;
   }
 
+  /** Rate limits: epoch milliseconds, as every SQLite time column. */
+  override get rateMsType(): string {
+    return 'INTEGER';
+  }
+
   /** A bound number may arrive as a REAL: the quotient is cut to an integer. */
   override intDiv(a: string, b: string): string {
     return `CAST(${a} / ${b} AS INTEGER)`;

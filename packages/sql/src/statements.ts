@@ -1086,10 +1086,10 @@ export class QueueStatements {
 
   /** The budget table's `CREATE TABLE`, where it does not exist. */
   ratesDdl(rates: string): string[] {
-    const col = (name: string, type: string) => `  ${this.ident(name)} ${type} NOT NULL,\n`;
+    const col = (name: string, type: string) => `  ${this.ident(name)} ${type} NOT NULL DEFAULT 0,\n`;
     return [
       `${this.createTableSql} ${this.tableName(rates)} (\n` +
-        col('name', this.tickNameType) +
+        `  ${this.ident('name')} ${this.tickNameType} NOT NULL,\n` +
         col('window_start', this.rateMsType) +
         col('used', this.rateCountType) +
         col('granted', this.rateCountType) +
@@ -1098,16 +1098,10 @@ export class QueueStatements {
     ];
   }
 
-  /** Creates a budget's row (window 0, nothing used) unless it is there. */
+  /** Creates a budget's row (the other columns' defaults: window 0, nothing used) unless it is there. */
   rateRow(rates: string, name: string): Statement {
     const p = this.params();
-    return p.statement(
-      this.insertNew(
-        this.tableName(rates),
-        ['name', 'window_start', 'used', 'granted', 'at_ms'].map((c) => this.ident(c)),
-        [p.bind(name), '0', '0', '0', '0'],
-      ),
-    );
+    return p.statement(this.insertNew(this.tableName(rates), [this.ident('name')], [p.bind(name)]));
   }
 
   /**

@@ -266,8 +266,9 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
     const left = (await h().rows(name)).length;
     expect(left, 'the backlog outlasted the run').toBeGreaterThan(0);
 
-    // Whole windows while all three ran.
-    const from = Math.ceil(allReady / 1_000) * 1_000;
+    // Whole windows while all three ran, from the second: a claim reserved in the window the
+    // brokers started in may take its rows a round trip later, at the start of the next.
+    const from = Math.ceil(allReady / 1_000) * 1_000 + 1_000;
     const to = Math.floor(stopFrom / 1_000) * 1_000;
     const windows = (to - from) / 1_000;
     // A delivery starts when its row is claimed (the budget counts claims); a handler starts a
@@ -294,7 +295,7 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
         ` (limit ${max}/s), per window ${counts.join(' ')}` +
         ` (by handler start ${handlerCounts.join(' ')}), per process ${perProcess.join('/')}`,
     );
-    expect(windows).toBeGreaterThanOrEqual(seconds - 2);
+    expect(windows).toBeGreaterThanOrEqual(seconds - 3);
     expect(Math.max(...counts), `no window over ${max}`).toBeLessThanOrEqual(max);
     expect(rate, 'within 10% of the limit').toBeGreaterThanOrEqual(max * 0.9);
     expect(rate).toBeLessThanOrEqual(max * 1.1);
