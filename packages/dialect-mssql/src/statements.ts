@@ -72,7 +72,11 @@ export class MssqlStatements extends QueueStatements {
   override placeholder(index: number): string {
     return `@p${index}`;
   }
-  /** Rate limits: the clock in epoch milliseconds. */
+  /**
+   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
+   * Server read them a moment apart across a window's edge, the later reads only move the window
+   * (its new start keeps the old count), so the error is a grant too few, never one too many.
+   */
   override get nowMs(): string {
     return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
   }
