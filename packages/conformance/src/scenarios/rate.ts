@@ -84,61 +84,10 @@ function countingReservations(dialect: Dialect): { dialect: Dialect; count: () =
 /**
  * Rate limits (R-FLOW-4): at most `max` deliveries started per window, held in a table of the
  * database and enforced by it across brokers and processes. The quick scenarios run in `form`;
- * the 20-second one across 3 processes only where `long` is set (once per adapter).
+ * the statements' own scenario (form-free) and the 20-second one across 3 processes only where
+ * `long` is set (once per adapter).
  */
 export function rateScenarios(h: () => Harness, form: Form, long: boolean): void {
-  test(`R-FLOW-4 a reservation takes what the window has left, gives back what a claim did not take, and answers the time to the window's end (${form})`, async (ctx) => {
-    const made = await limitedTable(h(), form, 50, '1s');
-    if (made === null) return ctx.skip('the dialect has no rate limits');
-    const { adapter, rates, name } = made;
-    const ops = adapter.dialect.prepare(made.desc);
-    // Away from a window's edge, so the steps below meet one window.
-    if (Date.now() % 1_000 > 700) await sleep(1_000 - (Date.now() % 1_000) + 20);
-    const r = (want: number): RateReservation => ({ table: rates, name, want, max: 50, perMs: 1_000 });
-    const conn = await adapter.pool.acquire();
-    try {
-      const a = await ops.reserveRate!(conn, r(30));
-      expect(a.granted).toBe(30);
-      expect(a.windowStart % 1_000).toBe(0);
-      expect(a.waitMs).toBeGreaterThan(0);
-      expect(a.waitMs).toBeLessThanOrEqual(1_000);
-      const b = await ops.reserveRate!(conn, r(30));
-      expect(b.windowStart).toBe(a.windowStart);
-      expect(b.granted, 'the window had 20 left').toBe(20);
-      const c = await ops.reserveRate!(conn, r(5));
-      expect(c.granted, 'the window is used up').toBe(0);
-      await ops.returnRate!(conn, { table: rates, name }, c.windowStart, 7);
-      const d = await ops.reserveRate!(conn, r(10));
-      expect(d.granted, '7 given back').toBe(7);
-      // The next window starts at 0 used.
-      await sleep(d.waitMs + 20);
-      const e = await ops.reserveRate!(conn, r(60));
-      expect(e.windowStart).toBeGreaterThan(d.windowStart);
-      expect(e.granted).toBe(50);
-      // A give-back for a window that has ended changes nothing.
-      await ops.returnRate!(conn, { table: rates, name }, d.windowStart, 50);
-      const f = await ops.reserveRate!(conn, r(1));
-      expect(f.granted).toBe(f.windowStart === e.windowStart ? 0 : 1);
-    } finally {
-      adapter.pool.release(conn);
-    }
-    // Racing reservations on separate connections: one window never grants more than its max.
-    const racing = await h().open({ poolSize: 4 });
-    const grants = await Promise.all(
-      Array.from({ length: 24 }, async () => {
-        const c = await racing.pool.acquire();
-        try {
-          return await ops.reserveRate!(c, r(3));
-        } finally {
-          racing.pool.release(c);
-        }
-      }),
-    );
-    const byWindow = new Map<number, number>();
-    for (const g of grants) byWindow.set(g.windowStart, (byWindow.get(g.windowStart) ?? 0) + g.granted);
-    for (const [w, n] of byWindow) expect(n, `granted in the window at ${w}`).toBeLessThanOrEqual(50);
-  });
-
   test(`R-FLOW-4 start refuses a rate-limited table whose budget table is missing, naming the fix (${form})`, async (ctx) => {
     const { name } = await h().create(form);
     const adapter = await h().open({ poolSize: 2 });
@@ -200,6 +149,58 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
   });
 
   if (!long) return;
+
+  test(`R-FLOW-4 a reservation takes what the window has left, gives back what a claim did not take, and answers the time to the window's end (${form})`, async (ctx) => {
+    const made = await limitedTable(h(), form, 50, '1s');
+    if (made === null) return ctx.skip('the dialect has no rate limits');
+    const { adapter, rates, name } = made;
+    const ops = adapter.dialect.prepare(made.desc);
+    // Away from a window's edge, so the steps below meet one window.
+    if (Date.now() % 1_000 > 700) await sleep(1_000 - (Date.now() % 1_000) + 20);
+    const r = (want: number): RateReservation => ({ table: rates, name, want, max: 50, perMs: 1_000 });
+    const conn = await adapter.pool.acquire();
+    try {
+      const a = await ops.reserveRate!(conn, r(30));
+      expect(a.granted).toBe(30);
+      expect(a.windowStart % 1_000).toBe(0);
+      expect(a.waitMs).toBeGreaterThan(0);
+      expect(a.waitMs).toBeLessThanOrEqual(1_000);
+      const b = await ops.reserveRate!(conn, r(30));
+      expect(b.windowStart).toBe(a.windowStart);
+      expect(b.granted, 'the window had 20 left').toBe(20);
+      const c = await ops.reserveRate!(conn, r(5));
+      expect(c.granted, 'the window is used up').toBe(0);
+      await ops.returnRate!(conn, { table: rates, name }, c.windowStart, 7);
+      const d = await ops.reserveRate!(conn, r(10));
+      expect(d.granted, '7 given back').toBe(7);
+      // The next window starts at 0 used.
+      await sleep(d.waitMs + 20);
+      const e = await ops.reserveRate!(conn, r(60));
+      expect(e.windowStart).toBeGreaterThan(d.windowStart);
+      expect(e.granted).toBe(50);
+      // A give-back for a window that has ended changes nothing.
+      await ops.returnRate!(conn, { table: rates, name }, d.windowStart, 50);
+      const f = await ops.reserveRate!(conn, r(1));
+      expect(f.granted).toBe(f.windowStart === e.windowStart ? 0 : 1);
+    } finally {
+      adapter.pool.release(conn);
+    }
+    // Racing reservations on separate connections: one window never grants more than its max.
+    const racing = await h().open({ poolSize: 4 });
+    const grants = await Promise.all(
+      Array.from({ length: 24 }, async () => {
+        const c = await racing.pool.acquire();
+        try {
+          return await ops.reserveRate!(c, r(3));
+        } finally {
+          racing.pool.release(c);
+        }
+      }),
+    );
+    const byWindow = new Map<number, number>();
+    for (const g of grants) byWindow.set(g.windowStart, (byWindow.get(g.windowStart) ?? 0) + g.granted);
+    for (const [w, n] of byWindow) expect(n, `granted in the window at ${w}`).toBeLessThanOrEqual(50);
+  });
 
   const seconds = 20;
   const max = 50;
