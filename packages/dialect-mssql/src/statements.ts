@@ -69,9 +69,6 @@ export class MssqlStatements extends QueueStatements {
       ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS x WITH (UPDLOCK, HOLDLOCK) WHERE ${same})`
     );
   }
-  override placeholder(index: number): string {
-    return `@p${index}`;
-  }
   /**
    * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
    * Server read them a moment apart across a window's edge, the later reads only move the window
@@ -79,6 +76,9 @@ export class MssqlStatements extends QueueStatements {
    */
   override get nowMs(): string {
     return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
+  }
+  override placeholder(index: number): string {
+    return `@p${index}`;
   }
   override ident(name: string): string {
     return `[${name.replaceAll(']', ']]')}]`;
