@@ -12,12 +12,15 @@
  * - `mode: 'schedule'` (schedules across processes): runs one schedule into the table, each row's
  *   payload naming its tick and this process, until the parent sends `stop`; then it shuts down
  *   and reports the ticks it published and the instant its shutdown resolved.
+ * - `mode: 'rate'` (rate limits across processes): acks every row of a rate-limited table,
+ *   noting the instant each row was claimed and each handler started, until the parent sends
+ *   `stop`; then it shuts down and reports those instants.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate';
   /** `mode: 'concurrency'`: how long each handler sleeps, in milliseconds. */
   sleepMs?: number;
   module: string;
@@ -83,6 +86,24 @@ async function main(): Promise<void> {
       await broker.shutdown({ timeout: 10_000 });
       await adapter.close?.();
       process.send?.({ type: 'done', handled, failures }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
+
+  if (input.mode === 'rate') {
+    const starts: number[] = [];
+    const claims: number[] = [];
+    broker.on('claimed', () => claims.push(Date.now()));
+    broker.subscribe(q, async () => {
+      starts.push(Date.now());
+    });
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      await adapter.close?.();
+      process.send?.({ type: 'done', starts, claims }, () => process.exit(0));
     });
     await broker.start();
     process.send?.({ type: 'ready' });

@@ -18,6 +18,7 @@ import { operationScenarios } from './scenarios/operation.js';
 import { orderingScenarios } from './scenarios/ordering.js';
 import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
+import { rateScenarios } from './scenarios/rate.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { scheduleScenarios } from './scenarios/schedule.js';
 import { settleScenarios } from './scenarios/settle.js';
@@ -129,6 +130,8 @@ export async function runConformance(
         orderingScenarios(h, form);
         flowScenarios(h, form);
         concurrencyScenarios(h, form, caps);
+        // The 20-second scenario across processes once per adapter: the gate is the same in every form.
+        rateScenarios(h, form, form === forms[0]);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);

@@ -18,6 +18,7 @@ import { type EventMap, type EventName, Events } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { type Duration, durationMs, leaseMs, Queue, type QueueFlags } from './queue.js';
+import { validateRate } from './rate.js';
 import { relaySettings } from './relay.js';
 import {
   type MountedSchedule,
@@ -492,6 +493,9 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
         throw err;
       });
       await validateSubscription(this.adapter.dialect, this.adapter.pool, conn, sub.settings);
+      const t = sub.settings.table;
+      if (t.rateLimit !== undefined)
+        await validateRate(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
     } finally {
       this.adapter.pool.release(conn);
     }

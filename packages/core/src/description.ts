@@ -1,5 +1,7 @@
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
+import type { Duration } from './queue.js';
+import { type RateLimit, type RateLimitInput, rateLimitOf } from './rate.js';
 
 /**
  * A table description says which table holds a queue and what each column means. It comes in two
@@ -164,6 +166,11 @@ export interface TableDescription<
   readonly unlock: CustomUnlock | undefined;
   /** Custom settlement statements per outcome; empty: the dialect's statements. */
   readonly custom: CustomStatements;
+  /**
+   * At most `max` deliveries started per window of `perMs` across every broker, the budget held
+   * in the database (see `RateLimit`). Undefined: no rate limit.
+   */
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 /**
@@ -374,6 +381,12 @@ export interface InboxInput {
   readonly unlock?: CustomUnlock;
   /** Custom settlement statements per outcome. */
   readonly custom?: CustomStatements;
+  /**
+   * At most `max` deliveries started per `per` (fixed windows on the database clock) across every
+   * broker on the table, the budget held in the table `sqlinbox_rates` (or `table`), which `ddl()`
+   * prints. Default: no rate limit.
+   */
+  readonly rateLimit?: RateLimitInput;
 }
 
 type ColName<S> = S extends string ? S : S extends { readonly column: infer C extends string } ? C : never;
@@ -517,6 +530,7 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     lock: d.lock,
     unlock: d.unlock,
     custom: d.custom ?? {},
+    ...(d.rateLimit === undefined ? {} : { rateLimit: rateLimitOf(d.rateLimit, table, validateIdentifier) }),
   }) as DescriptionOf<D>;
 }
 
@@ -592,6 +606,11 @@ interface BuilderBase<S extends BuilderState> {
   isolation<I extends IsolationLevel>(level: I): TableBuilder<Set<S, 'iso', I>>;
   mode(mode: SqliteMode): TableBuilder<S>;
   custom(statements: CustomStatements): TableBuilder<S>;
+  /**
+   * At most `max` deliveries started per `per` across every broker (see {@link InboxInput.rateLimit});
+   * `opts.table` names the budget table (default `sqlinbox_rates`).
+   */
+  rateLimit(max: number, per: Duration, opts?: { table?: string }): TableBuilder<S>;
   /** The finished description. */
   build(): TableDescription<S['form'], S['iso']> & FlowColumns<S['prio'], S['ukey']>;
 }
@@ -669,6 +688,10 @@ class Builder {
   }
   custom(statements: CustomStatements) {
     return this.with({ custom: { ...this.d.custom, ...statements } });
+  }
+  rateLimit(max: number, per: Duration, opts: { table?: string } = {}) {
+    const input: RateLimitInput = opts.table === undefined ? { max, per } : { max, per, table: opts.table };
+    return this.with({ rateLimit: rateLimitOf(input, this.d.table, validateIdentifier) });
   }
   lease(column: string) {
     if (this.d.form !== 'rowlock')

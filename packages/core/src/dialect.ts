@@ -1,6 +1,7 @@
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
+import type { RateGrant, RateReservation } from './rate.js';
 
 /**
  * What a dialect can do. Every flag has a default (see {@link defaultCapabilities}), so a flag
@@ -362,6 +363,30 @@ export interface TableOps {
   lastTick?(conn: Connection, ticks: string, name: string): Promise<Date | null>;
   /** Optional (schedules): deletes schedule `name`'s tick records before `before`; answers how many. */
   pruneTicks?(conn: Connection, ticks: string, name: string, before: Date): Promise<number>;
+  /**
+   * Optional (rate limits), on a connection outside any transaction: takes up to `r.want`
+   * deliveries from the current window of budget `r.name` in table `r.table`, in one atomic step on
+   * the database clock (windows of `r.perMs` aligned on the epoch; a new window starts at 0 used),
+   * creating the budget's row where it is missing. Answers what it granted (0 when the window is
+   * used up), the window, and the milliseconds to its end. Without it (and {@link returnRate}) a
+   * table with a rate limit is refused at start.
+   */
+  reserveRate?(conn: Connection, r: RateReservation): Promise<RateGrant>;
+  /**
+   * Optional (rate limits): gives `count` unused deliveries back to budget `b.name`, only while its
+   * window is still the one starting at `windowStart`.
+   */
+  returnRate?(
+    conn: Connection,
+    b: {
+      /** The budget table. */
+      readonly table: string;
+      /** The budget's name. */
+      readonly name: string;
+    },
+    windowStart: number,
+    count: number,
+  ): Promise<void>;
 }
 
 /** What `ddl()` prints beside the table. */
@@ -427,7 +452,8 @@ export interface Dialect {
   classifyError(err: unknown): ErrorKind;
   /**
    * The `CREATE TABLE` and the indexes a claim needs, for a description, one statement
-   * per element with no trailing semicolon. With `deadLetterTable`, that table too.
+   * per element with no trailing semicolon. With `deadLetterTable`, that table too; for a table
+   * with a rate limit, its budget table (where it does not exist).
    */
   ddl(table: AnyTable, opts?: DdlOptions): string[];
 }

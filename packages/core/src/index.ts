@@ -41,6 +41,13 @@ export {
   type QueueSettings,
   queue,
 } from './queue.js';
+export {
+  RATE_TABLE,
+  type RateGrant,
+  type RateLimit,
+  type RateLimitInput,
+  type RateReservation,
+} from './rate.js';
 export { type OutboxInput, outbox } from './relay.js';
 export {
   type CatchUp,

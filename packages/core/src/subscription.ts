@@ -23,6 +23,7 @@ import { RowLockBatchForm } from './forms/row-lock-batch.js';
 import type { Logger } from './logger.js';
 import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from './queue.js';
+import { RateGate } from './rate.js';
 import { HeldBack, holdsBack } from './relay.js';
 
 /** What a handler is given beside its message. */
@@ -121,6 +122,8 @@ export class Subscription {
   readonly heldBack: HeldBack | undefined;
   /** Rows this subscription passes over for a while: a backoff without a `retry_after` column, a failure's pause. */
   readonly passOver: PassOver;
+  /** The table's rate limit: each claim first reserves its rows from the window in the database. */
+  private readonly rate: RateGate | undefined;
 
   constructor(
     private readonly host: SubscriptionHost,
@@ -148,6 +151,8 @@ export class Subscription {
     // with others): the worker takes the next row at once. Lanes keep theirs until the row settles.
     this.freeOnReturn = this.claimAhead && settings.lanes === undefined;
     this.laneBusy = Array.from({ length: settings.lanes ?? 0 }, () => false);
+    this.rate =
+      t.rateLimit === undefined ? undefined : new RateGate(t.rateLimit, this.ops, host.pool, host.logger);
     const ctx: FormContext = {
       table: t,
       dialect: host.dialect,
@@ -317,10 +322,15 @@ export class Subscription {
       this.claimSlots -= size;
       this.host.budget.claimDone();
     };
-    this.form.claim(size).then(
+    this.claimWithinRate(size).then(
       (held) => {
         done();
         this.claimErrors = 0;
+        // The window is used up: the pump sleeps until it ends (pauseUntil), not idle.
+        if (held === RATE_LIMITED) {
+          this.notify();
+          return;
+        }
         if (held.length === 0) {
           this.idle = true;
           this.lastEmpty = Date.now();
@@ -372,6 +382,39 @@ export class Subscription {
         this.notify();
       },
     );
+  }
+
+  /**
+   * Claims through the table's rate limit where it has one: reserves up to `size` deliveries from
+   * the current window, claims at most that many, and gives back what the claim did not take.
+   * An empty grant claims nothing and pauses the pump until the window ends: a limited queue
+   * waits without a statement. The budget room the caller took goes back as a claim's would.
+   */
+  private async claimWithinRate(size: number): Promise<Held[] | typeof RATE_LIMITED> {
+    const rate = this.rate;
+    if (rate === undefined) return this.form.claim(size);
+    let grant: Awaited<ReturnType<RateGate['reserve']>>;
+    try {
+      grant = await rate.reserve(size);
+    } catch (err) {
+      this.host.budget.give();
+      throw err;
+    }
+    if (grant.granted <= 0) {
+      this.host.budget.give();
+      // A few milliseconds past the window's end, so the next reservation meets the new window.
+      this.pauseUntil = Math.max(this.pauseUntil, Date.now() + Math.max(1, grant.waitMs) + 2);
+      return RATE_LIMITED;
+    }
+    let held: Held[];
+    try {
+      held = await this.form.claim(grant.granted);
+    } catch (err) {
+      await rate.giveBack(grant, 0);
+      throw err;
+    }
+    if (held.length < grant.granted) await rate.giveBack(grant, held.length);
+    return held;
   }
 
   /**
@@ -595,6 +638,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /** A row's decoded payload, or why it could not be decoded. */
 type Decoded = { message: unknown } | { error: unknown };
+
+/** What {@link Subscription} claims answer when the rate limit's window is used up. */
+const RATE_LIMITED = Symbol('rate limited');
 
 /** The default claim ahead grows to this many rows beyond the workers at most. */
 const MAX_AHEAD = 200;

@@ -91,6 +91,14 @@ export class MssqlStatements extends QueueStatements {
   absent(table: string, cond: string): string {
     return `NOT EXISTS (SELECT 1 FROM ${table} WITH (UPDLOCK, HOLDLOCK) WHERE ${cond})`;
   }
+  /**
+   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
+   * Server read them a moment apart across a window's edge, the later reads only move the window
+   * (its new start keeps the old count), so the error is a grant too few, never one too many.
+   */
+  override get nowMs(): string {
+    return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
+  }
   override placeholder(index: number): string {
     return `@p${index}`;
   }

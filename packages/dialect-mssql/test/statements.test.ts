@@ -610,3 +610,52 @@ describe('schedules', () => {
     ]);
   });
 });
+
+describe('rate limits', () => {
+  const limited = () => table({ rateLimit: { max: 50, per: '1s' } });
+  const CLOCK = "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
+
+  test('R-FLOW-4 ddl() prints the budget table: NVARCHAR(255) names, BIGINT epoch milliseconds, the name its primary key', () => {
+    expect(mssqlDialect.ddl(limited()).at(-1)).toBe(
+      'CREATE TABLE [sqlinbox_rates] (\n  [name] NVARCHAR(255) NOT NULL,\n' +
+        '  [window_start] BIGINT NOT NULL DEFAULT 0,\n  [used] INTEGER NOT NULL DEFAULT 0,\n' +
+        '  [granted] INTEGER NOT NULL DEFAULT 0,\n  [at_ms] BIGINT NOT NULL DEFAULT 0,\n  PRIMARY KEY ([name])\n)',
+    );
+    expect(mssqlDialect.ddl(table()).join('\n')).not.toContain('sqlinbox_rates');
+  });
+
+  test('R-FLOW-4 a reservation is one UPDATE on the database clock answering the row (OUTPUT inserted.*), every value bound', () => {
+    const st = statements(limited()).reserveRate('app.rates', 'jobs', 10, 50, 1_000);
+    expect(bindsExactly(st)).toBe(true);
+    expect(st.sql.startsWith('UPDATE b SET [granted] = (CASE WHEN (@p1 - (CASE WHEN [window_start] = ')).toBe(
+      true,
+    );
+    expect(st.sql).toContain(`(${CLOCK} / @p2) * @p3 THEN [used] ELSE 0 END)`);
+    expect(st.sql).toContain(
+      `[at_ms] = ${CLOCK} OUTPUT inserted.* FROM [app].[rates] AS b WHERE b.[name] = @p27`,
+    );
+    // granted, then used, then the window: each reads the row as it stood before the update.
+    const order = ['SET [granted] =', ', [used] =', ', [window_start] =', ', [at_ms] ='].map((s) =>
+      st.sql.indexOf(s),
+    );
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(st.params.at(-1)).toBe('jobs');
+    expect(new Set(st.params.slice(0, -1))).toEqual(new Set([50, 1_000, 10]));
+  });
+
+  test('R-FLOW-4 giving back touches only the window it came from; a missing budget row is written unless there', () => {
+    const s = statements(limited());
+    const back = s.returnRate('sqlinbox_rates', 'jobs', 1_000, 3);
+    expect(back.sql).toBe(
+      'UPDATE b SET [used] = CASE WHEN [used] > @p1 THEN [used] - @p2 ELSE 0 END FROM [sqlinbox_rates] AS b' +
+        ' WHERE b.[name] = @p3 AND b.[window_start] = @p4',
+    );
+    expect(back.params).toEqual([3, 3, 'jobs', 1_000]);
+    const row = s.rateRow('sqlinbox_rates', 'jobs');
+    expect(row.sql).toBe(
+      'INSERT INTO [sqlinbox_rates] ([name]) SELECT v.* FROM (VALUES (@p1)) AS v ([name])' +
+        ' WHERE NOT EXISTS (SELECT 1 FROM [sqlinbox_rates] AS x WITH (UPDLOCK, HOLDLOCK) WHERE x.[name] = v.[name])',
+    );
+    expect(row.params).toEqual(['jobs']);
+  });
+});

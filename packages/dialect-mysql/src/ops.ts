@@ -4,6 +4,7 @@ import type {
   FinishSettlement,
   Insert,
   PrepareOptions,
+  RateReservation,
   Row,
   Settlement,
   TableOps,
@@ -87,6 +88,17 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
 export class MysqlTable extends SqlTable<MysqlStatements> {
   override run(conn: Connection, st: Statement): Promise<MysqlQueryResult> {
     return conn.query<Row>(st.sql, st.params);
+  }
+
+  /**
+   * Rate limits: the reservation's UPDATE, then the row read back in the same transaction, which
+   * the UPDATE's row lock keeps to this reservation's values (no `UPDATE .. RETURNING`).
+   */
+  override async reserveRow(conn: Connection, r: RateReservation): Promise<Row | undefined> {
+    return inTransaction(conn, async () => {
+      await this.run(conn, this.sql.reserveRate(r.table, r.name, r.want, r.max, r.perMs));
+      return (await this.rows(conn, this.sql.rateState(r.table, r.name)))[0];
+    });
   }
 
   /**

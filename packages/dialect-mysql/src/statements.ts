@@ -98,6 +98,15 @@ export class MysqlStatements extends QueueStatements {
     return pa === undefined ? '' : ` AND ${this.col(a, pa)} IS NULL`;
   }
 
+  /** Rate limits: the database clock in epoch milliseconds, whatever the session's time zone. */
+  override get nowMs(): string {
+    return "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
+  }
+
+  override intDiv(a: string, b: string): string {
+    return `(${a} DIV ${b})`;
+  }
+
   /** Schedules: the tick table's instant column. */
   override get tickTimeType(): string {
     return 'DATETIME(3)';

@@ -51,6 +51,21 @@ export class SqliteStatements extends QueueStatements {
     return 'INTEGER';
   }
 
+  /** Rate limits: the clock as every SQLite time column holds it. */
+  override get nowMs(): string {
+    return DB_NOW_MS;
+  }
+
+  /** Rate limits: epoch milliseconds, as every SQLite time column. */
+  override get rateMsType(): string {
+    return 'INTEGER';
+  }
+
+  /** A bound number may arrive as a REAL: the quotient is cut to an integer. */
+  override intDiv(a: string, b: string): string {
+    return `CAST(${a} / ${b} AS INTEGER)`;
+  }
+
   /** IMMEDIATE takes the write lock at BEGIN, so a copy never has to upgrade a read lock. */
   override get begin(): string {
     return 'BEGIN IMMEDIATE';

@@ -209,9 +209,13 @@ export abstract class SqlDialect implements Dialect {
     await conn.query(this.transactions.rollbackToSavepoint(name));
   }
 
-  /** {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one. */
+  /**
+   * {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one, and the
+   * rate limits' budget table where the table declares a rate limit.
+   */
   ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
     const ticks = opts.schedules === undefined ? [] : this.statements(table).ticksDdl(opts.schedules);
-    return [...this.tableDdl(table, opts), ...ticks];
+    const rates = table.rateLimit === undefined ? [] : this.statements(table).ratesDdl(table.rateLimit.table);
+    return [...this.tableDdl(table, opts), ...ticks, ...rates];
   }
 }

@@ -29,4 +29,4 @@ export {
   STATE,
   type UpdateParts,
 } from './statements.js';
-export { keysHeld, SqlTable, timeOf } from './table.js';
+export { keysHeld, rateGrant, SqlTable, timeOf } from './table.js';

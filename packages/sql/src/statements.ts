@@ -1248,4 +1248,109 @@ export class QueueStatements {
       }),
     );
   }
+
+  // ===========================================================================================
+  // Rate limits: the budget table, one row per limited queue, its window and what it used
+
+  /** The database clock as epoch milliseconds (an integer). Default: PostgreSQL's spelling. */
+  get nowMs(): string {
+    return `CAST(FLOOR(EXTRACT(EPOCH FROM ${this.clock}) * 1000) AS BIGINT)`;
+  }
+
+  /** Integer division of two non-negative integers, rounding down. Default `(a / b)`. */
+  intDiv(a: string, b: string): string {
+    return `(${a} / ${b})`;
+  }
+
+  /** The budget table's epoch-milliseconds column type. Default `BIGINT`. */
+  get rateMsType(): string {
+    return 'BIGINT';
+  }
+
+  /** The budget table's count column type. Default `INTEGER`. */
+  get rateCountType(): string {
+    return 'INTEGER';
+  }
+
+  /** The budget table's `CREATE TABLE`, where it does not exist. */
+  ratesDdl(rates: string): string[] {
+    const col = (name: string, type: string) => `  ${this.ident(name)} ${type} NOT NULL DEFAULT 0,\n`;
+    return [
+      `${this.createTableSql} ${this.tableName(rates)} (\n` +
+        `  ${this.ident('name')} ${this.tickNameType} NOT NULL,\n` +
+        col('window_start', this.rateMsType) +
+        col('used', this.rateCountType) +
+        col('granted', this.rateCountType) +
+        col('at_ms', this.rateMsType) +
+        `  PRIMARY KEY (${this.ident('name')})\n)`,
+    ];
+  }
+
+  /** Creates a budget's row (the other columns' defaults: window 0, nothing used) unless it is there. */
+  rateRow(rates: string, name: string): Statement {
+    const p = this.params();
+    return p.statement(this.insertNew(this.tableName(rates), [this.ident('name')], [p.bind(name)]));
+  }
+
+  /**
+   * Takes up to `want` of `max` from the budget's current window in one UPDATE on the database
+   * clock: the window is the multiple of `perMs` (since the epoch) that holds now; a row still on
+   * an older window starts the new one at 0 used. `granted` is what this reservation took, `at_ms`
+   * the instant it was taken (the window ends at `window_start + perMs`); the dialect answers the
+   * row as updated (`RETURNING`, `OUTPUT`, or a read in the same transaction).
+   */
+  reserveRate(rates: string, name: string, want: number, max: number, perMs: number): Statement {
+    const p = this.params();
+    const now = this.nowMs;
+    const start = () => `${this.intDiv(now, p.bind(perMs))} * ${p.bind(perMs)}`;
+    const ws = this.ident('window_start');
+    const used = this.ident('used');
+    const granted = this.ident('granted');
+    const base = () => `(CASE WHEN ${ws} = ${start()} THEN ${used} ELSE 0 END)`;
+    // Each use binds its values anew: placeholders are written in text order.
+    const room = () => `(${p.bind(max)} - ${base()})`;
+    const grant = () =>
+      `(CASE WHEN ${room()} <= 0 THEN 0 WHEN ${room()} < ${p.bind(want)} THEN ${room()} ELSE ${p.bind(want)} END)`;
+    // Every assignment reads the old values whether the database assigns all at once (standard
+    // SQL) or left to right (MySQL, MariaDB): `used` reads only itself and the window, which is
+    // assigned after it.
+    const set = [
+      `${granted} = ${grant()}`,
+      `${used} = ${base()} + ${grant()}`,
+      `${ws} = ${start()}`,
+      `${this.ident('at_ms')} = ${now}`,
+    ];
+    return p.statement(
+      this.update({
+        table: this.tableName(rates),
+        alias: 'b',
+        set,
+        where: `${this.col('b', 'name')} = ${p.bind(name)}`,
+        returning: '*',
+      }),
+    );
+  }
+
+  /** Gives `count` unused back to a budget, while its window is still the one at `windowStart`. */
+  returnRate(rates: string, name: string, windowStart: number, count: number): Statement {
+    const p = this.params();
+    const used = this.ident('used');
+    const c = p.bind(count);
+    return p.statement(
+      this.update({
+        table: this.tableName(rates),
+        alias: 'b',
+        set: [`${used} = CASE WHEN ${used} > ${c} THEN ${used} - ${p.bind(count)} ELSE 0 END`],
+        where: `${this.col('b', 'name')} = ${p.bind(name)} AND ${this.col('b', 'window_start')} = ${p.bind(windowStart)}`,
+      }),
+    );
+  }
+
+  /** Reads a budget's row (where the database cannot answer an UPDATE's rows). */
+  rateState(rates: string, name: string): Statement {
+    const p = this.params();
+    return p.statement(
+      `SELECT * FROM ${this.tableName(rates)} WHERE ${this.ident('name')} = ${p.bind(name)}`,
+    );
+  }
 }

@@ -7,6 +7,8 @@ import type {
   ListQuery,
   PickQuery,
   QueueStats,
+  RateGrant,
+  RateReservation,
   Row,
   Settlement,
   TableOps,
@@ -451,6 +453,48 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   async pruneTicks(conn: Connection, ticks: string, name: string, before: Date): Promise<number> {
     return (await this.run(conn, this.sql.pruneTicks(ticks, name, before))).rowCount;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // Rate limits (on a connection outside any transaction)
+
+  /**
+   * Takes up to `r.want` from the budget's current window: one UPDATE answering the row; where
+   * the budget has no row yet, creates it and updates again.
+   */
+  async reserveRate(conn: Connection, r: RateReservation): Promise<RateGrant> {
+    let row = await this.reserveRow(conn, r);
+    if (row === undefined) {
+      await this.run(conn, this.sql.rateRow(r.table, r.name));
+      row = await this.reserveRow(conn, r);
+    }
+    if (row === undefined) throw new Error(`rate budget ${r.name} has no row in ${r.table}`);
+    return rateGrant(row, r.perMs);
+  }
+
+  /** The reservation's UPDATE, answering the budget's row after it (undefined: no row). */
+  async reserveRow(conn: Connection, r: RateReservation): Promise<Row | undefined> {
+    return (await this.rows(conn, this.sql.reserveRate(r.table, r.name, r.want, r.max, r.perMs)))[0];
+  }
+
+  async returnRate(
+    conn: Connection,
+    b: { readonly table: string; readonly name: string },
+    windowStart: number,
+    count: number,
+  ): Promise<void> {
+    if (count <= 0) return;
+    await this.run(conn, this.sql.returnRate(b.table, b.name, windowStart, count));
+  }
+}
+
+/** A grant from a budget's row as a reservation left it (`granted`, `window_start`, `at_ms`). */
+export function rateGrant(row: Row, perMs: number): RateGrant {
+  const windowStart = Number(row.window_start);
+  return {
+    granted: Number(row.granted),
+    windowStart,
+    waitMs: Math.max(0, windowStart + perMs - Number(row.at_ms)),
+  };
 }
 
 /** A driver's answer to "was it taken": true, 1, '1' or 1n. */
