@@ -219,7 +219,9 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
     ddl(table: AnyTable, o: DdlOptions = {}): string[] {
       const s = new PgliteStatements(table);
       const out = new QueueDdl(s).ddl({ deadLetterTable: o.deadLetterTable });
-      return o.schedules === undefined ? out : [...out, ...s.ticksDdl(o.schedules)];
+      const ticks = o.schedules === undefined ? [] : s.ticksDdl(o.schedules);
+      const rates = table.rateLimit === undefined ? [] : s.ratesDdl(table.rateLimit.table);
+      return [...out, ...ticks, ...rates];
     },
   };
 }

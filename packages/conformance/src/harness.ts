@@ -319,6 +319,67 @@ export function childScript(): string {
   return fileURLToPath(new URL('../dist/child.mjs', import.meta.url));
 }
 
+/**
+ * The conformance table of a form as plain input (a child process builds the description again):
+ * the generated id and attempt, the payload, and the form's lease column or advisory key; `extra`
+ * adds description fields (a rate limit, a per-key concurrency).
+ */
+export function tableInput(
+  form: Form,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    table: name,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: { column: 'attempt', generated: true },
+    ...(form === 'lease'
+      ? { lease: 'locked_until' }
+      : form === 'advisory'
+        ? { advisory: `${name}-{id}` }
+        : {}),
+    ...extra,
+  };
+}
+
+/** A broker in a child process ({@link spawnBroker}): `ready` once it runs, `report` when it stops. */
+export interface BrokerChild<R> {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  readonly report: Promise<R>;
+}
+
+/**
+ * Starts the conformance child (`child.mjs`) on the target's `childModule` with `input` (its
+ * `mode`, table and sizes); the harness kills it at cleanup. It says `ready` once its broker runs,
+ * and reports (`done`) after a `{ type: 'stop' }` message; an `error` message or an exit first
+ * rejects the report.
+ */
+export function spawnBroker<R>(h: Harness, input: Record<string, unknown>): BrokerChild<R> {
+  const child = fork(childScript(), [], {
+    env: { ...process.env, SQLINBOX_CHILD: JSON.stringify({ module: h.target.childModule, ...input }) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [],
+  });
+  h.children.push(child);
+  const mode = String(input.mode);
+  let ready!: () => void;
+  const readyP = new Promise<void>((r) => {
+    ready = r;
+  });
+  const report = new Promise<R>((resolve, reject) => {
+    child.on('message', (m: { type?: string; message?: string }) => {
+      if (m?.type === 'ready') ready();
+      if (m?.type === 'done') resolve(m as R);
+      if (m?.type === 'error') reject(new Error(`${mode} child failed: ${m.message}`));
+    });
+    child.on('exit', (code, signal) => reject(new Error(`${mode} child exited (${code ?? signal})`)));
+  });
+  report.catch(() => {});
+  return { child, ready: Promise.race([readyP, report.then(() => undefined)]), report };
+}
+
 /** The built partition child (the same path from `src/` and from `dist/`). */
 export function partitionChildScript(): string {
   return fileURLToPath(new URL('../dist/partition-child.mjs', import.meta.url));

@@ -10,4 +10,5 @@ if (NO_SERVER === undefined)
     advisoryDeliveries: 1_000,
     // The 2-minute schedule run, on one adapter of MySQL and MariaDB (mariadb runs the short one).
     scheduleSeconds: 120,
+    rateSeconds: 20,
   });

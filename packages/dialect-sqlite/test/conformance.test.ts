@@ -5,4 +5,4 @@ import { sqliteTarget } from './target.js';
 const target = sqliteTarget('better-sqlite3');
 afterAll(() => target.close?.());
 // The 2-minute schedule run, on one adapter of SQLite (node:sqlite runs the short one).
-await runConformance(target, { scheduleSeconds: 120 });
+await runConformance(target, { scheduleSeconds: 120, rateSeconds: 20 });

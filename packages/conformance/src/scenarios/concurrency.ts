@@ -1,7 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import { type AnyTable, type Capabilities, ConfigError, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { childScript, exited, type Harness, noChildModule, sleep, until } from '../harness.js';
+import { exited, type Harness, noChildModule, sleep, spawnBroker, tableInput, until } from '../harness.js';
 
 /** The limit every scenario here declares, and the keys it publishes under. */
 const LIMIT = 2;
@@ -108,45 +107,14 @@ export function concurrencyScenarios(h: () => Harness, form: Form, caps: Capabil
     const why = noChildModule(h().target);
     if (why !== undefined) return ctx.skip(why);
     const { desc, name } = await h().create(form, { concurrency: LIMIT });
-    const spawn = () => {
-      const child: ChildProcess = fork(childScript(), [], {
-        env: {
-          ...process.env,
-          SQLINBOX_CHILD: JSON.stringify({
-            mode: 'concurrency',
-            module: h().target.childModule,
-            table: {
-              table: name,
-              id: { column: 'id', generated: true },
-              payload: 'payload',
-              attempt: { column: 'attempt', generated: true },
-              lease: 'locked_until',
-              concurrency: { key: 'ckey', limit: LIMIT },
-            },
-            workers: 4,
-            poolSize: 4,
-            sleepMs: 25,
-          }),
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        execArgv: [],
+    const spawn = () =>
+      spawnBroker<ConcurrencyReport>(h(), {
+        mode: 'concurrency',
+        table: tableInput('lease', name, { concurrency: { key: 'ckey', limit: LIMIT } }),
+        workers: 4,
+        poolSize: 4,
+        sleepMs: 25,
       });
-      h().children.push(child);
-      let ready!: () => void;
-      const readyP = new Promise<void>((r) => {
-        ready = r;
-      });
-      const report = new Promise<ConcurrencyReport>((resolve, reject) => {
-        child.on('message', (m: any) => {
-          if (m?.type === 'ready') ready();
-          if (m?.type === 'done') resolve(m);
-          if (m?.type === 'error') reject(new Error(`concurrency child failed: ${m.message}`));
-        });
-        child.on('exit', (code, signal) => reject(new Error(`concurrency child exited (${code ?? signal})`)));
-      });
-      report.catch(() => {});
-      return { child, ready: Promise.race([readyP, report.then(() => undefined)]), report };
-    };
     const children = [spawn(), spawn(), spawn()];
     await Promise.all(children.map((c) => c.ready));
 

@@ -1,4 +1,3 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import {
   type AnyTable,
   Broker,
@@ -11,24 +10,8 @@ import {
   type TableOps,
 } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { childScript, exited, type Harness, noChildModule, sleep, until } from '../harness.js';
+import { exited, type Harness, noChildModule, sleep, spawnBroker, tableInput, until } from '../harness.js';
 import type { OpenAdapter } from '../target.js';
-
-/** The conformance table shape of a form, as plain input (a child process builds it again). */
-function tableInput(form: Form, name: string, rateLimit?: Record<string, unknown>): Record<string, unknown> {
-  return {
-    table: name,
-    id: { column: 'id', generated: true },
-    payload: 'payload',
-    attempt: { column: 'attempt', generated: true },
-    ...(form === 'lease'
-      ? { lease: 'locked_until' }
-      : form === 'advisory'
-        ? { advisory: `${name}-{id}` }
-        : {}),
-    ...(rateLimit === undefined ? {} : { rateLimit }),
-  };
-}
 
 /**
  * Creates the queue table and, from the dialect's `ddl` for the rate-limited description, its
@@ -50,7 +33,7 @@ async function limitedTable(
   const adapter = await h.open({ poolSize: 2 });
   if (adapter.dialect.prepare(plain).reserveRate === undefined) return null;
   const rates = h.name('rates');
-  const input = tableInput(form, name, { max, per, table: rates });
+  const input = tableInput(form, name, { rateLimit: { max, per, table: rates } });
   const desc = inbox(input as never) as AnyTable;
   const all = adapter.dialect.ddl(desc);
   const extra = all.slice(adapter.dialect.ddl(plain).length);
@@ -87,12 +70,12 @@ function countingReservations(dialect: Dialect): { dialect: Dialect; count: () =
  * the statements' own scenario (form-free) and the 20-second one across 3 processes only where
  * `long` is set (once per adapter).
  */
-export function rateScenarios(h: () => Harness, form: Form, long: boolean): void {
+export function rateScenarios(h: () => Harness, form: Form, long: boolean, seconds: number): void {
   test(`R-FLOW-4 start refuses a rate-limited table whose budget table is missing, naming the fix (${form})`, async (ctx) => {
     const { name } = await h().create(form);
     const adapter = await h().open({ poolSize: 2 });
     const desc = inbox(
-      tableInput(form, name, { max: 5, per: '1s', table: h().name('nothere') }) as never,
+      tableInput(form, name, { rateLimit: { max: 5, per: '1s', table: h().name('nothere') } }) as never,
     ) as AnyTable;
     if (adapter.dialect.prepare(desc).reserveRate === undefined)
       return ctx.skip('the dialect has no rate limits');
@@ -202,7 +185,6 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
     for (const [w, n] of byWindow) expect(n, `granted in the window at ${w}`).toBeLessThanOrEqual(50);
   });
 
-  const seconds = 20;
   const max = 50;
   test(`R-FLOW-4 3 brokers in separate processes hold ${max} per 1 s for ${seconds} s: within 10%, no window over ${max} but for claims the one before reserved at its edge (${form})`, {
     timeout: (seconds + 60) * 1_000,
@@ -221,41 +203,13 @@ export function rateScenarios(h: () => Harness, form: Form, long: boolean): void
         Array.from({ length: Math.min(500, backlog - i) }, (_, n) => ({ n: i + n })),
       );
     }
-    const spawn = (): {
-      child: ChildProcess;
-      ready: Promise<void>;
-      report: Promise<{ starts: number[]; claims: number[] }>;
-    } => {
-      const child = fork(childScript(), [], {
-        env: {
-          ...process.env,
-          SQLINBOX_CHILD: JSON.stringify({
-            mode: 'rate',
-            module: h().target.childModule,
-            table: input,
-            workers: 4,
-            poolSize: 4,
-          }),
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        execArgv: [],
+    const spawn = () =>
+      spawnBroker<{ starts: number[]; claims: number[] }>(h(), {
+        mode: 'rate',
+        table: input,
+        workers: 4,
+        poolSize: 4,
       });
-      h().children.push(child);
-      let ready!: () => void;
-      const readyP = new Promise<void>((r) => {
-        ready = r;
-      });
-      const report = new Promise<{ starts: number[]; claims: number[] }>((resolve, reject) => {
-        child.on('message', (m: any) => {
-          if (m?.type === 'ready') ready();
-          if (m?.type === 'done') resolve(m);
-          if (m?.type === 'error') reject(new Error(`rate child failed: ${m.message}`));
-        });
-        child.on('exit', (code, signal) => reject(new Error(`rate child exited (${code ?? signal})`)));
-      });
-      report.catch(() => {});
-      return { child, ready: Promise.race([readyP, report.then(() => undefined)]), report };
-    };
     const children = [spawn(), spawn(), spawn()];
     await Promise.all(children.map((c) => c.ready));
     const allReady = Date.now();

@@ -1,7 +1,15 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import type { AnyTable, CatchUp, Form } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { childScript, exited, type Harness, noChildModule, payloadOf, sleep, until } from '../harness.js';
+import {
+  exited,
+  type Harness,
+  noChildModule,
+  payloadOf,
+  sleep,
+  spawnBroker,
+  tableInput,
+  until,
+} from '../harness.js';
 
 /** A row's tick, from the payload the scenarios publish (`{ tick: ISO text }`). */
 function tickOf(payload: unknown): number {
@@ -26,21 +34,6 @@ async function scheduleTables(
   return { desc, name, ticks };
 }
 
-/** The plain table input of the conformance shape, for a child process. */
-function tableInput(form: Form, name: string): Record<string, unknown> {
-  return {
-    table: name,
-    id: { column: 'id', generated: true },
-    payload: 'payload',
-    attempt: { column: 'attempt', generated: true },
-    ...(form === 'lease'
-      ? { lease: 'locked_until' }
-      : form === 'advisory'
-        ? { advisory: `${name}-{id}` }
-        : {}),
-  };
-}
-
 /** What a schedule child reports when it stops. */
 interface ScheduleReport {
   published: number;
@@ -63,37 +56,13 @@ export function scheduleScenarios(h: () => Harness, form: Form, seconds: number)
     if (made === null) return ctx.skip('the dialect has no schedules');
     const { name, ticks } = made;
     const schedule = { name: `every-second-${name}`, pattern: '* * * * * *', options: { ticksTable: ticks } };
-    const spawn = (): { child: ChildProcess; ready: Promise<void>; report: Promise<ScheduleReport> } => {
-      const child = fork(childScript(), [], {
-        env: {
-          ...process.env,
-          SQLINBOX_CHILD: JSON.stringify({
-            mode: 'schedule',
-            module: h().target.childModule,
-            table: tableInput(form, name),
-            poolSize: 2,
-            schedule,
-          }),
-        },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        execArgv: [],
+    const spawn = () =>
+      spawnBroker<ScheduleReport>(h(), {
+        mode: 'schedule',
+        table: tableInput(form, name),
+        poolSize: 2,
+        schedule,
       });
-      h().children.push(child);
-      let ready!: () => void;
-      const readyP = new Promise<void>((r) => {
-        ready = r;
-      });
-      const report = new Promise<ScheduleReport>((resolve, reject) => {
-        child.on('message', (m: any) => {
-          if (m?.type === 'ready') ready();
-          if (m?.type === 'done') resolve(m);
-          if (m?.type === 'error') reject(new Error(`schedule child failed: ${m.message}`));
-        });
-        child.on('exit', (code, signal) => reject(new Error(`schedule child exited (${code ?? signal})`)));
-      });
-      report.catch(() => {});
-      return { child, ready: Promise.race([readyP, report.then(() => undefined)]), report };
-    };
     const started = Date.now();
     const first = [spawn(), spawn(), spawn()];
     await Promise.all(first.map((c) => c.ready));
