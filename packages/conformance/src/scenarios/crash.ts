@@ -1,6 +1,6 @@
 import { type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { exited, type Harness, ms, skipWithoutChild, until } from '../harness.js';
+import { exited, type Harness, ms, skipWithoutChild, tableInput, until } from '../harness.js';
 
 /**
  * Crash recovery per form: a child process claims a row and is killed with SIGKILL mid-handler.
@@ -15,17 +15,7 @@ export function crashScenarios(h: () => Harness, form: Form): void {
   test(`${ids}, after a SIGKILLed child process`, async (ctx) => {
     skipWithoutChild(ctx, h().target);
     const { desc, name } = await h().create(form);
-    const input: Record<string, unknown> = {
-      table: name,
-      id: { column: 'id', generated: true },
-      payload: 'payload',
-      attempt: { column: 'attempt', generated: true },
-      ...(form === 'lease'
-        ? { lease: 'locked_until' }
-        : form === 'advisory'
-          ? { advisory: `${name}-{id}` }
-          : {}),
-    };
+    const input: Record<string, unknown> = tableInput(form, name);
     const pub = await h().broker();
     await pub.publish(desc, { crash: form });
     const { child, claimed } = await h().crashChild(input, { lease: '2s' });

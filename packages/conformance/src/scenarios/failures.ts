@@ -10,6 +10,7 @@ import {
   locksHeldOrSkip,
   skipWithoutChild,
   sleep,
+  tableInput,
   until,
 } from '../harness.js';
 import type { ConformanceTarget } from '../target.js';
@@ -20,20 +21,6 @@ export interface FailureOptions {
   readonly rows: number;
   /** Advisory deliveries before counting the locks left (default 1,000). */
   readonly advisoryDeliveries: number;
-}
-
-function tableInput(form: Form, name: string): Record<string, unknown> {
-  return {
-    table: name,
-    id: { column: 'id', generated: true },
-    payload: 'payload',
-    attempt: { column: 'attempt', generated: true },
-    ...(form === 'lease'
-      ? { lease: 'locked_until' }
-      : form === 'advisory'
-        ? { advisory: `${name}-{id}` }
-        : {}),
-  };
 }
 
 /**
