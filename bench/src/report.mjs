@@ -325,9 +325,9 @@ better-sqlite3 statements), with \`k\` rows per claim statement:
 
 - **row lock**: \`BEGIN\`; \`SELECT t.* .. ORDER BY id LIMIT k FOR UPDATE SKIP LOCKED\`; \`DELETE .. WHERE id = $1\` per
   row; \`COMMIT\` (MariaDB: \`SET TRANSACTION ISOLATION LEVEL READ COMMITTED\`, \`START TRANSACTION\` first).
-- **lease**: PostgreSQL \`WITH sqlinbox_claimed AS (UPDATE .. SET locked_until = $1, attempt = attempt + 1 FROM
-  (SELECT id .. WHERE locked_until IS NULL OR locked_until <= $2 ORDER BY id LIMIT k FOR UPDATE SKIP LOCKED) ..
-  RETURNING t.*) SELECT ..\`; MariaDB the locking select, \`UPDATE .. WHERE id IN (..)\` and the re-read in one READ
+- **lease**: PostgreSQL \`WITH sqlinbox_claimed AS (UPDATE .. SET locked_until = $1, attempt = attempt + 1 WHERE
+  id = ANY(ARRAY(SELECT id .. WHERE locked_until IS NULL OR locked_until <= $2 ORDER BY id LIMIT k FOR UPDATE SKIP
+  LOCKED)) RETURNING t.*) SELECT ..\`; MariaDB the locking select, \`UPDATE .. WHERE id IN (..)\` and the re-read in one READ
   COMMITTED transaction; SQLite one \`UPDATE .. WHERE id IN (SELECT .. LIMIT k) RETURNING *\`. Then
   \`DELETE .. WHERE id = $1 AND locked_until = $t\` per row, or, in the "one DELETE per claim" loop, the claim's rows in
   one statement (PostgreSQL \`DELETE .. USING unnest($1::bigint[]) .. AND locked_until = $t\`, MariaDB

@@ -52,8 +52,8 @@ function pgLoops(T, batchDelete) {
           c,
           'claim',
           `WITH sqlinbox_claimed AS (UPDATE ${T} AS t SET "locked_until" = $1::timestamptz, "attempt" = t."attempt" + 1` +
-            ` FROM (SELECT q."id" AS sqlinbox_id FROM ${T} q WHERE (q."locked_until" IS NULL OR q."locked_until" <= $2::timestamptz)` +
-            ` ORDER BY q."id" LIMIT $3 FOR UPDATE OF q SKIP LOCKED) c WHERE t."id" = c.sqlinbox_id RETURNING t.*)` +
+            ` WHERE t."id" = ANY(ARRAY(SELECT q."id" FROM ${T} q WHERE (q."locked_until" IS NULL OR q."locked_until" <= $2::timestamptz)` +
+            ` ORDER BY q."id" LIMIT $3 FOR UPDATE OF q SKIP LOCKED)) RETURNING t.*)` +
             ` SELECT * FROM sqlinbox_claimed ORDER BY "id"`,
           [expiry, at, k],
         );

@@ -232,6 +232,15 @@ export class QueueStatements {
     return ` LIMIT ${p.bind(n)}`;
   }
 
+  /**
+   * `column` is one of the values a subquery selects: the claims' update of the rows their locking
+   * select picked. PostgreSQL answers `= ANY(ARRAY(..))`, whose index lookup a planner cannot turn
+   * into a scan of the whole table.
+   */
+  inSelect(column: string, subquery: string): string {
+    return `${column} IN (${subquery})`;
+  }
+
   /** The clause that locks the rows a select reads and skips rows others hold ('' where none). */
   lockClause(alias: string): string {
     void alias;
@@ -538,7 +547,7 @@ export class QueueStatements {
         table: this.table,
         alias: 't',
         set,
-        where: `${this.col('t', t.id.column)} IN (${pick})`,
+        where: this.inSelect(this.col('t', t.id.column), pick),
         returning: '*',
       }),
     );
@@ -634,7 +643,7 @@ export class QueueStatements {
         table: this.table,
         alias: 't',
         set,
-        where: `${this.col('t', t.id.column)} IN (${pick}) AND ${due}`,
+        where: `${this.inSelect(this.col('t', t.id.column), pick)} AND ${due}`,
         returning: '*',
       }),
     );
