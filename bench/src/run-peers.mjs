@@ -295,7 +295,8 @@ export async function latency(spec) {
     await boss.work(QUEUE, bossWorkOptions(spec), async (jobs) => {
       for (const j of jobs) handle(j.data);
     });
-    const producer = new PgBoss({ ...bossOptions(2) });
+    // A pool of 10, as every producer here (graphile-worker's WorkerUtils: pg's default).
+    const producer = new PgBoss({ ...bossOptions(8) });
     producer.on('error', () => {});
     await producer.start();
     produce = (p) => producer.send(QUEUE, p);

@@ -117,7 +117,9 @@ export async function drain(spec) {
  */
 export async function latency(spec) {
   const consumer = await openAdapter(spec.db, spec.workers + 2, spec.file);
-  const producer = await openAdapter(spec.db, 4, spec.file);
+  // The producer's pool as graphile-worker's WorkerUtils (pg's default 10): at 1,000 jobs/s each
+  // publish's commit waits on the disk's flush, and 4 connections queued the publishes behind it.
+  const producer = await openAdapter(spec.db, 10, spec.file);
   const table = describe(spec.db, spec.form, spec.flow);
   const broker = new Broker(consumer.adapter, {
     logger: silentLogger,
