@@ -4,12 +4,11 @@
  * count of a key's rows in work read from that index (EXPLAIN).
  */
 import { type AnyTable, inbox } from '@sqlinbox/core';
-import type pgModule from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ddl } from '../src/ddl.js';
 import { PostgresStatements } from '../src/statements.js';
 import { prepareTable } from '../src/table.js';
-import { adminClient, at, createTable, drivers, ids, type Opened, uniqueName, withConn } from './support.js';
+import { at, drivers, explain, ids, type Opened, suiteAdmin, uniqueName, withConn } from './support.js';
 
 function limited(name: string, extra: Record<string, unknown> = {}): AnyTable {
   return inbox({
@@ -24,15 +23,7 @@ function limited(name: string, extra: Record<string, unknown> = {}): AnyTable {
 }
 
 describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
-  let admin: pgModule.Client;
-  const drops: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    admin = await adminClient();
-  });
-  afterAll(async () => {
-    for (const d of drops) await d();
-    await admin.end();
-  });
+  const suite = suiteAdmin();
 
   test('R-FLOW-3 ddl prints the key column (text) and a (key, lease) index, partial on unsettled rows', () => {
     const out = ddl(limited('jobs', { processedAt: 'processed_at' }));
@@ -48,7 +39,8 @@ describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
     test(`R-FLOW-3 a claim waits for the table's turn while another session holds it, then sees that claim's leases (${driver.name})`, async () => {
       const name = uniqueName('conc');
       const t = limited(name);
-      drops.push(await createTable(admin, t));
+      await suite.create(t);
+      const admin = suite.admin();
       await admin.query(`INSERT INTO ${name} (payload, account) SELECT '{}', 'a' FROM generate_series(1, 4)`);
       const opened: Opened = driver.open(3);
       try {
@@ -83,19 +75,17 @@ describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
   test('R-FLOW-3 the count of a key’s rows in work reads the (key, lease) index (EXPLAIN over 20,000 rows)', async () => {
     const name = uniqueName('concx');
     const t = limited(name);
-    drops.push(await createTable(admin, t));
+    await suite.create(t);
+    const admin = suite.admin();
     await admin.query(
       `INSERT INTO ${name} (payload, account, locked_until) SELECT '{}', 'k' || (g % 500), CASE WHEN g % 3 = 0 THEN now() + interval '1 minute' END FROM generate_series(1, 20000) g`,
     );
     await admin.query(`ANALYZE ${name}`);
     const st = new PostgresStatements(t).claimLeaseByKey(10, new Date(), at(30_000));
-    await admin.query('BEGIN');
-    try {
-      const { rows } = await admin.query(`EXPLAIN (FORMAT JSON) ${st.sql}`, [...st.params]);
-      const plan = JSON.stringify(rows[0]);
-      expect(plan).toContain(`${name}_sqlinbox_concurrency`);
-    } finally {
-      await admin.query('ROLLBACK');
-    }
+    const plan = await explain(admin, st);
+    expect(
+      plan.nodes.map((n) => n['Index Name']),
+      plan.text,
+    ).toContain(`${name}_sqlinbox_concurrency`);
   });
 });

@@ -4,11 +4,10 @@
  * EXPLAIN over a table of 20,000 rows, half of them settled.
  */
 import { type AnyTable, type Connection, type Form, inbox } from '@sqlinbox/core';
-import type pgModule from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ddl } from '../src/ddl.js';
 import { prepareTable } from '../src/table.js';
-import { adminClient, createTable, uniqueName } from './support.js';
+import { explain, planNodes, suiteAdmin, uniqueName } from './support.js';
 
 /** A connection that only records what it is asked to run: the text EXPLAIN is then given. */
 function recorder(): { conn: Connection; last(): { sql: string; params: unknown[] } } {
@@ -39,26 +38,8 @@ function describeTable(name: string, form: Form): AnyTable {
   } as never) as AnyTable;
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(n: PlanNode): PlanNode[] {
-  return [n, ...(n.Plans ?? []).flatMap(nodes)];
-}
-
 describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
-  let admin: pgModule.Client;
-  const drops: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    admin = await adminClient();
-  });
-  afterAll(async () => {
-    for (const d of drops) await d();
-    await admin.end();
-  });
+  const { admin, create } = suiteAdmin();
 
   test('ddl prints (priority DESC, id) partial on unsettled rows, and a partial unique key index', () => {
     const t = inbox({
@@ -84,24 +65,20 @@ describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
     test(`R-FLOW-1 the ${form} claim reads ${'<table>'}_sqlinbox_priority in order, with no Sort of the table's rows`, async () => {
       const name = uniqueName('flow');
       const t = describeTable(name, form);
-      drops.push(await createTable(admin, t));
-      await admin.query(
+      await create(t);
+      await admin().query(
         `INSERT INTO "${name}" (payload, priority, processed_at)` +
           ` SELECT '{}'::jsonb, (g * 7919) % 10, CASE WHEN g % 2 = 0 THEN now() END FROM generate_series(1, 20000) g`,
       );
-      await admin.query(`ANALYZE "${name}"`);
+      await admin().query(`ANALYZE "${name}"`);
       const ops = prepareTable(t);
       const r = recorder();
       const now = new Date();
       if (form === 'rowlock') await ops.claimLocked(r.conn, 10, now);
       if (form === 'lease') await ops.claimLease(r.conn, 10, now, new Date(now.getTime() + 30_000));
       if (form === 'advisory') await ops.advisory.candidates(r.conn, 10, now, new Set());
-      const { sql, params } = r.last();
-      const res = await admin.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-      const plan = (res.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
-      const text = (await admin.query(`EXPLAIN ${sql}`, params)).rows.map((x) => x['QUERY PLAN']).join('\n');
+      const { nodes: all, text } = await explain(admin(), r.last());
       console.log(`EXPLAIN ${form} claim:\n${text}`);
-      const all = nodes(plan);
       expect(
         all.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === `${name}_sqlinbox_priority`),
         text,
@@ -110,7 +87,7 @@ describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
       const sorts = all.filter((n) => n['Node Type'] === 'Sort');
       for (const s of sorts)
         expect(
-          nodes(s).map((n) => n['Node Type']),
+          planNodes(s).map((n) => n['Node Type']),
           text,
         ).toContain('CTE Scan');
       if (form !== 'lease') expect(sorts, text).toHaveLength(0);

@@ -3,6 +3,7 @@ import { skipWithoutServer } from '@sqlinbox/conformance';
 import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import pgModule from 'pg';
 import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
 import { ddl } from '../src/ddl.js';
 import { type PgAdapter, pg } from '../src/pg.js';
 import { type PostgresJsAdapter, postgresJs } from '../src/postgres.js';
@@ -24,6 +25,55 @@ export async function adminClient(): Promise<pgModule.Client> {
   const c = new pgModule.Client({ connectionString: URL });
   await c.connect();
   return c;
+}
+
+/**
+ * A describe block's admin connection, opened before its tests, and the tables its tests create
+ * through {@link createTable}, dropped after them.
+ */
+export function suiteAdmin(): { admin(): pgModule.Client; create(t: AnyTable): Promise<void> } {
+  let client: pgModule.Client | undefined;
+  const drops: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    client = await adminClient();
+  });
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+    await client?.end();
+  });
+  const admin = () => client!;
+  return { admin, create: async (t) => void drops.push(await createTable(admin(), t)) };
+}
+
+/** A node of a plan as `EXPLAIN (FORMAT JSON)` answers it. */
+export interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** A plan's nodes, each before its children. */
+export function planNodes(n: PlanNode): PlanNode[] {
+  return [n, ...(n.Plans ?? []).flatMap(planNodes)];
+}
+
+/** The planner's plan of a statement, as nodes and as text, in a transaction rolled back after. */
+export async function explain(
+  admin: pgModule.Client,
+  st: { sql: string; params: readonly unknown[] },
+): Promise<{ nodes: PlanNode[]; text: string }> {
+  await admin.query('BEGIN');
+  try {
+    const json = await admin.query(`EXPLAIN (FORMAT JSON) ${st.sql}`, [...st.params]);
+    const text = await admin.query(`EXPLAIN ${st.sql}`, [...st.params]);
+    return {
+      nodes: planNodes((json.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan),
+      text: text.rows.map((x) => x['QUERY PLAN']).join('\n'),
+    };
+  } finally {
+    await admin.query('ROLLBACK');
+  }
 }
 
 /** An opened adapter over a pool of its own. */
@@ -81,7 +131,10 @@ export async function createTable(
 }
 
 /** A lease table description. */
-export function leaseTable(name: string, extra: { group?: boolean; processedAt?: boolean } = {}) {
+export function leaseTable(
+  name: string,
+  extra: { group?: boolean; processedAt?: boolean; concurrency?: { key: string; limit: number } } = {},
+) {
   return inbox({
     table: name,
     id: { column: 'id', generated: true },
@@ -91,7 +144,8 @@ export function leaseTable(name: string, extra: { group?: boolean; processedAt?:
     retryAfter: 'retry_after',
     ...(extra.group ? { group: 'grp' } : {}),
     ...(extra.processedAt ? { processedAt: 'processed_at' } : {}),
-  } as const) as AnyTable;
+    ...(extra.concurrency ? { concurrency: extra.concurrency } : {}),
+  } as never) as AnyTable;
 }
 
 /** A row lock table description. */
