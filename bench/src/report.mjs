@@ -432,7 +432,7 @@ export function writeReport(out, root) {
     'Drain time runs from the first claim (first handler start for the peers and raw loops) to the last settlement; ' +
       'start-up (broker start, schema check, first claim) is apart. The peers do not say when a settlement commits, so ' +
       'their drain ends when every handler has run and the database shows no unsettled job (polled every 2 ms). ' +
-      '"rows/claim" is the rows per claim statement actually taken. Node CPU covers start-up and drain for sqlinbox, the drain for the others; "µs/job" divides it by the jobs, so a regression in the engine shows even where the database bounds the throughput; "alloc KB/job" is the JS heap allocated over the same span per job, estimated by the V8 sampling heap profiler (a sample per 64 KiB, collected objects counted), which runs in every case; server CPU is the summed run time of the server\'s processes (threads, for MariaDB) over the drain. pg-boss **keeps** completed rows (an `UPDATE` to ' +
+      '"rows/claim" is the rows per claim statement actually taken. Node CPU covers start-up and drain for sqlinbox, the drain for the others; "µs/job" divides it by the jobs, so a regression in the engine shows even where the database bounds the throughput; "alloc KB/job" is the JS heap allocated over the same span per job, estimated by the V8 sampling heap profiler (a sample per 64 KiB, collected objects counted), which runs in every case but the memory ones (W4); server CPU is the summed run time of the server\'s processes (threads, for MariaDB) over the drain. pg-boss **keeps** completed rows (an `UPDATE` to ' +
       '`completed`) while graphile-worker and sqlinbox **delete** them, which shows in WAL bytes, dead tuples and size.',
   );
   for (const [db, title] of [
@@ -501,7 +501,7 @@ export function writeReport(out, root) {
   md.push('## W4: memory while draining a backlog');
   md.push('');
   md.push(
-    "Each in a child process of its own; peak RSS sampled every 10 ms during the drain (and the process's maxRSS).",
+    "Each in a child process of its own; peak RSS sampled every 10 ms during the drain (and the process's maxRSS), without the allocation sampler of the other cases (its samples grow with the backlog).",
   );
   md.push('');
   md.push('| system | backlog | workers | jobs/s | Node peak RSS MB | process maxRSS MB |');

@@ -55,7 +55,7 @@ async function graphileDrain(spec) {
       [QUEUE]: async (p) => {
         if (first === 0) {
           first = now();
-          cpu = cpuMeter('pg');
+          cpu = cpuMeter('pg', { alloc: !spec.memory });
         }
         done.mark(p.n);
       },
@@ -129,7 +129,7 @@ async function bossDrain(spec) {
   const mark = (jobs) => {
     if (first === 0 && jobs.length > 0) {
       first = now();
-      cpu = cpuMeter('pg');
+      cpu = cpuMeter('pg', { alloc: !spec.memory });
     }
     for (const j of jobs) done.mark(j.data.n);
   };
@@ -209,7 +209,7 @@ async function bullDrain(spec) {
     async (job) => {
       if (first === 0) {
         first = now();
-        cpu = cpuMeter('pg');
+        cpu = cpuMeter('pg', { alloc: !spec.memory });
       }
       done.mark(job.data.n);
     },

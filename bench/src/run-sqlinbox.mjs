@@ -83,7 +83,7 @@ export async function drain(spec) {
   });
   const rss = rssSampler();
   // CPU from the start: a synchronous driver (SQLite) may drain before a timer fires.
-  const cpu = cpuMeter(spec.db);
+  const cpu = cpuMeter(spec.db, { alloc: !spec.memory });
   const t0 = now();
   await broker.start();
   await until(() => settled >= spec.jobs, 2);

@@ -25,6 +25,7 @@ import { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from './queue.js';
 import { RateGate } from './rate.js';
 import { HeldBack, holdsBack } from './relay.js';
+import { Slots } from './slots.js';
 
 /** What a handler is given beside its message. */
 export interface Context<Tx extends Queryable | undefined = Queryable | undefined> {
@@ -116,8 +117,8 @@ export class Subscription {
   private pauseUntil = 0;
   private claimErrors = 0;
   private waiters: (() => void)[] = [];
-  /** Deliveries whose handler runs. */
-  readonly deliveries = new Set<Delivery>();
+  /** Deliveries whose handler runs, each in its `slot` (not a `Set`: see {@link Slots}). */
+  readonly deliveries = new Slots<Delivery>();
   /** A relay's records left by a retry, passed over until the relay starts again. */
   readonly heldBack: HeldBack | undefined;
   /** Rows this subscription passes over for a while: a backoff without a `retry_after` column, a failure's pause. */
@@ -247,7 +248,7 @@ export class Subscription {
 
   /** Deliveries still in work, for shutdown. */
   inFlight(): Delivery[] {
-    return [...this.deliveries];
+    return this.deliveries.values();
   }
 
   private async loop(): Promise<void> {
@@ -469,7 +470,7 @@ export class Subscription {
     this.inWork++;
     if (lane >= 0) this.laneBusy[lane] = true;
     const d = new Delivery(this, h, lane);
-    this.deliveries.add(d);
+    d.slot = this.deliveries.add(d);
     void d.process().then(
       () => this.ended(d),
       () => this.ended(d),
@@ -486,7 +487,7 @@ export class Subscription {
 
   /** A delivery ended, settled or not. */
   private ended(d: Delivery): void {
-    this.deliveries.delete(d);
+    this.deliveries.delete(d.slot, d);
     if (d.early) {
       this.settling--;
       this.notify();
@@ -516,9 +517,9 @@ export class Subscription {
   private runBatch(held: Held[]): void {
     this.inWork++;
     const batch = held.map((h) => new Delivery(this, h));
-    for (const d of batch) this.deliveries.add(d);
+    for (const d of batch) d.slot = this.deliveries.add(d);
     void processBatch(this, batch).finally(() => {
-      for (const d of batch) this.deliveries.delete(d);
+      for (const d of batch) this.deliveries.delete(d.slot, d);
       this.inWork--;
       this.notify();
     });
@@ -532,7 +533,7 @@ export class Subscription {
       this.waiting.splice(i, 1);
       this.notify();
     }
-    for (const d of this.deliveries) if (d.held === h) d.abort(err);
+    for (const d of this.deliveries.values()) if (d.held === h) d.abort(err);
   }
 
   // --- what the delivery needs ---------------------------------------------------------------
@@ -671,6 +672,8 @@ export class Delivery {
   early = false;
   /** Its worker (and lane) are free again. */
   freed = false;
+  /** Its slot among the subscription's deliveries in work. */
+  slot = -1;
 
   constructor(
     private readonly sub: Subscription,

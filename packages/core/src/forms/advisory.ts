@@ -91,6 +91,7 @@ export class AdvisoryForm implements ClaimForm {
           token: undefined,
           tx: false,
           state: 'in_work',
+          slot: -1,
         });
       }
     } catch (err) {

@@ -31,6 +31,8 @@ export interface Held {
   /** Whether a delivery transaction (transactional mode) is open on `conn`. */
   tx: boolean;
   state: HeldState;
+  /** Lease form: the row's slot in the subscription's lease book while it is there, else -1. */
+  slot: number;
 }
 
 /** What every form is given by its subscription. */

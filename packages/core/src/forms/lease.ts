@@ -2,6 +2,7 @@ import type { FinishSettlement, Settlement } from '../dialect.js';
 import type { Connection } from '../driver.js';
 import { ClosedError, ConfigError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
+import { Slots } from '../slots.js';
 import {
   attemptBefore,
   type ClaimForm,
@@ -27,8 +28,11 @@ import {
  */
 export class LeaseForm implements ClaimForm {
   readonly form = 'lease' as const;
-  /** The lease book: every row this subscription holds by lease, waiting or in work. */
-  private readonly book = new Map<string, Held>();
+  /**
+   * The lease book: every row this subscription holds by lease, waiting or in work, each in its
+   * `slot` (not a `Map`: see {@link Slots}).
+   */
+  private readonly book = new Slots<Held>();
   private timer: NodeJS.Timeout | undefined;
   private extending: Promise<void> | undefined;
   /** Set by {@link stop}: no extension statement is sent after it. */
@@ -84,9 +88,10 @@ export class LeaseForm implements ClaimForm {
         token: expiry,
         tx: false,
         state: 'in_work',
+        slot: -1,
       }),
     );
-    for (const h of held) this.book.set(bookKey(h.id), h);
+    for (const h of held) h.slot = this.book.add(h);
     this.schedule();
     return held;
   }
@@ -129,7 +134,7 @@ export class LeaseForm implements ClaimForm {
     if (s?.kind !== 'finish' || s.token === undefined) return this.settleInFull(h, plan);
     h.state = 'settling';
     const key = bookKey(h.id);
-    this.book.delete(key);
+    this.unbook(h);
     return this.finishBatched(s as FinishSettlement).then(
       (done) => {
         const failed = done.failed?.get(key);
@@ -163,7 +168,7 @@ export class LeaseForm implements ClaimForm {
     }
     if (h.state !== 'in_work') throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     h.state = 'settling';
-    this.book.delete(bookKey(h.id));
+    this.unbook(h);
     const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
     let changed: number;
     try {
@@ -331,7 +336,7 @@ export class LeaseForm implements ClaimForm {
     if (h.state === 'lost') await this.dropConnection(h);
     if (h.state !== 'in_work') return;
     h.state = 'released';
-    this.book.delete(bookKey(h.id));
+    this.unbook(h);
     await this.dropConnection(h);
     // Released at once, not left to run out; a row no handler saw does not keep the claim's attempt.
     const s = {
@@ -388,7 +393,7 @@ export class LeaseForm implements ClaimForm {
 
   private async extend(): Promise<void> {
     const { ctx } = this;
-    const entries = [...this.book.values()].filter((h) => h.state === 'in_work' && h.token !== undefined);
+    const entries = this.book.values().filter((h) => h.state === 'in_work' && h.token !== undefined);
     if (entries.length === 0) return;
     const maxToken = Math.max(...entries.map((h) => h.token!.getTime()));
     // Each extension moves the token forward, strictly.
@@ -420,11 +425,17 @@ export class LeaseForm implements ClaimForm {
         h.token = expiry;
       } else if (h.state === 'in_work') {
         h.state = 'lost';
-        this.book.delete(bookKey(h.id));
+        this.unbook(h);
         this.onLost(h, new LeaseLostError(ctx.table.table, h.id));
       }
     }
     this.onExtended(movedKeys.size);
+  }
+
+  /** Takes the row out of the lease book. */
+  private unbook(h: Held): void {
+    this.book.delete(h.slot, h);
+    h.slot = -1;
   }
 
   private releaseConnection(h: Held): void {

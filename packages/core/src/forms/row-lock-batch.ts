@@ -88,6 +88,7 @@ export class RowLockBatchForm implements ClaimForm {
         token: undefined,
         tx: false,
         state: 'in_work',
+        slot: -1,
       };
       this.batches.set(h, batch);
       return h;

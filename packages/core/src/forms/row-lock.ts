@@ -67,6 +67,7 @@ export class RowLockForm implements ClaimForm {
       token: undefined,
       tx: false,
       state: 'in_work',
+      slot: -1,
     };
     return [held];
   }
