@@ -110,7 +110,7 @@ export interface QueueSettings {
   readonly batch?: number | undefined;
   /**
    * Lease form on a dialect that claims ahead: rows held claimed beyond the workers (default:
-   * sized from the drain rate, from the workers up to 200). See {@link Queue.prefetch}.
+   * sized from the drain rate, from the workers up to 500). See {@link Queue.prefetch}.
    */
   readonly prefetch?: number | undefined;
   /** A name for logs and events (default: the table's name). */
@@ -325,7 +325,7 @@ export class Queue<
    * leased in the subscription (extended while they wait, returned at once on stop), and claims
    * again, topping up to `workers + n` in one statement, as soon as it holds fewer than
    * `max(workers, n)`. Default (no prefetch): the rows held ahead start at the workers and follow the
-   * drain rate, doubling while claims come back to idle workers, up to 200. A fixed
+   * drain rate, doubling while claims come back to idle workers, up to 500. A fixed
    * prefetch keeps a claim in flight while the workers drain what they hold, at the price of rows no
    * other replica can take meanwhile. Needs a dialect that claims ahead (PostgreSQL,
    * MySQL/MariaDB, SQLite); not on a transactional or batch queue. See docs/forms/lease.md.

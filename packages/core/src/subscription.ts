@@ -644,7 +644,7 @@ type Decoded = { message: unknown } | { error: unknown };
 const RATE_LIMITED = Symbol('rate limited');
 
 /** The default claim ahead grows to this many rows beyond the workers at most. */
-const MAX_AHEAD = 200;
+const MAX_AHEAD = 500;
 
 function laneOf(key: unknown, lanes: number): number {
   // FNV-1a over the key's text: stable across processes, so replicas agree on lanes.
