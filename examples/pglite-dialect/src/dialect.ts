@@ -55,9 +55,7 @@ export class PgliteStatements extends QueueStatements {
     if (typeof value === 'number' && Number.isInteger(value)) return `$${index}::bigint`;
     return `$${index}`;
   }
-  override get tickTimeType(): string {
-    return 'TIMESTAMPTZ';
-  }
+  override readonly tickTimeType = 'TIMESTAMPTZ';
   /**
    * PostgreSQL picks the partial unique index only when this `WHERE` implies the index's own, and
    * the builder's index says `key IS NOT NULL` too.

@@ -8,19 +8,16 @@ import type { MssqlStatements } from './statements.js';
  * the same columns in the same order, as `OUTPUT deleted.* INTO` needs.
  */
 export class MssqlDdl extends QueueDdl<MssqlStatements> {
-  override type(role: ColumnRole): string {
-    const types: Record<ColumnRole, string> = {
-      generatedId: 'BIGINT IDENTITY(1,1)',
-      id: 'BIGINT',
-      json: 'NVARCHAR(MAX)',
-      text: 'NVARCHAR(MAX)',
-      bytes: 'VARBINARY(MAX)',
-      integer: 'INT',
-      time: 'DATETIME2(3) NULL',
-      name: 'NVARCHAR(255) NULL',
-    };
-    return types[role];
-  }
+  override readonly types: Record<ColumnRole, string> = {
+    generatedId: 'BIGINT IDENTITY(1,1)',
+    id: 'BIGINT',
+    json: 'NVARCHAR(MAX)',
+    text: 'NVARCHAR(MAX)',
+    bytes: 'VARBINARY(MAX)',
+    integer: 'INT',
+    time: 'DATETIME2(3) NULL',
+    name: 'NVARCHAR(255) NULL',
+  };
 
   override index(i: IndexParts): string {
     const t = this.s.t;

@@ -12,7 +12,14 @@ import {
   type DdlOptions,
   type Row,
 } from '@sqlinbox/core';
-import { columnKinds, describeWith, SqlDialect, type SqlDialectOptions } from '@sqlinbox/sql';
+import {
+  columnKinds,
+  describeWith,
+  informationSchemaColumn,
+  informationSchemaSql,
+  SqlDialect,
+  type SqlDialectOptions,
+} from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
 import { MssqlDdl } from './ddl.js';
 import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
@@ -39,39 +46,34 @@ export const kindOf = columnKinds({
   json: 'json',
 });
 
+/** A column's property by `COLUMNPROPERTY` (`IsIdentity`, `IsComputed`). */
+const property = (name: string) =>
+  `COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, '${name}')`;
+
 /** The columns of a table; an unqualified name resolves as the server does: default schema, then `dbo`. */
-export const DESCRIBE_SQL =
-  'SELECT c.COLUMN_NAME AS [name], c.DATA_TYPE AS [data_type], c.CHARACTER_MAXIMUM_LENGTH AS [max_length],' +
-  ' c.DATETIME_PRECISION AS [datetime_precision], c.IS_NULLABLE AS [nullable], c.COLUMN_DEFAULT AS [column_default],' +
-  " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsIdentity') AS [is_identity]," +
-  " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsComputed') AS [is_computed]" +
-  ' FROM INFORMATION_SCHEMA.COLUMNS AS c WHERE c.TABLE_NAME = @p2 AND c.TABLE_SCHEMA = COALESCE(@p1,' +
-  ' CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES AS s WHERE s.TABLE_SCHEMA = SCHEMA_NAME() AND s.TABLE_NAME = @p2)' +
-  " THEN SCHEMA_NAME() ELSE N'dbo' END) ORDER BY c.ORDINAL_POSITION";
+export const DESCRIBE_SQL = informationSchemaSql(
+  'COALESCE(@p1, CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES AS s WHERE s.TABLE_SCHEMA =' +
+    " SCHEMA_NAME() AND s.TABLE_NAME = @p2) THEN SCHEMA_NAME() ELSE N'dbo' END)",
+  '@p2',
+  [`${property('IsIdentity')} AS is_identity`, `${property('IsComputed')} AS is_computed`],
+);
 
 /** Time types that keep fewer digits than they report: `datetime` rounds to 1/300 s. */
 const COARSE: Record<string, number> = { datetime: 2, smalldatetime: 0 };
 
 /**
- * One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`. A time column's `precision` is
- * its digits of a second, but `datetime` keeps 2 (it rounds to 1/300 s) and `smalldatetime` 0.
+ * One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`, its type with its length or
+ * digits. A time column's `precision` is its digits of a second, but `datetime` keeps 2 (it rounds
+ * to 1/300 s) and `smalldatetime` 0.
  */
 export function columnInfo(r: Row): ColumnInfo {
-  const type = String(r.data_type);
-  const lower = type.toLowerCase();
-  const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
-  const [max, digits] = [num(r.max_length), num(r.datetime_precision)];
-  const kind = kindOf(type);
-  const precision = kind !== 'timestamp' ? undefined : (COARSE[lower] ?? digits);
-  const scaled = digits !== undefined && ['datetime2', 'datetimeoffset', 'time'].includes(lower);
-  return {
-    name: String(r.name),
-    type: max !== undefined ? `${type}(${max === -1 ? 'max' : max})` : scaled ? `${type}(${digits})` : type,
-    kind,
-    ...(precision === undefined ? {} : { precision }),
-    nullable: String(r.nullable).toUpperCase() === 'YES',
-    hasDefault: r.column_default != null || Number(r.is_identity) === 1 || Number(r.is_computed) === 1,
-  };
+  const [type, max, digits] = [String(r.data_type), r.max_length, r.datetime_precision];
+  const scaled = digits != null && ['datetime2', 'datetimeoffset', 'time'].includes(type.toLowerCase());
+  return informationSchemaColumn(r, kindOf, {
+    type: max != null ? `${type}(${Number(max) === -1 ? 'max' : max})` : scaled ? `${type}(${digits})` : type,
+    precision: COARSE[type.toLowerCase()],
+    generated: Number(r.is_identity) === 1 || Number(r.is_computed) === 1,
+  });
 }
 
 /** The query `checkServer` runs: the version and the engine edition. */
@@ -97,9 +99,7 @@ export class MssqlDialect extends SqlDialect {
   }
 
   /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
-  describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-    return describeWith(conn, DESCRIBE_SQL, table, columnInfo);
-  }
+  describeTable = (conn: Connection, table: string) => describeWith(conn, DESCRIBE_SQL, table, columnInfo);
 
   readonly Statements = MssqlStatements;
   classifyError = classifyError;

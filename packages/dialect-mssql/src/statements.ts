@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ConfigError } from '@sqlinbox/core';
 import {
   type DeleteParts,
   type InsertParts,
-  ISOLATION_SQL,
   type Params,
   QueueStatements,
   type SelectParts,
   type Statement,
+  savepointName,
+  setIsolation,
   type TransactionSql,
   tableColumns,
   type UpdateParts,
@@ -17,7 +17,7 @@ import {
  * Put before every statement that reads with `READPAST`: the hint is refused at READ UNCOMMITTED
  * and SERIALIZABLE (error 650), and a pooled session keeps the level of its last transaction.
  */
-export const SET_READ_COMMITTED = 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;';
+export const SET_READ_COMMITTED = `${setIsolation()};`;
 
 /** A claim's table hints: update locks on the rows it takes, rows others hold skipped, never waited on. */
 export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
@@ -25,27 +25,18 @@ export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
 /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
 export const SKIP_HINTS = ' WITH (READCOMMITTEDLOCK, READPAST)';
 
-/** A savepoint name: at most 32 characters, written bare (`SAVE TRANSACTION` takes an identifier). */
-function savepointName(name: string): string {
-  if (/^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(name)) return name;
-  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
-    fix: 'use letters, digits and underscores, at most 32 characters',
-  });
-}
-
 /**
  * T-SQL's transactions. `begin` sets the level (READ COMMITTED when none is declared: a pooled
  * session keeps its last one) in the batch that begins: `sp_executesql` would undo the `SET` when
- * it ends. A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903).
+ * it ends. A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903). A
+ * savepoint name is bare and at most 32 characters.
  */
 export const MSSQL_TRANSACTIONS: TransactionSql = {
-  begin: (o) => [
-    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}; BEGIN TRANSACTION`,
-  ],
+  begin: (o) => [`${setIsolation(o.isolation)}; BEGIN TRANSACTION`],
   commit: 'COMMIT TRANSACTION',
   rollback: 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION',
-  savepoint: (name) => `SAVE TRANSACTION ${savepointName(name)}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name)}`,
+  savepoint: (name) => `SAVE TRANSACTION ${savepointName(name, 32)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name, 32)}`,
 };
 
 /** How long a claim under per-key concurrency waits for its table's turn, in milliseconds. */
@@ -69,19 +60,24 @@ export function resourceName(key: string): string {
  */
 export class MssqlStatements extends QueueStatements {
   /** SQL Server takes 2100 parameters a request. */
-  override get maxParams(): number {
-    return 2000;
-  }
+  override readonly maxParams = 2000;
+  override readonly clock = 'SYSUTCDATETIME()';
+  override readonly always = '1 = 1';
+  override readonly textType = 'NVARCHAR(MAX)';
+  override readonly emptyText = "N''";
+  override readonly missingValue = 'NULL';
+  override readonly transactions = MSSQL_TRANSACTIONS;
+  override readonly inTransactionSql = 'SELECT @@TRANCOUNT AS [n]';
   /** Schedules: the tick table's column types, and `CREATE TABLE` as the queue table's. */
-  override get tickNameType(): string {
-    return 'NVARCHAR(255)';
-  }
-  override get tickTimeType(): string {
-    return 'DATETIME2(3)';
-  }
-  override get createTableSql(): string {
-    return 'CREATE TABLE';
-  }
+  override readonly tickNameType = 'NVARCHAR(255)';
+  override readonly tickTimeType = 'DATETIME2(3)';
+  override readonly createTableSql = 'CREATE TABLE';
+  /**
+   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
+   * Server read them a moment apart across a window's edge, the later reads only move the window
+   * (its new start keeps the old count), so the error is a grant too few, never one too many.
+   */
+  override readonly nowMs = "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
   /** Written unless the key is there ({@link absent}). */
   override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
     const same = columns.map((c) => `x.${c} = v.${c}`).join(' AND ');
@@ -91,25 +87,11 @@ export class MssqlStatements extends QueueStatements {
   absent(table: string, cond: string): string {
     return `NOT EXISTS (SELECT 1 FROM ${table} WITH (UPDLOCK, HOLDLOCK) WHERE ${cond})`;
   }
-  /**
-   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
-   * Server read them a moment apart across a window's edge, the later reads only move the window
-   * (its new start keeps the old count), so the error is a grant too few, never one too many.
-   */
-  override get nowMs(): string {
-    return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
-  }
   override placeholder(index: number): string {
     return `@p${index}`;
   }
   override ident(name: string): string {
     return `[${name.replaceAll(']', ']]')}]`;
-  }
-  override get clock(): string {
-    return 'SYSUTCDATETIME()';
-  }
-  override get always(): string {
-    return '1 = 1';
   }
   override distinct(a: string, b: string): string {
     return `(${a} IS NULL OR ${a} <> ${b})`;
@@ -117,18 +99,9 @@ export class MssqlStatements extends QueueStatements {
   override text(p: Params, value: string): string {
     return p.bind(value);
   }
-  override keyColumn(expr: string): string {
-    return `COALESCE(CAST(${expr} AS NVARCHAR(MAX)), N'')`;
-  }
-  override get emptyText(): string {
-    return "N''";
-  }
   /** Keys compare as binary strings, as lock names do. */
   override concat(parts: readonly string[]): string {
     return `(${parts.join(' + ')}) COLLATE Latin1_General_BIN2`;
-  }
-  override get missingValue(): string {
-    return 'NULL';
   }
   override scan(table: string, alias?: string): string {
     return super.scan(table, alias) + SKIP_HINTS;
@@ -137,9 +110,8 @@ export class MssqlStatements extends QueueStatements {
   /** `SELECT TOP (@n)`, the claim's hints after the table. */
   override select(p: Params, s: SelectParts): string {
     const top = s.limit === undefined ? '' : `TOP (${p.bind(s.limit)}) `;
-    const where = s.where === undefined ? '' : ` WHERE ${s.where}`;
-    const order = s.order === undefined ? '' : ` ORDER BY ${s.order}`;
-    return `SELECT ${top}${s.columns} FROM ${s.table}${s.lock === true ? CLAIM_HINTS : ''}${where}${order}`;
+    const table = s.lock === true ? s.table + CLAIM_HINTS : s.table;
+    return super.select(p, { ...s, columns: top + s.columns, table, limit: undefined, lock: false });
   }
   override update(u: UpdateParts): string {
     const out = u.returning === undefined ? '' : ` OUTPUT inserted.${u.returning}`;
@@ -165,21 +137,14 @@ export class MssqlStatements extends QueueStatements {
     if (i.columns.length === 0) return `INSERT INTO ${i.table}${out} DEFAULT VALUES`;
     const columns = i.columns.join(', ');
     const key = i.conflictKey === undefined ? undefined : this.ident(i.conflictKey);
-    const unsettled =
-      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
-    const free = key === undefined ? '' : ` WHERE ${this.absent(i.table, `${key} = v.${key}${unsettled}`)}`;
+    const free =
+      key === undefined ? '' : ` WHERE ${this.absent(i.table, `${key} = v.${key}${this.unsettled()}`)}`;
     return (
       `INSERT INTO ${i.table} (${columns})${out} SELECT ${i.columns.map((c) => `v.${c}`).join(', ')}` +
       ` FROM (VALUES ${i.rows.join(', ')}) AS v (${columns}, [sqlinbox_pos])${free} ORDER BY v.[sqlinbox_pos]`
     );
   }
 
-  override get transactions(): TransactionSql {
-    return MSSQL_TRANSACTIONS;
-  }
-  override get inTransactionSql(): string {
-    return 'SELECT @@TRANCOUNT AS [n]';
-  }
   /** The statement at READ COMMITTED ({@link SET_READ_COMMITTED}). */
   override plainRead(st: Statement): Statement {
     return { sql: `${SET_READ_COMMITTED}\n${st.sql}`, params: st.params };
@@ -194,7 +159,7 @@ export class MssqlStatements extends QueueStatements {
     const st = super.claimLocked(n, now);
     const level = this.t.isolation ?? 'read_committed';
     if (level === 'read_committed') return st;
-    const sql = `${this.plainRead(st).sql};\nSET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
+    const sql = `${this.plainRead(st).sql};\n${setIsolation(level)}`;
     return { sql, params: st.params };
   }
 
@@ -203,8 +168,7 @@ export class MssqlStatements extends QueueStatements {
     const t = this.t;
     const p = this.params();
     const pick = this.claimSelect(p, n, now, 'q.*');
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const set = this.leaseSets(p, expiry);
     return this.plainRead(
       p.statement(
         `WITH sqlinbox_claim AS (${pick})\nUPDATE sqlinbox_claim SET ${set.join(', ')} OUTPUT inserted.*`,
@@ -217,13 +181,7 @@ export class MssqlStatements extends QueueStatements {
    * the claim's transaction (its commit releases it), waited for up to 10 s; `ok` 0 when not granted.
    */
   override claimTurn(): Statement {
-    const p = this.params();
-    const name = p.bind(resourceName(this.turnName));
-    return p.statement(
-      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
-        ` @LockOwner = 'Transaction', @LockTimeout = ${p.bind(TURN_WAIT_MS)}, @DbPrincipal = N'public';\n` +
-        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
-    );
+    return this.applock(this.turnName, 'Transaction', TURN_WAIT_MS);
   }
 
   /** Per-key concurrency's claim at READ COMMITTED (the update's `OUTPUT inserted.*` answers the rows). */
@@ -242,20 +200,21 @@ export class MssqlStatements extends QueueStatements {
     return `APPLOCK_TEST(N'public', ${name}, 'Exclusive', 'Session') = 1`;
   }
 
-  /** `sp_getapplock` without waiting, answering `ok` 1 when taken. */
-  applock(key: string, owner: 'Session' | 'Transaction'): Statement {
+  /**
+   * An application lock call on `key`'s lock name, answering `ok` 1 where its return code `@r` is
+   * >= 0: `sp_getapplock` (Exclusive) waiting up to `wait` ms, or with `release`,
+   * `sp_releaseapplock` of a lock the session holds (it raises error 1223 for one not held).
+   */
+  applock(key: string, owner: 'Session' | 'Transaction', wait: number | 'release' = 0): Statement {
     const p = this.params();
     const name = p.bind(resourceName(key));
-    return this.answer(
-      p,
-      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
-        ` @LockOwner = '${owner}', @LockTimeout = 0, @DbPrincipal = N'public';`,
-    );
-  }
-
-  /** A batch that sets `@r`, answering `ok` 1 where `@r` >= 0 (the lock calls' return codes). */
-  answer(p: Params, batch: string): Statement {
-    return p.statement(`${batch}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
+    const call =
+      wait === 'release'
+        ? `IF APPLOCK_MODE(N'public', ${name}, '${owner}') <> 'NoLock'\n  EXEC @r = sp_releaseapplock` +
+          ` @Resource = ${name}, @LockOwner = '${owner}', @DbPrincipal = N'public';`
+        : `EXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive', @LockOwner = '${owner}',` +
+          ` @LockTimeout = ${wait}, @DbPrincipal = N'public';`;
+    return p.statement(`DECLARE @r INT = -1;\n${call}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
   }
 
   /** Owned by the session: it outlives transactions, and the server drops it with the session. */
@@ -263,15 +222,9 @@ export class MssqlStatements extends QueueStatements {
     return this.applock(key, 'Session');
   }
 
-  /** Releases only a held lock: `sp_releaseapplock` raises error 1223 for one not held. */
+  /** Releases only a lock the session holds. */
   override unlock(key: string): Statement {
-    const p = this.params();
-    const name = p.bind(resourceName(key));
-    return this.answer(
-      p,
-      `DECLARE @r INT = -1;\nIF APPLOCK_MODE(N'public', ${name}, 'Session') <> 'NoLock'\n` +
-        `  EXEC @r = sp_releaseapplock @Resource = ${name}, @LockOwner = 'Session', @DbPrincipal = N'public';`,
-    );
+    return this.applock(key, 'Session', 'release');
   }
 
   /** The FIFO guard of a group: owned by the claim's transaction, so its end releases it. */
@@ -292,8 +245,7 @@ export class MssqlStatements extends QueueStatements {
       .map((c) => this.ident(c.name))
       .join(', ');
     const copy = `INSERT INTO ${this.table} (${names}) SELECT ${names} FROM ${dead} WHERE ${this.inList(p, this.id, ids)};`;
-    if (!this.t.id.generated) return p.statement(copy);
     const on = (v: 'ON' | 'OFF') => `SET IDENTITY_INSERT ${this.table} ${v};`;
-    return p.statement(`${on('ON')}\n${copy}\n${on('OFF')}`);
+    return p.statement(this.t.id.generated ? `${on('ON')}\n${copy}\n${on('OFF')}` : copy);
   }
 }
