@@ -30,9 +30,7 @@ const CONNECTION_CODES = new Set([
 export function classifyError(err: unknown): ErrorKind {
   return classifyWith(err, (e: { number?: unknown; code?: unknown }) => {
     const byNumber = typeof e.number === 'number' ? ERROR_NUMBERS[e.number] : undefined;
-    if (byNumber !== undefined) return byNumber;
-    if (e.constructor?.name === 'ConnectionError') return 'connection';
-    if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return 'connection';
-    return undefined;
+    const gone = e.constructor?.name === 'ConnectionError' || CONNECTION_CODES.has(String(e.code));
+    return byNumber ?? (gone ? 'connection' : undefined);
   });
 }

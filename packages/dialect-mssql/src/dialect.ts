@@ -104,9 +104,7 @@ export class MssqlDialect extends SqlDialect {
   readonly Statements = MssqlStatements;
   classifyError = classifyError;
 
-  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
-    return new MssqlDdl(new MssqlStatements(table)).ddl(opts);
-  }
+  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table)).ddl(opts);
 }
 
 /** The SQL Server dialect; `serverVersion` overrides the version `checkServer` reads. */

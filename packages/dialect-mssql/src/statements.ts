@@ -13,17 +13,8 @@ import {
   type UpdateParts,
 } from '@sqlinbox/sql';
 
-/**
- * Put before every statement that reads with `READPAST`: the hint is refused at READ UNCOMMITTED
- * and SERIALIZABLE (error 650), and a pooled session keeps the level of its last transaction.
- */
-export const SET_READ_COMMITTED = `${setIsolation()};`;
-
 /** A claim's table hints: update locks on the rows it takes, rows others hold skipped, never waited on. */
 export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
-
-/** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
-export const SKIP_HINTS = ' WITH (READCOMMITTEDLOCK, READPAST)';
 
 /**
  * T-SQL's transactions. `begin` sets the level (READ COMMITTED when none is declared: a pooled
@@ -72,6 +63,13 @@ export class MssqlStatements extends QueueStatements {
   override readonly tickNameType = 'NVARCHAR(255)';
   override readonly tickTimeType = 'DATETIME2(3)';
   override readonly createTableSql = 'CREATE TABLE';
+  /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
+  override readonly scanHints = ' WITH (READCOMMITTEDLOCK, READPAST)';
+  /**
+   * Put before every plain read, which reads with `READPAST`: the hint is refused at READ UNCOMMITTED
+   * and SERIALIZABLE (error 650), and a pooled session keeps the level of its last transaction.
+   */
+  override readonly plainReadPrefix = `${setIsolation()};`;
   /**
    * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
    * Server read them a moment apart across a window's edge, the later reads only move the window
@@ -102,9 +100,6 @@ export class MssqlStatements extends QueueStatements {
   /** Keys compare as binary strings, as lock names do. */
   override concat(parts: readonly string[]): string {
     return `(${parts.join(' + ')}) COLLATE Latin1_General_BIN2`;
-  }
-  override scan(table: string, alias?: string): string {
-    return super.scan(table, alias) + SKIP_HINTS;
   }
 
   /** `SELECT TOP (@n)`, the claim's hints after the table. */
@@ -145,11 +140,6 @@ export class MssqlStatements extends QueueStatements {
     );
   }
 
-  /** The statement at READ COMMITTED ({@link SET_READ_COMMITTED}). */
-  override plainRead(st: Statement): Statement {
-    return { sql: `${SET_READ_COMMITTED}\n${st.sql}`, params: st.params };
-  }
-
   /**
    * Inside the delivery's transaction the select runs at READ COMMITTED and the declared level is
    * set back after it: at REPEATABLE READ it would keep every row it read, elsewhere `READPAST`
@@ -165,15 +155,10 @@ export class MssqlStatements extends QueueStatements {
 
   /** One statement: an updatable CTE over the locking select, updated, `OUTPUT inserted.*`. */
   override claimLease(n: number, now: Date, expiry: Date): Statement {
-    const t = this.t;
     const p = this.params();
     const pick = this.claimSelect(p, n, now, 'q.*');
-    const set = this.leaseSets(p, expiry);
-    return this.plainRead(
-      p.statement(
-        `WITH sqlinbox_claim AS (${pick})\nUPDATE sqlinbox_claim SET ${set.join(', ')} OUTPUT inserted.*`,
-      ),
-    );
+    const update = `UPDATE sqlinbox_claim SET ${this.leaseSets(p, expiry).join(', ')} OUTPUT inserted.*`;
+    return this.plainRead(p.statement(`WITH sqlinbox_claim AS (${pick})\n${update}`));
   }
 
   /**

@@ -233,12 +233,15 @@ export class QueueStatements {
     return ' FOR UPDATE SKIP LOCKED';
   }
 
+  /** Table hints after a table a plain read scans ({@link scan}). Default: none. */
+  readonly scanHints: string = '';
+
   /**
    * A table a read scans without locking rows (candidates, stats, the admin list), with its alias
-   * when it has one. SQL Server adds hints that pass over rows being written.
+   * when it has one, then {@link scanHints} (SQL Server's pass over rows being written).
    */
   scan(table: string, alias?: string): string {
-    return alias === undefined ? table : `${table} ${alias}`;
+    return (alias === undefined ? table : `${table} ${alias}`) + this.scanHints;
   }
 
   /** A select, in the dialect's syntax for its limit and lock. */
@@ -317,12 +320,16 @@ export class QueueStatements {
    */
   readonly inTransactionSql: string | undefined = undefined;
 
+  /** A statement {@link plainRead} puts before each plain read. Default: none. */
+  readonly plainReadPrefix: string | undefined = undefined;
+
   /**
    * A statement that reads outside a claim's select (candidates, counts, the admin list), as the
-   * database must run it. Default: as it is; SQL Server sets READ COMMITTED before it.
+   * database must run it: after {@link plainReadPrefix} (SQL Server sets READ COMMITTED).
    */
   plainRead(st: Statement): Statement {
-    return st;
+    const prefix = this.plainReadPrefix;
+    return prefix === undefined ? st : { sql: `${prefix}\n${st.sql}`, params: st.params };
   }
 
   // ===========================================================================================
