@@ -22,10 +22,9 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /**
- * Maps a driver error to the kind the engine acts on: by the server's error number, then a
- * `ConnectionError` (known by its class name: the dialect never imports tedious) or a connection
- * code is `connection`. An `AggregateError`'s errors (several server errors of one request: a
- * deadlock beside "the statement has been terminated") and a wrapper's `cause` are read in turn.
+ * A driver error's kind: by the server's error number, else `connection` for a `ConnectionError`
+ * (by class name: the dialect never imports tedious) or a connection code; an `AggregateError`'s
+ * errors (a deadlock beside "the statement has been terminated") and a `cause` are read in turn.
  */
 export function classifyError(err: unknown): ErrorKind {
   return classifyWith(err, (e: { number?: unknown; code?: unknown }) => {

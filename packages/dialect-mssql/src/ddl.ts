@@ -8,22 +8,25 @@ import type { MssqlStatements } from './statements.js';
  * the same columns in the same order, as `OUTPUT deleted.* INTO` needs.
  */
 export class MssqlDdl extends QueueDdl<MssqlStatements> {
-  override readonly types: Record<ColumnRole, string> = {
-    generatedId: 'BIGINT IDENTITY(1,1)',
-    id: 'BIGINT',
-    json: 'NVARCHAR(MAX)',
-    text: 'NVARCHAR(MAX)',
-    bytes: 'VARBINARY(MAX)',
-    integer: 'INT',
-    time: 'DATETIME2(3) NULL',
-    name: 'NVARCHAR(255) NULL',
-  };
+  override type(role: ColumnRole): string {
+    const types: Record<ColumnRole, string> = {
+      generatedId: 'BIGINT IDENTITY(1,1)',
+      id: 'BIGINT',
+      json: 'NVARCHAR(MAX)',
+      text: 'NVARCHAR(MAX)',
+      bytes: 'VARBINARY(MAX)',
+      integer: 'INT',
+      time: 'DATETIME2(3) NULL',
+      name: 'NVARCHAR(255) NULL',
+    };
+    return types[role];
+  }
 
   override index(i: IndexParts): string {
     const t = this.s.t;
     const due = [t.lease, t.retryAfter].filter((c) => c !== undefined).map((c) => this.s.ident(c));
     const include = i.name === 'claim' && due.length > 0 ? ` INCLUDE (${due.join(', ')})` : '';
-    const columns = i.columns.join(', ');
-    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX [sqlinbox_${i.name}] ON ${this.s.table} (${columns})${include}${i.where}`;
+    const on = `${this.s.table} (${i.columns.join(', ')})${include}${i.where}`;
+    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX [sqlinbox_${i.name}] ON ${on}`;
   }
 }

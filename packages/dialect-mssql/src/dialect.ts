@@ -1,7 +1,6 @@
 /**
  * The SQL Server dialect: the facts and the SQL sqlinbox needs on SQL Server 2017 or later, for any
- * driver that gives it the core's `Connection` (this package ships one for tedious, in
- * `./tedious`). It imports no driver.
+ * driver giving it the core's `Connection` (this package ships tedious's, in `./tedious`).
  */
 import {
   type AnyTable,
@@ -25,9 +24,8 @@ import { MssqlDdl } from './ddl.js';
 import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
 
 /**
- * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in
- * containers, where its conformance suite runs. (The statements need 2016: `DROP TABLE IF EXISTS`,
- * `HASHBYTES` past 8000 bytes.)
+ * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in containers,
+ * where its suite runs. (The statements need 2016: `DROP TABLE IF EXISTS`, `HASHBYTES` past 8000 bytes.)
  */
 export const MSSQL_FLOOR = '14.0';
 
@@ -58,14 +56,10 @@ export const DESCRIBE_SQL = informationSchemaSql(
   [`${property('IsIdentity')} AS is_identity`, `${property('IsComputed')} AS is_computed`],
 );
 
-/** Time types that keep fewer digits than they report: `datetime` rounds to 1/300 s. */
+/** Time types that keep fewer digits of a second than they report: `datetime` rounds to 1/300 s. */
 const COARSE: Record<string, number> = { datetime: 2, smalldatetime: 0 };
 
-/**
- * One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`, its type with its length or
- * digits. A time column's `precision` is its digits of a second, but `datetime` keeps 2 (it rounds
- * to 1/300 s) and `smalldatetime` 0.
- */
+/** One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`, its type with its length or digits. */
 export function columnInfo(r: Row): ColumnInfo {
   const [type, max, digits] = [String(r.data_type), r.max_length, r.datetime_precision];
   const scaled = digits != null && ['datetime2', 'datetimeoffset', 'time'].includes(type.toLowerCase());
@@ -89,6 +83,12 @@ export class MssqlDialect extends SqlDialect {
   readonly floor = MSSQL_FLOOR;
   readonly versionSql = VERSION_SQL;
   readonly transactions = MSSQL_TRANSACTIONS;
+  readonly Statements = MssqlStatements;
+  classifyError = classifyError;
+  /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
+  describeTable = (conn: Connection, table: string) => describeWith(conn, DESCRIBE_SQL, table, columnInfo);
+  /** The table's `CREATE TABLE` and indexes ({@link MssqlDdl}). */
+  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table)).ddl(opts);
 
   /**
    * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`edition` 5 and 8)
@@ -97,14 +97,6 @@ export class MssqlDialect extends SqlDialect {
   override checkVersion(raw: string, row?: Row): string {
     return [5, 8].includes(Number(row?.edition)) ? raw : super.checkVersion(raw);
   }
-
-  /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
-  describeTable = (conn: Connection, table: string) => describeWith(conn, DESCRIBE_SQL, table, columnInfo);
-
-  readonly Statements = MssqlStatements;
-  classifyError = classifyError;
-
-  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table)).ddl(opts);
 }
 
 /** The SQL Server dialect; `serverVersion` overrides the version `checkServer` reads. */

@@ -17,10 +17,9 @@ import {
 export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
 
 /**
- * T-SQL's transactions. `begin` sets the level (READ COMMITTED when none is declared: a pooled
- * session keeps its last one) in the batch that begins: `sp_executesql` would undo the `SET` when
- * it ends. A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903). A
- * savepoint name is bare and at most 32 characters.
+ * T-SQL's transactions. `begin` sets the level (READ COMMITTED by default: a pooled session keeps
+ * its last one) in the batch that begins (`sp_executesql` would undo the `SET`). A deadlock victim's
+ * transaction is gone: a plain ROLLBACK would fail (3903). Savepoints: bare names of 32 at most.
  */
 export const MSSQL_TRANSACTIONS: TransactionSql = {
   begin: (o) => [`${setIsolation(o.isolation)}; BEGIN TRANSACTION`],
@@ -30,24 +29,19 @@ export const MSSQL_TRANSACTIONS: TransactionSql = {
   rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name, 32)}`,
 };
 
-/** How long a claim under per-key concurrency waits for its table's turn, in milliseconds. */
-export const TURN_WAIT_MS = 10_000;
-
 /** `sp_getapplock` truncates a name past 255 characters: a longer key is locked under its SHA-256. */
 export const RESOURCE_MAX = 255;
 
 /** The application lock name of a key: itself, or the upper-case hex SHA-256 of its UTF-16LE bytes. */
 export function resourceName(key: string): string {
-  return key.length > RESOURCE_MAX
-    ? createHash('sha256').update(key, 'utf16le').digest('hex').toUpperCase()
-    : key;
+  if (key.length <= RESOURCE_MAX) return key;
+  return createHash('sha256').update(key, 'utf16le').digest('hex').toUpperCase();
 }
 
 /**
- * SQL Server's statements: the builder's, in T-SQL. Values are `@pN`; `SELECT TOP` takes the
- * place of `LIMIT`, table hints the place of `FOR UPDATE SKIP LOCKED`, `OUTPUT` of `RETURNING`;
- * instants are `DATETIME2(3)` in UTC (tedious binds a Date so), the clock `SYSUTCDATETIME()`.
- * Application locks (`sp_getapplock`) are the advisory keys and the FIFO guard.
+ * SQL Server's statements in T-SQL: values `@pN`, `SELECT TOP` for `LIMIT`, table hints for `FOR
+ * UPDATE SKIP LOCKED`, `OUTPUT` for `RETURNING`; instants `DATETIME2(3)` in UTC (as tedious binds a
+ * Date); application locks (`sp_getapplock`) the advisory keys and the FIFO guard.
  */
 export class MssqlStatements extends QueueStatements {
   /** SQL Server takes 2100 parameters a request. */
@@ -65,15 +59,11 @@ export class MssqlStatements extends QueueStatements {
   override readonly createTableSql = 'CREATE TABLE';
   /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
   override readonly scanHints = ' WITH (READCOMMITTEDLOCK, READPAST)';
-  /**
-   * Put before every plain read, which reads with `READPAST`: the hint is refused at READ UNCOMMITTED
-   * and SERIALIZABLE (error 650), and a pooled session keeps the level of its last transaction.
-   */
+  /** `READPAST` is refused at READ UNCOMMITTED and SERIALIZABLE (650); a pooled session keeps its level. */
   override readonly plainReadPrefix = `${setIsolation()};`;
   /**
-   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
-   * Server read them a moment apart across a window's edge, the later reads only move the window
-   * (its new start keeps the old count), so the error is a grant too few, never one too many.
+   * Rate limits: the clock in epoch ms. Read a moment apart across a window's edge, a reservation's
+   * later reads only move the window (keeping the old count): a grant too few, never one too many.
    */
   override readonly nowMs = "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
   /** Written unless the key is there ({@link absent}). */
@@ -124,8 +114,7 @@ export class MssqlStatements extends QueueStatements {
 
   /**
    * `INSERT .. SELECT .. FROM (VALUES ..) ORDER BY position`: IDENTITY values follow that order (not
-   * the order of `OUTPUT` rows), so the ids sorted are the messages' in order. A keyed row is
-   * written unless an unsettled row holds its key ({@link absent}).
+   * `OUTPUT`'s), so the ids sorted are the messages'. A keyed row needs its key free ({@link absent}).
    */
   override insertSql(i: InsertParts): string {
     const out = ` OUTPUT inserted.${this.id}`;
@@ -141,16 +130,14 @@ export class MssqlStatements extends QueueStatements {
   }
 
   /**
-   * Inside the delivery's transaction the select runs at READ COMMITTED and the declared level is
-   * set back after it: at REPEATABLE READ it would keep every row it read, elsewhere `READPAST`
-   * is refused.
+   * Inside the delivery's transaction the select runs at READ COMMITTED, the declared level set back
+   * after it: at REPEATABLE READ it would keep every row it read, elsewhere `READPAST` is refused.
    */
   override claimLocked(n: number, now: Date | null): Statement {
     const st = super.claimLocked(n, now);
     const level = this.t.isolation ?? 'read_committed';
     if (level === 'read_committed') return st;
-    const sql = `${this.plainRead(st).sql};\n${setIsolation(level)}`;
-    return { sql, params: st.params };
+    return { sql: `${this.plainRead(st).sql};\n${setIsolation(level)}`, params: st.params };
   }
 
   /** One statement: an updatable CTE over the locking select, updated, `OUTPUT inserted.*`. */
@@ -166,12 +153,7 @@ export class MssqlStatements extends QueueStatements {
    * the claim's transaction (its commit releases it), waited for up to 10 s; `ok` 0 when not granted.
    */
   override claimTurn(): Statement {
-    return this.applock(this.turnName, 'Transaction', TURN_WAIT_MS);
-  }
-
-  /** Per-key concurrency's claim at READ COMMITTED (the update's `OUTPUT inserted.*` answers the rows). */
-  override claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
-    return this.plainRead(super.claimLeaseByKey(n, now, expiry));
+    return this.applock(this.turnName, 'Transaction', 10_000);
   }
 
   /**
@@ -186,20 +168,19 @@ export class MssqlStatements extends QueueStatements {
   }
 
   /**
-   * An application lock call on `key`'s lock name, answering `ok` 1 where its return code `@r` is
-   * >= 0: `sp_getapplock` (Exclusive) waiting up to `wait` ms, or with `release`,
-   * `sp_releaseapplock` of a lock the session holds (it raises error 1223 for one not held).
+   * An application lock call on `key`'s lock name, `ok` 1 where its return code `@r` >= 0:
+   * `sp_getapplock` (Exclusive) waiting up to `wait` ms, or with `release`, `sp_releaseapplock` of
+   * a lock the session holds (it raises error 1223 for one not held).
    */
   applock(key: string, owner: 'Session' | 'Transaction', wait: number | 'release' = 0): Statement {
     const p = this.params();
     const name = p.bind(resourceName(key));
+    const owned = `@Resource = ${name}, @LockOwner = '${owner}', @DbPrincipal = N'public'`;
     const call =
       wait === 'release'
-        ? `IF APPLOCK_MODE(N'public', ${name}, '${owner}') <> 'NoLock'\n  EXEC @r = sp_releaseapplock` +
-          ` @Resource = ${name}, @LockOwner = '${owner}', @DbPrincipal = N'public';`
-        : `EXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive', @LockOwner = '${owner}',` +
-          ` @LockTimeout = ${wait}, @DbPrincipal = N'public';`;
-    return p.statement(`DECLARE @r INT = -1;\n${call}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
+        ? `IF APPLOCK_MODE(N'public', ${name}, '${owner}') <> 'NoLock'\n  EXEC @r = sp_releaseapplock ${owned}`
+        : `EXEC @r = sp_getapplock ${owned}, @LockMode = 'Exclusive', @LockTimeout = ${wait}`;
+    return p.statement(`DECLARE @r INT = -1;\n${call};\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
   }
 
   /** Owned by the session: it outlives transactions, and the server drops it with the session. */
@@ -226,9 +207,8 @@ export class MssqlStatements extends QueueStatements {
   override copyBack(ids: readonly unknown[]): Statement {
     const p = this.params();
     const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
-    const names = tableColumns(this.t, (n) => n.toLowerCase())
-      .map((c) => this.ident(c.name))
-      .join(', ');
+    const idents = tableColumns(this.t, (n) => n.toLowerCase()).map((c) => this.ident(c.name));
+    const names = idents.join(', ');
     const copy = `INSERT INTO ${this.table} (${names}) SELECT ${names} FROM ${dead} WHERE ${this.inList(p, this.id, ids)};`;
     const on = (v: 'ON' | 'OFF') => `SET IDENTITY_INSERT ${this.table} ${v};`;
     return p.statement(this.t.id.generated ? `${on('ON')}\n${copy}\n${on('OFF')}` : copy);

@@ -628,7 +628,7 @@ export class QueueStatements {
   /**
    * Lease form under per-key concurrency, one statement in the claim's transaction (after
    * {@link claimTurn}): {@link claimLease} over the rows of {@link pickByKey}, each still due when
-   * the update reaches it.
+   * the update reaches it. The pick reads without locks: a {@link plainRead}.
    */
   claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
     const t = this.t;
@@ -636,14 +636,16 @@ export class QueueStatements {
     const set = this.leaseSets(p, expiry);
     const pick = this.pickByKey(p, n, now, this.col('x', t.id.column));
     const due = this.due(p, now, 't');
-    return p.statement(
-      this.update({
-        table: this.table,
-        alias: 't',
-        set,
-        where: `${this.col('t', t.id.column)} IN (${pick}) AND ${due}`,
-        returning: '*',
-      }),
+    return this.plainRead(
+      p.statement(
+        this.update({
+          table: this.table,
+          alias: 't',
+          set,
+          where: `${this.col('t', t.id.column)} IN (${pick}) AND ${due}`,
+          returning: '*',
+        }),
+      ),
     );
   }
 
