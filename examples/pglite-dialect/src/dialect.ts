@@ -10,17 +10,19 @@ import {
   type ErrorKind,
   type IsolationLevel,
   type PrepareOptions,
+  type Row,
   ServerTooOldError,
   type TableOps,
 } from '@sqlinbox/core';
 import {
+  describeWith,
+  informationSchemaColumn,
+  informationSchemaSql,
   type Params,
   QueueDdl,
   QueueStatements,
   SqlTable,
   type Statement,
-  schemaOf,
-  tableOf,
 } from '@sqlinbox/sql';
 
 /**
@@ -55,9 +57,7 @@ export class PgliteStatements extends QueueStatements {
     if (typeof value === 'number' && Number.isInteger(value)) return `$${index}::bigint`;
     return `$${index}`;
   }
-  override get tickTimeType(): string {
-    return 'TIMESTAMPTZ';
-  }
+  override readonly tickTimeType = 'TIMESTAMPTZ';
   /**
    * PostgreSQL picks the partial unique index only when this `WHERE` implies the index's own, and
    * the builder's index says `key IS NOT NULL` too.
@@ -173,31 +173,15 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
       if (major(version) < major(FLOOR)) throw new ServerTooOldError('PGlite', version, FLOOR);
       return { version };
     },
-    async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-      const schema = schemaOf(table);
-      const { rows } = await conn.query<{
-        name: string;
-        type: string;
-        nullable: string;
-        dflt: string | null;
-        generated: string;
-        precision: number | null;
-      }>(
-        'SELECT column_name AS name, data_type AS type, is_nullable AS nullable,' +
-          ' column_default AS dflt, is_identity AS generated, datetime_precision AS precision' +
-          ' FROM information_schema.columns WHERE table_name = $1' +
-          ' AND table_schema = COALESCE($2, current_schema()) ORDER BY ordinal_position',
-        [tableOf(table), schema ?? null],
-      );
-      if (rows.length === 0) return null;
-      return rows.map((r) => ({
-        name: r.name,
-        type: r.type,
-        kind: kindOf(r.type),
-        nullable: r.nullable === 'YES',
-        hasDefault: r.dflt !== null || r.generated === 'YES',
-        precision: r.precision ?? undefined,
-      }));
+    describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
+      // The builder's information_schema query and row reading; an unqualified name is in the
+      // current schema. An identity column is one the database fills.
+      const sql = informationSchemaSql('COALESCE($1, current_schema())', '$2', [
+        'c.is_identity AS generated',
+      ]);
+      const read = (r: Row) =>
+        informationSchemaColumn(r, kindOf, { type: String(r.data_type), generated: r.generated === 'YES' });
+      return describeWith(conn, sql, table, read);
     },
     prepare: prepareTable,
     async begin(conn: Connection, o: BeginOptions) {

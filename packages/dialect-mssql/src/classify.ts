@@ -22,17 +22,14 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /**
- * Maps a driver error to the kind the engine acts on: by the server's error number, then a
- * `ConnectionError` (known by its class name: the dialect never imports tedious) or a connection
- * code is `connection`. An `AggregateError`'s errors (several server errors of one request: a
- * deadlock beside "the statement has been terminated") and a wrapper's `cause` are read in turn.
+ * A driver error's kind: by the server's error number, else `connection` for a `ConnectionError`
+ * (by class name: the dialect never imports tedious) or a connection code; an `AggregateError`'s
+ * errors (a deadlock beside "the statement has been terminated") and a `cause` are read in turn.
  */
 export function classifyError(err: unknown): ErrorKind {
   return classifyWith(err, (e: { number?: unknown; code?: unknown }) => {
     const byNumber = typeof e.number === 'number' ? ERROR_NUMBERS[e.number] : undefined;
-    if (byNumber !== undefined) return byNumber;
-    if (e.constructor?.name === 'ConnectionError') return 'connection';
-    if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return 'connection';
-    return undefined;
+    const gone = e.constructor?.name === 'ConnectionError' || CONNECTION_CODES.has(String(e.code));
+    return byNumber ?? (gone ? 'connection' : undefined);
   });
 }

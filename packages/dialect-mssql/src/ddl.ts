@@ -26,7 +26,7 @@ export class MssqlDdl extends QueueDdl<MssqlStatements> {
     const t = this.s.t;
     const due = [t.lease, t.retryAfter].filter((c) => c !== undefined).map((c) => this.s.ident(c));
     const include = i.name === 'claim' && due.length > 0 ? ` INCLUDE (${due.join(', ')})` : '';
-    const columns = i.columns.join(', ');
-    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX [sqlinbox_${i.name}] ON ${this.s.table} (${columns})${include}${i.where}`;
+    const on = `${this.s.table} (${i.columns.join(', ')})${include}${i.where}`;
+    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX [sqlinbox_${i.name}] ON ${on}`;
   }
 }

@@ -1,7 +1,6 @@
 /**
  * The SQL Server dialect: the facts and the SQL sqlinbox needs on SQL Server 2017 or later, for any
- * driver that gives it the core's `Connection` (this package ships one for tedious, in
- * `./tedious`). It imports no driver.
+ * driver giving it the core's `Connection` (this package ships tedious's, in `./tedious`).
  */
 import {
   type AnyTable,
@@ -12,15 +11,21 @@ import {
   type DdlOptions,
   type Row,
 } from '@sqlinbox/core';
-import { columnKinds, describeWith, SqlDialect, type SqlDialectOptions } from '@sqlinbox/sql';
+import {
+  columnKinds,
+  describeWith,
+  informationSchemaColumn,
+  informationSchemaSql,
+  SqlDialect,
+  type SqlDialectOptions,
+} from '@sqlinbox/sql';
 import { classifyError } from './classify.js';
 import { MssqlDdl } from './ddl.js';
 import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
 
 /**
- * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in
- * containers, where its conformance suite runs. (The statements need 2016: `DROP TABLE IF EXISTS`,
- * `HASHBYTES` past 8000 bytes.)
+ * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in containers,
+ * where its suite runs. (The statements need 2016: `DROP TABLE IF EXISTS`, `HASHBYTES` past 8000 bytes.)
  */
 export const MSSQL_FLOOR = '14.0';
 
@@ -39,39 +44,30 @@ export const kindOf = columnKinds({
   json: 'json',
 });
 
-/** The columns of a table; an unqualified name resolves as the server does: default schema, then `dbo`. */
-export const DESCRIBE_SQL =
-  'SELECT c.COLUMN_NAME AS [name], c.DATA_TYPE AS [data_type], c.CHARACTER_MAXIMUM_LENGTH AS [max_length],' +
-  ' c.DATETIME_PRECISION AS [datetime_precision], c.IS_NULLABLE AS [nullable], c.COLUMN_DEFAULT AS [column_default],' +
-  " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsIdentity') AS [is_identity]," +
-  " COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, 'IsComputed') AS [is_computed]" +
-  ' FROM INFORMATION_SCHEMA.COLUMNS AS c WHERE c.TABLE_NAME = @p2 AND c.TABLE_SCHEMA = COALESCE(@p1,' +
-  ' CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES AS s WHERE s.TABLE_SCHEMA = SCHEMA_NAME() AND s.TABLE_NAME = @p2)' +
-  " THEN SCHEMA_NAME() ELSE N'dbo' END) ORDER BY c.ORDINAL_POSITION";
+/** A column's property by `COLUMNPROPERTY` (`IsIdentity`, `IsComputed`). */
+const property = (name: string) =>
+  `COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)), c.COLUMN_NAME, '${name}')`;
 
-/** Time types that keep fewer digits than they report: `datetime` rounds to 1/300 s. */
+/** The columns of a table; an unqualified name resolves as the server does: default schema, then `dbo`. */
+export const DESCRIBE_SQL = informationSchemaSql(
+  'COALESCE(@p1, CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES AS s WHERE s.TABLE_SCHEMA =' +
+    " SCHEMA_NAME() AND s.TABLE_NAME = @p2) THEN SCHEMA_NAME() ELSE N'dbo' END)",
+  '@p2',
+  [`${property('IsIdentity')} AS is_identity`, `${property('IsComputed')} AS is_computed`],
+);
+
+/** Time types that keep fewer digits of a second than they report: `datetime` rounds to 1/300 s. */
 const COARSE: Record<string, number> = { datetime: 2, smalldatetime: 0 };
 
-/**
- * One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`. A time column's `precision` is
- * its digits of a second, but `datetime` keeps 2 (it rounds to 1/300 s) and `smalldatetime` 0.
- */
+/** One `INFORMATION_SCHEMA.COLUMNS` row as the core's `ColumnInfo`, its type with its length or digits. */
 export function columnInfo(r: Row): ColumnInfo {
-  const type = String(r.data_type);
-  const lower = type.toLowerCase();
-  const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
-  const [max, digits] = [num(r.max_length), num(r.datetime_precision)];
-  const kind = kindOf(type);
-  const precision = kind !== 'timestamp' ? undefined : (COARSE[lower] ?? digits);
-  const scaled = digits !== undefined && ['datetime2', 'datetimeoffset', 'time'].includes(lower);
-  return {
-    name: String(r.name),
-    type: max !== undefined ? `${type}(${max === -1 ? 'max' : max})` : scaled ? `${type}(${digits})` : type,
-    kind,
-    ...(precision === undefined ? {} : { precision }),
-    nullable: String(r.nullable).toUpperCase() === 'YES',
-    hasDefault: r.column_default != null || Number(r.is_identity) === 1 || Number(r.is_computed) === 1,
-  };
+  const [type, max, digits] = [String(r.data_type), r.max_length, r.datetime_precision];
+  const scaled = digits != null && ['datetime2', 'datetimeoffset', 'time'].includes(type.toLowerCase());
+  return informationSchemaColumn(r, kindOf, {
+    type: max != null ? `${type}(${Number(max) === -1 ? 'max' : max})` : scaled ? `${type}(${digits})` : type,
+    precision: COARSE[type.toLowerCase()],
+    generated: Number(r.is_identity) === 1 || Number(r.is_computed) === 1,
+  });
 }
 
 /** The query `checkServer` runs: the version and the engine edition. */
@@ -87,6 +83,12 @@ export class MssqlDialect extends SqlDialect {
   readonly floor = MSSQL_FLOOR;
   readonly versionSql = VERSION_SQL;
   readonly transactions = MSSQL_TRANSACTIONS;
+  readonly Statements = MssqlStatements;
+  classifyError = classifyError;
+  /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
+  describeTable = (conn: Connection, table: string) => describeWith(conn, DESCRIBE_SQL, table, columnInfo);
+  /** The table's `CREATE TABLE` and indexes ({@link MssqlDdl}). */
+  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table)).ddl(opts);
 
   /**
    * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`edition` 5 and 8)
@@ -94,18 +96,6 @@ export class MssqlDialect extends SqlDialect {
    */
   override checkVersion(raw: string, row?: Row): string {
     return [5, 8].includes(Number(row?.edition)) ? raw : super.checkVersion(raw);
-  }
-
-  /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
-  describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-    return describeWith(conn, DESCRIBE_SQL, table, columnInfo);
-  }
-
-  readonly Statements = MssqlStatements;
-  classifyError = classifyError;
-
-  tableDdl(table: AnyTable, opts: DdlOptions): string[] {
-    return new MssqlDdl(new MssqlStatements(table)).ddl(opts);
   }
 }
 

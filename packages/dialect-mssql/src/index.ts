@@ -1,8 +1,7 @@
 /**
  * `@sqlinbox/dialect-mssql`: sqlinbox on SQL Server 2017 or later. This entry holds the dialect and
- * imports no driver; the tedious adapter lives behind `@sqlinbox/dialect-mssql/tedious`
- * (`mssql(config)`). The package is also the worked example of a dialect of your own
- * (`docs/custom-dialect.md`).
+ * imports no driver (tedious's adapter: `@sqlinbox/dialect-mssql/tedious`, `mssql(config)`); the
+ * package is also the worked example of a dialect of your own (`docs/custom-dialect.md`).
  */
 export * from './classify.js';
 export * from './ddl.js';

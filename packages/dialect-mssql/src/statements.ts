@@ -1,87 +1,71 @@
 import { createHash } from 'node:crypto';
-import { ConfigError } from '@sqlinbox/core';
 import {
   type DeleteParts,
   type InsertParts,
-  ISOLATION_SQL,
   type Params,
   QueueStatements,
   type SelectParts,
   type Statement,
+  savepointName,
+  setIsolation,
   type TransactionSql,
   tableColumns,
   type UpdateParts,
 } from '@sqlinbox/sql';
 
-/**
- * Put before every statement that reads with `READPAST`: the hint is refused at READ UNCOMMITTED
- * and SERIALIZABLE (error 650), and a pooled session keeps the level of its last transaction.
- */
-export const SET_READ_COMMITTED = 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;';
-
 /** A claim's table hints: update locks on the rows it takes, rows others hold skipped, never waited on. */
 export const CLAIM_HINTS = ' WITH (UPDLOCK, READPAST, ROWLOCK)';
 
-/** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
-export const SKIP_HINTS = ' WITH (READCOMMITTEDLOCK, READPAST)';
-
-/** A savepoint name: at most 32 characters, written bare (`SAVE TRANSACTION` takes an identifier). */
-function savepointName(name: string): string {
-  if (/^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(name)) return name;
-  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
-    fix: 'use letters, digits and underscores, at most 32 characters',
-  });
-}
-
 /**
- * T-SQL's transactions. `begin` sets the level (READ COMMITTED when none is declared: a pooled
- * session keeps its last one) in the batch that begins: `sp_executesql` would undo the `SET` when
- * it ends. A deadlock victim's transaction is gone already: a plain ROLLBACK would fail (3903).
+ * T-SQL's transactions. `begin` sets the level (READ COMMITTED by default: a pooled session keeps
+ * its last one) in the batch that begins (`sp_executesql` would undo the `SET`). A deadlock victim's
+ * transaction is gone: a plain ROLLBACK would fail (3903). Savepoints: bare names of 32 at most.
  */
 export const MSSQL_TRANSACTIONS: TransactionSql = {
-  begin: (o) => [
-    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}; BEGIN TRANSACTION`,
-  ],
+  begin: (o) => [`${setIsolation(o.isolation)}; BEGIN TRANSACTION`],
   commit: 'COMMIT TRANSACTION',
   rollback: 'IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION',
-  savepoint: (name) => `SAVE TRANSACTION ${savepointName(name)}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name)}`,
+  savepoint: (name) => `SAVE TRANSACTION ${savepointName(name, 32)}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TRANSACTION ${savepointName(name, 32)}`,
 };
-
-/** How long a claim under per-key concurrency waits for its table's turn, in milliseconds. */
-export const TURN_WAIT_MS = 10_000;
 
 /** `sp_getapplock` truncates a name past 255 characters: a longer key is locked under its SHA-256. */
 export const RESOURCE_MAX = 255;
 
 /** The application lock name of a key: itself, or the upper-case hex SHA-256 of its UTF-16LE bytes. */
 export function resourceName(key: string): string {
-  return key.length > RESOURCE_MAX
-    ? createHash('sha256').update(key, 'utf16le').digest('hex').toUpperCase()
-    : key;
+  if (key.length <= RESOURCE_MAX) return key;
+  return createHash('sha256').update(key, 'utf16le').digest('hex').toUpperCase();
 }
 
 /**
- * SQL Server's statements: the builder's, in T-SQL. Values are `@pN`; `SELECT TOP` takes the
- * place of `LIMIT`, table hints the place of `FOR UPDATE SKIP LOCKED`, `OUTPUT` of `RETURNING`;
- * instants are `DATETIME2(3)` in UTC (tedious binds a Date so), the clock `SYSUTCDATETIME()`.
- * Application locks (`sp_getapplock`) are the advisory keys and the FIFO guard.
+ * SQL Server's statements in T-SQL: values `@pN`, `SELECT TOP` for `LIMIT`, table hints for `FOR
+ * UPDATE SKIP LOCKED`, `OUTPUT` for `RETURNING`; instants `DATETIME2(3)` in UTC (as tedious binds a
+ * Date); application locks (`sp_getapplock`) the advisory keys and the FIFO guard.
  */
 export class MssqlStatements extends QueueStatements {
   /** SQL Server takes 2100 parameters a request. */
-  override get maxParams(): number {
-    return 2000;
-  }
+  override readonly maxParams = 2000;
+  override readonly clock = 'SYSUTCDATETIME()';
+  override readonly always = '1 = 1';
+  override readonly textType = 'NVARCHAR(MAX)';
+  override readonly emptyText = "N''";
+  override readonly missingValue = 'NULL';
+  override readonly transactions = MSSQL_TRANSACTIONS;
+  override readonly inTransactionSql = 'SELECT @@TRANCOUNT AS [n]';
   /** Schedules: the tick table's column types, and `CREATE TABLE` as the queue table's. */
-  override get tickNameType(): string {
-    return 'NVARCHAR(255)';
-  }
-  override get tickTimeType(): string {
-    return 'DATETIME2(3)';
-  }
-  override get createTableSql(): string {
-    return 'CREATE TABLE';
-  }
+  override readonly tickNameType = 'NVARCHAR(255)';
+  override readonly tickTimeType = 'DATETIME2(3)';
+  override readonly createTableSql = 'CREATE TABLE';
+  /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
+  override readonly scanHints = ' WITH (READCOMMITTEDLOCK, READPAST)';
+  /** `READPAST` is refused at READ UNCOMMITTED and SERIALIZABLE (650); a pooled session keeps its level. */
+  override readonly plainReadPrefix = `${setIsolation()};`;
+  /**
+   * Rate limits: the clock in epoch ms. Read a moment apart across a window's edge, a reservation's
+   * later reads only move the window (keeping the old count): a grant too few, never one too many.
+   */
+  override readonly nowMs = "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
   /** Written unless the key is there ({@link absent}). */
   override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
     const same = columns.map((c) => `x.${c} = v.${c}`).join(' AND ');
@@ -91,25 +75,11 @@ export class MssqlStatements extends QueueStatements {
   absent(table: string, cond: string): string {
     return `NOT EXISTS (SELECT 1 FROM ${table} WITH (UPDLOCK, HOLDLOCK) WHERE ${cond})`;
   }
-  /**
-   * Rate limits: the clock in epoch milliseconds. A reservation names it several times; should SQL
-   * Server read them a moment apart across a window's edge, the later reads only move the window
-   * (its new start keeps the old count), so the error is a grant too few, never one too many.
-   */
-  override get nowMs(): string {
-    return "DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())";
-  }
   override placeholder(index: number): string {
     return `@p${index}`;
   }
   override ident(name: string): string {
     return `[${name.replaceAll(']', ']]')}]`;
-  }
-  override get clock(): string {
-    return 'SYSUTCDATETIME()';
-  }
-  override get always(): string {
-    return '1 = 1';
   }
   override distinct(a: string, b: string): string {
     return `(${a} IS NULL OR ${a} <> ${b})`;
@@ -117,29 +87,16 @@ export class MssqlStatements extends QueueStatements {
   override text(p: Params, value: string): string {
     return p.bind(value);
   }
-  override keyColumn(expr: string): string {
-    return `COALESCE(CAST(${expr} AS NVARCHAR(MAX)), N'')`;
-  }
-  override get emptyText(): string {
-    return "N''";
-  }
   /** Keys compare as binary strings, as lock names do. */
   override concat(parts: readonly string[]): string {
     return `(${parts.join(' + ')}) COLLATE Latin1_General_BIN2`;
-  }
-  override get missingValue(): string {
-    return 'NULL';
-  }
-  override scan(table: string, alias?: string): string {
-    return super.scan(table, alias) + SKIP_HINTS;
   }
 
   /** `SELECT TOP (@n)`, the claim's hints after the table. */
   override select(p: Params, s: SelectParts): string {
     const top = s.limit === undefined ? '' : `TOP (${p.bind(s.limit)}) `;
-    const where = s.where === undefined ? '' : ` WHERE ${s.where}`;
-    const order = s.order === undefined ? '' : ` ORDER BY ${s.order}`;
-    return `SELECT ${top}${s.columns} FROM ${s.table}${s.lock === true ? CLAIM_HINTS : ''}${where}${order}`;
+    const table = s.lock === true ? s.table + CLAIM_HINTS : s.table;
+    return super.select(p, { ...s, columns: top + s.columns, table, limit: undefined, lock: false });
   }
   override update(u: UpdateParts): string {
     const out = u.returning === undefined ? '' : ` OUTPUT inserted.${u.returning}`;
@@ -157,59 +114,38 @@ export class MssqlStatements extends QueueStatements {
 
   /**
    * `INSERT .. SELECT .. FROM (VALUES ..) ORDER BY position`: IDENTITY values follow that order (not
-   * the order of `OUTPUT` rows), so the ids sorted are the messages' in order. A keyed row is
-   * written unless an unsettled row holds its key ({@link absent}).
+   * `OUTPUT`'s), so the ids sorted are the messages'. A keyed row needs its key free ({@link absent}).
    */
   override insertSql(i: InsertParts): string {
     const out = ` OUTPUT inserted.${this.id}`;
     if (i.columns.length === 0) return `INSERT INTO ${i.table}${out} DEFAULT VALUES`;
     const columns = i.columns.join(', ');
     const key = i.conflictKey === undefined ? undefined : this.ident(i.conflictKey);
-    const unsettled =
-      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
-    const free = key === undefined ? '' : ` WHERE ${this.absent(i.table, `${key} = v.${key}${unsettled}`)}`;
+    const free =
+      key === undefined ? '' : ` WHERE ${this.absent(i.table, `${key} = v.${key}${this.unsettled()}`)}`;
     return (
       `INSERT INTO ${i.table} (${columns})${out} SELECT ${i.columns.map((c) => `v.${c}`).join(', ')}` +
       ` FROM (VALUES ${i.rows.join(', ')}) AS v (${columns}, [sqlinbox_pos])${free} ORDER BY v.[sqlinbox_pos]`
     );
   }
 
-  override get transactions(): TransactionSql {
-    return MSSQL_TRANSACTIONS;
-  }
-  override get inTransactionSql(): string {
-    return 'SELECT @@TRANCOUNT AS [n]';
-  }
-  /** The statement at READ COMMITTED ({@link SET_READ_COMMITTED}). */
-  override plainRead(st: Statement): Statement {
-    return { sql: `${SET_READ_COMMITTED}\n${st.sql}`, params: st.params };
-  }
-
   /**
-   * Inside the delivery's transaction the select runs at READ COMMITTED and the declared level is
-   * set back after it: at REPEATABLE READ it would keep every row it read, elsewhere `READPAST`
-   * is refused.
+   * Inside the delivery's transaction the select runs at READ COMMITTED, the declared level set back
+   * after it: at REPEATABLE READ it would keep every row it read, elsewhere `READPAST` is refused.
    */
   override claimLocked(n: number, now: Date | null): Statement {
     const st = super.claimLocked(n, now);
     const level = this.t.isolation ?? 'read_committed';
     if (level === 'read_committed') return st;
-    const sql = `${this.plainRead(st).sql};\nSET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
-    return { sql, params: st.params };
+    return { sql: `${this.plainRead(st).sql};\n${setIsolation(level)}`, params: st.params };
   }
 
   /** One statement: an updatable CTE over the locking select, updated, `OUTPUT inserted.*`. */
   override claimLease(n: number, now: Date, expiry: Date): Statement {
-    const t = this.t;
     const p = this.params();
     const pick = this.claimSelect(p, n, now, 'q.*');
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
-    return this.plainRead(
-      p.statement(
-        `WITH sqlinbox_claim AS (${pick})\nUPDATE sqlinbox_claim SET ${set.join(', ')} OUTPUT inserted.*`,
-      ),
-    );
+    const update = `UPDATE sqlinbox_claim SET ${this.leaseSets(p, expiry).join(', ')} OUTPUT inserted.*`;
+    return this.plainRead(p.statement(`WITH sqlinbox_claim AS (${pick})\n${update}`));
   }
 
   /**
@@ -217,18 +153,7 @@ export class MssqlStatements extends QueueStatements {
    * the claim's transaction (its commit releases it), waited for up to 10 s; `ok` 0 when not granted.
    */
   override claimTurn(): Statement {
-    const p = this.params();
-    const name = p.bind(resourceName(this.turnName));
-    return p.statement(
-      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
-        ` @LockOwner = 'Transaction', @LockTimeout = ${p.bind(TURN_WAIT_MS)}, @DbPrincipal = N'public';\n` +
-        'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
-    );
-  }
-
-  /** Per-key concurrency's claim at READ COMMITTED (the update's `OUTPUT inserted.*` answers the rows). */
-  override claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
-    return this.plainRead(super.claimLeaseByKey(n, now, expiry));
+    return this.applock(this.turnName, 'Transaction', 10_000);
   }
 
   /**
@@ -242,20 +167,20 @@ export class MssqlStatements extends QueueStatements {
     return `APPLOCK_TEST(N'public', ${name}, 'Exclusive', 'Session') = 1`;
   }
 
-  /** `sp_getapplock` without waiting, answering `ok` 1 when taken. */
-  applock(key: string, owner: 'Session' | 'Transaction'): Statement {
+  /**
+   * An application lock call on `key`'s lock name, `ok` 1 where its return code `@r` >= 0:
+   * `sp_getapplock` (Exclusive) waiting up to `wait` ms, or with `release`, `sp_releaseapplock` of
+   * a lock the session holds (it raises error 1223 for one not held).
+   */
+  applock(key: string, owner: 'Session' | 'Transaction', wait: number | 'release' = 0): Statement {
     const p = this.params();
     const name = p.bind(resourceName(key));
-    return this.answer(
-      p,
-      `DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = ${name}, @LockMode = 'Exclusive',` +
-        ` @LockOwner = '${owner}', @LockTimeout = 0, @DbPrincipal = N'public';`,
-    );
-  }
-
-  /** A batch that sets `@r`, answering `ok` 1 where `@r` >= 0 (the lock calls' return codes). */
-  answer(p: Params, batch: string): Statement {
-    return p.statement(`${batch}\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
+    const owned = `@Resource = ${name}, @LockOwner = '${owner}', @DbPrincipal = N'public'`;
+    const call =
+      wait === 'release'
+        ? `IF APPLOCK_MODE(N'public', ${name}, '${owner}') <> 'NoLock'\n  EXEC @r = sp_releaseapplock ${owned}`
+        : `EXEC @r = sp_getapplock ${owned}, @LockMode = 'Exclusive', @LockTimeout = ${wait}`;
+    return p.statement(`DECLARE @r INT = -1;\n${call};\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]`);
   }
 
   /** Owned by the session: it outlives transactions, and the server drops it with the session. */
@@ -263,15 +188,9 @@ export class MssqlStatements extends QueueStatements {
     return this.applock(key, 'Session');
   }
 
-  /** Releases only a held lock: `sp_releaseapplock` raises error 1223 for one not held. */
+  /** Releases only a lock the session holds. */
   override unlock(key: string): Statement {
-    const p = this.params();
-    const name = p.bind(resourceName(key));
-    return this.answer(
-      p,
-      `DECLARE @r INT = -1;\nIF APPLOCK_MODE(N'public', ${name}, 'Session') <> 'NoLock'\n` +
-        `  EXEC @r = sp_releaseapplock @Resource = ${name}, @LockOwner = 'Session', @DbPrincipal = N'public';`,
-    );
+    return this.applock(key, 'Session', 'release');
   }
 
   /** The FIFO guard of a group: owned by the claim's transaction, so its end releases it. */
@@ -288,12 +207,10 @@ export class MssqlStatements extends QueueStatements {
   override copyBack(ids: readonly unknown[]): Statement {
     const p = this.params();
     const dead = this.tableName(this.role(this.deadTable, 'dead-letter table'));
-    const names = tableColumns(this.t, (n) => n.toLowerCase())
-      .map((c) => this.ident(c.name))
-      .join(', ');
+    const idents = tableColumns(this.t, (n) => n.toLowerCase()).map((c) => this.ident(c.name));
+    const names = idents.join(', ');
     const copy = `INSERT INTO ${this.table} (${names}) SELECT ${names} FROM ${dead} WHERE ${this.inList(p, this.id, ids)};`;
-    if (!this.t.id.generated) return p.statement(copy);
     const on = (v: 'ON' | 'OFF') => `SET IDENTITY_INSERT ${this.table} ${v};`;
-    return p.statement(`${on('ON')}\n${copy}\n${on('OFF')}`);
+    return p.statement(this.t.id.generated ? `${on('ON')}\n${copy}\n${on('OFF')}` : copy);
   }
 }

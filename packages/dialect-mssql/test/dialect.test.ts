@@ -275,8 +275,13 @@ describe('ddl', () => {
 
 describe('describeTable', () => {
   test('reads INFORMATION_SCHEMA.COLUMNS; an unqualified name resolves to the default schema, then dbo', () => {
-    expect(DESCRIBE_SQL).toContain('FROM INFORMATION_SCHEMA.COLUMNS AS c WHERE c.TABLE_NAME = @p2');
-    expect(DESCRIBE_SQL).toContain('COALESCE(@p1, CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES');
+    expect(DESCRIBE_SQL).toContain(
+      'FROM INFORMATION_SCHEMA.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(@p1, CASE WHEN EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.TABLES',
+    );
+    expect(DESCRIBE_SQL).toContain(' AND c.TABLE_NAME = @p2 ORDER BY c.ORDINAL_POSITION');
+    expect(DESCRIBE_SQL).toContain(
+      "COLUMNPROPERTY(OBJECT_ID(QUOTENAME(c.TABLE_SCHEMA) + N'.' + QUOTENAME(c.TABLE_NAME)),",
+    );
     expect(DESCRIBE_SQL).toContain("THEN SCHEMA_NAME() ELSE N'dbo' END)");
   });
 
@@ -300,7 +305,7 @@ describe('describeTable', () => {
   });
 
   test('R-OPS-6 R-BAD-4 a time column reports its digits of a second, and its type shows them: datetime keeps hundredths, smalldatetime none', () => {
-    expect(DESCRIBE_SQL).toContain('c.DATETIME_PRECISION AS [datetime_precision]');
+    expect(DESCRIBE_SQL).toContain('c.DATETIME_PRECISION AS datetime_precision');
     const time = (data_type: string, datetime_precision: number | null) =>
       columnInfo({ name: 'locked_until', data_type, max_length: null, datetime_precision, nullable: 'YES' });
     expect(time('datetime2', 0)).toMatchObject({ type: 'datetime2(0)', kind: 'timestamp', precision: 0 });

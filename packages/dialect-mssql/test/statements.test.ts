@@ -77,9 +77,9 @@ describe('row lock claim', () => {
   test('R-FIFO-2 the guard is sp_getapplock on <table>/<group>, owned by the transaction, with no wait', () => {
     const st = statements(table({ group: 'grp' })).headGuard(7, 'orders-1');
     expect(st.sql).toBe(
-      'DECLARE @r INT;\n' +
-        "EXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
-        " @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
+      'DECLARE @r INT = -1;\n' +
+        "EXEC @r = sp_getapplock @Resource = @p1, @LockOwner = 'Transaction', @DbPrincipal = N'public'," +
+        " @LockMode = 'Exclusive', @LockTimeout = 0;\n" +
         'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
     );
     expect(st.params).toEqual(['jobs/orders-1']);
@@ -131,10 +131,10 @@ describe('lease claim under per-key concurrency', () => {
   test("R-FLOW-3 the claim's turn: sp_getapplock on the table's turn name, owned by the transaction, waiting up to 10 s", () => {
     const st = statements(limited()).claimTurn();
     expect(st.sql).toBe(
-      "DECLARE @r INT;\nEXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive', @LockOwner = 'Transaction'," +
-        " @LockTimeout = @p2, @DbPrincipal = N'public';\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]",
+      "DECLARE @r INT = -1;\nEXEC @r = sp_getapplock @Resource = @p1, @LockOwner = 'Transaction', @DbPrincipal = N'public'," +
+        " @LockMode = 'Exclusive', @LockTimeout = 10000;\nSELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]",
     );
-    expect(st.params).toEqual(['sqlinbox.concurrency:jobs', 10_000]);
+    expect(st.params).toEqual(['sqlinbox.concurrency:jobs']);
   });
 
   test('R-FLOW-3 ddl prints the (key, lease) index a claim counts rows in work with', () => {
@@ -282,9 +282,9 @@ describe('advisory form', () => {
   test('R-ADV-1 R-ADV-7 lock: sp_getapplock owned by the session, Exclusive, @LockTimeout = 0', () => {
     const st = statements(advisoryTable()).lock('jobs-42');
     expect(st.sql).toBe(
-      'DECLARE @r INT;\n' +
-        "EXEC @r = sp_getapplock @Resource = @p1, @LockMode = 'Exclusive'," +
-        " @LockOwner = 'Session', @LockTimeout = 0, @DbPrincipal = N'public';\n" +
+      'DECLARE @r INT = -1;\n' +
+        "EXEC @r = sp_getapplock @Resource = @p1, @LockOwner = 'Session', @DbPrincipal = N'public'," +
+        " @LockMode = 'Exclusive', @LockTimeout = 0;\n" +
         'SELECT CASE WHEN @r >= 0 THEN 1 ELSE 0 END AS [ok]',
     );
     expect(st.params).toEqual(['jobs-42']);

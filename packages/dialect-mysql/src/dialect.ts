@@ -23,6 +23,8 @@ import {
   type ColumnUse,
   classifyWith,
   columnKinds,
+  informationSchemaColumn,
+  informationSchemaSql,
   NODE_SOCKET_ERRORS,
   SqlDialect,
   schemaOf,
@@ -330,21 +332,16 @@ class MysqlDialect extends SqlDialect {
    * `DATETIME(3)`).
    */
   async describeTable(conn: Connection, table: string): Promise<ColumnInfo[] | null> {
-    const schema = schemaOf(table) ?? null;
-    const name = tableOf(table);
-    const { rows } = await conn.query<Row>(
-      'SELECT c.COLUMN_NAME AS `name`, c.DATA_TYPE AS `dataType`, c.COLUMN_TYPE AS `columnType`,' +
-        ' c.DATETIME_PRECISION AS `precision`, c.IS_NULLABLE AS `nullable`, c.COLUMN_DEFAULT AS `def`, c.EXTRA AS `extra`, VERSION() AS `version`' +
-        ' FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND c.TABLE_NAME = ?' +
-        ' ORDER BY c.ORDINAL_POSITION',
-      [schema, name],
-    );
+    const [schema, name] = [schemaOf(table) ?? null, tableOf(table)];
+    const extra = ['c.COLUMN_TYPE AS column_type', 'c.EXTRA AS extra', 'VERSION() AS `version`'];
+    const sql = informationSchemaSql('COALESCE(?, DATABASE())', '?', extra);
+    const { rows } = await conn.query<Row>(sql, [schema, name]);
     if (rows.length === 0) return null;
     // MariaDB's JSON is LONGTEXT with a CHECK (json_valid(col)); read that back as kind json.
     let jsonColumns = new Set<string>();
     if (
       /mariadb/i.test(text(rows[0]!.version)) &&
-      rows.some((r) => text(r.dataType).toLowerCase() === 'longtext')
+      rows.some((r) => text(r.data_type).toLowerCase() === 'longtext')
     ) {
       const checks = await conn.query<Row>(
         'SELECT CHECK_CLAUSE AS `clause` FROM information_schema.CHECK_CONSTRAINTS' +
@@ -358,24 +355,18 @@ class MysqlDialect extends SqlDialect {
       );
     }
     return rows.map((r) => {
-      const colName = text(r.name);
-      const dataType = text(r.dataType);
-      const def = r.def === null || r.def === undefined ? null : text(r.def);
-      const kind =
-        dataType.toLowerCase() === 'longtext' && jsonColumns.has(colName.toLowerCase())
-          ? 'json'
-          : kindOf(dataType);
-      return {
-        name: colName,
-        type: text(r.columnType),
-        kind,
+      const def = r.column_default == null ? null : text(r.column_default);
+      const json =
+        text(r.data_type).toLowerCase() === 'longtext' && jsonColumns.has(text(r.name).toLowerCase());
+      return informationSchemaColumn(r, kindOf, {
+        type: text(r.column_type),
+        kind: json ? 'json' : undefined,
         // DATETIME and TIMESTAMP keep whole seconds unless declared with digits: `DATETIME(3)`.
-        ...(kind === 'timestamp' ? { precision: toCount(r.precision) } : {}),
-        nullable: text(r.nullable).toUpperCase() === 'YES',
+        precision: toCount(r.datetime_precision),
         // MariaDB shows "no default" of a nullable column as the text NULL.
         hasDefault:
           (def !== null && def.toUpperCase() !== 'NULL') || /auto_increment|generated/i.test(text(r.extra)),
-      };
+      });
     });
   }
 }

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { validateIdentifier } from '@sqlinbox/core';
 import {
   type InsertParts,
-  ISOLATION_SQL,
   KEY,
   type Params,
   QueueStatements,
   type Statement,
+  savepointName,
   schemaOf,
+  setIsolation,
   type TransactionSql,
 } from '@sqlinbox/sql';
 import { quoteIdent, utc } from './sql.js';
@@ -18,14 +18,11 @@ import { quoteIdent, utc } from './sql.js';
  * is held. `SET TRANSACTION` applies to the next transaction only. Savepoint names are checked.
  */
 export const MYSQL_TRANSACTIONS: TransactionSql = {
-  begin: (o) => [
-    `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[o.isolation ?? 'read_committed']}`,
-    'START TRANSACTION',
-  ],
+  begin: (o) => [setIsolation(o.isolation), 'START TRANSACTION'],
   commit: 'COMMIT',
   rollback: 'ROLLBACK',
-  savepoint: (name) => `SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(validateIdentifier(name, 'savepoint'))}`,
+  savepoint: (name) => `SAVEPOINT ${quoteIdent(savepointName(name))}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(savepointName(name))}`,
 };
 
 /** How long a claim under per-key concurrency waits for its table's turn, in seconds. */
@@ -51,9 +48,8 @@ export class MysqlStatements extends QueueStatements {
     return quoteIdent(name);
   }
 
-  override get clock(): string {
-    return 'UTC_TIMESTAMP(3)';
-  }
+  override readonly clock = 'UTC_TIMESTAMP(3)';
+  override readonly textType = 'CHAR';
 
   override time(p: Params, at: Date): string {
     return p.bind(utc(at));
@@ -65,10 +61,6 @@ export class MysqlStatements extends QueueStatements {
 
   override text(p: Params, value: string): string {
     return p.bind(value);
-  }
-
-  override keyColumn(expr: string): string {
-    return `COALESCE(CAST(${expr} AS CHAR), '')`;
   }
 
   override concat(parts: readonly string[]): string {
@@ -92,25 +84,15 @@ export class MysqlStatements extends QueueStatements {
     return 'START TRANSACTION';
   }
 
-  /** ` AND a.processed_at IS NULL`, where the table stamps settled rows. */
-  unsettled(a: string): string {
-    const pa = this.t.processedAt;
-    return pa === undefined ? '' : ` AND ${this.col(a, pa)} IS NULL`;
-  }
-
   /** Rate limits: the database clock in epoch milliseconds, whatever the session's time zone. */
-  override get nowMs(): string {
-    return "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
-  }
+  override readonly nowMs = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
 
   override intDiv(a: string, b: string): string {
     return `(${a} DIV ${b})`;
   }
 
   /** Schedules: the tick table's instant column. */
-  override get tickTimeType(): string {
-    return 'DATETIME(3)';
-  }
+  override readonly tickTimeType = 'DATETIME(3)';
 
   /**
    * `INSERT IGNORE`: `ON DUPLICATE KEY UPDATE` cannot say whether it wrote (both drivers count a
@@ -155,8 +137,7 @@ export class MysqlStatements extends QueueStatements {
   claimLeaseUpdate(ids: readonly unknown[], expiry: Date, now?: Date): Statement {
     const t = this.t;
     const p = this.params();
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const set = this.leaseSets(p, expiry);
     let where = this.inList(p, this.col('q', t.id.column), ids);
     if (now !== undefined) where += ` AND ${this.due(p, now, 'q')}`;
     return p.statement(this.update({ table: this.table, alias: 'q', set, where }));

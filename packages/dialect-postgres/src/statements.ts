@@ -33,20 +33,13 @@ const HELD =
  * table's listeners (`pg_notify`) in the same statement.
  */
 export class PostgresStatements extends QueueStatements {
+  override readonly clock = 'now()';
   /** Schedules: the tick table's column types. */
-  override get tickNameType(): string {
-    return 'text';
-  }
-  override get tickTimeType(): string {
-    return 'timestamptz';
-  }
+  override readonly tickNameType = 'text';
+  override readonly tickTimeType = 'timestamptz';
 
   override placeholder(index: number, value: unknown): string {
     return value instanceof Date ? `$${index}::timestamptz` : `$${index}`;
-  }
-
-  override get clock(): string {
-    return 'now()';
   }
 
   /** One array parameter, typed by `expr` (`id = ANY($n)`), however many values. */
@@ -159,8 +152,7 @@ export class PostgresStatements extends QueueStatements {
     const t = this.t;
     const p = this.params();
     const g = this.guarded(p, n, now, 'q');
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const set = this.leaseSets(p, expiry);
     const pick = this.select(p, {
       columns: `${this.col('q', t.id.column)} AS ${ID}`,
       table: `${this.table} q`,
@@ -295,10 +287,8 @@ export class PostgresStatements extends QueueStatements {
   override keyHolder(keys: string | readonly string[]): Statement {
     const p = this.params();
     const key = this.ident(this.role(this.t.uniqueKey, 'uniqueKey'));
-    const unsettled =
-      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
     const list = this.inList(p, key, typeof keys === 'string' ? [keys] : keys);
-    return p.statement(`SELECT ${this.id}, ${key} FROM ${this.table} WHERE ${list}${unsettled}`);
+    return p.statement(`SELECT ${this.id}, ${key} FROM ${this.table} WHERE ${list}${this.unsettled()}`);
   }
 
   /**

@@ -14,13 +14,15 @@ export const DB_NOW_MS =
  * a REAL that holds a whole number renders as JavaScript's `String()` renders it in an advisory key.
  */
 export class SqliteStatements extends QueueStatements {
-  override get clock(): string {
-    return DB_NOW_MS;
-  }
-
-  override get always(): string {
-    return '1';
-  }
+  override readonly clock = DB_NOW_MS;
+  override readonly always = '1';
+  override readonly missingValue = undefined;
+  override readonly tickNameType = 'TEXT';
+  /** Epoch milliseconds, as every SQLite time column. */
+  override readonly tickTimeType = 'INTEGER';
+  /** Rate limits: the clock and the budget's instants, as every SQLite time column holds them. */
+  override readonly nowMs = DB_NOW_MS;
+  override readonly rateMsType = 'INTEGER';
 
   override distinct(a: string, b: string): string {
     return `${a} IS NOT ${b}`;
@@ -36,29 +38,6 @@ export class SqliteStatements extends QueueStatements {
   /** No row locks: one writer at a time takes the place of `FOR UPDATE SKIP LOCKED`. */
   override lockClause(): string {
     return '';
-  }
-
-  override get missingValue(): undefined {
-    return undefined;
-  }
-
-  override get tickNameType(): string {
-    return 'TEXT';
-  }
-
-  /** Epoch milliseconds, as every SQLite time column. */
-  override get tickTimeType(): string {
-    return 'INTEGER';
-  }
-
-  /** Rate limits: the clock as every SQLite time column holds it. */
-  override get nowMs(): string {
-    return DB_NOW_MS;
-  }
-
-  /** Rate limits: epoch milliseconds, as every SQLite time column. */
-  override get rateMsType(): string {
-    return 'INTEGER';
   }
 
   /** A bound number may arrive as a REAL: the quotient is cut to an integer. */

@@ -4,6 +4,7 @@ import {
   type Capabilities,
   type ColumnInfo,
   type ColumnKind,
+  ConfigError,
   type Connection,
   type DdlOptions,
   type Dialect,
@@ -13,6 +14,7 @@ import {
   type Row,
   ServerTooOldError,
   type TableOps,
+  validateIdentifier,
 } from '@sqlinbox/core';
 import { schemaOf, tableOf } from './columns.js';
 import { ansiIdent, type QueueStatements } from './statements.js';
@@ -25,6 +27,11 @@ export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
   repeatable_read: 'REPEATABLE READ',
   serializable: 'SERIALIZABLE',
 };
+
+/** `SET TRANSACTION ISOLATION LEVEL ..` (MySQL, SQL Server), READ COMMITTED where none is given. */
+export function setIsolation(level: IsolationLevel = 'read_committed'): string {
+  return `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
+}
 
 /** The statements of the engine's transactions on one database ({@link SqlDialect.transactions}). */
 export interface TransactionSql {
@@ -42,14 +49,25 @@ export interface TransactionSql {
   rollbackToSavepoint(name: string): string;
 }
 
+/**
+ * A savepoint name the engine chose, checked before it is written into a statement: an identifier
+ * of letters, digits and underscores of at most `max` characters (the database's limit).
+ */
+export function savepointName(name: string, max = 63): string {
+  if (name.length <= max) return validateIdentifier(name, 'savepoint');
+  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
+    fix: `use letters, digits and underscores, at most ${max} characters`,
+  });
+}
+
 /** Standard SQL's: `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT "name"`, `RELEASE SAVEPOINT "name"`. */
 export const standardTransactions: TransactionSql = {
   begin: () => ['BEGIN'],
   commit: 'COMMIT',
   rollback: 'ROLLBACK',
-  savepoint: (name) => `SAVEPOINT ${ansiIdent(name)}`,
-  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${ansiIdent(name)}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${ansiIdent(name)}`,
+  savepoint: (name) => `SAVEPOINT ${ansiIdent(savepointName(name))}`,
+  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${ansiIdent(savepointName(name))}`,
+  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${ansiIdent(savepointName(name))}`,
 };
 
 /**
@@ -106,6 +124,57 @@ export async function describeWith(
 ): Promise<ColumnInfo[] | null> {
   const { rows } = await conn.query<Row>(sql, [schemaOf(table) ?? null, tableOf(table)]);
   return rows.length === 0 ? null : rows.map(column);
+}
+
+/**
+ * A table's columns from `INFORMATION_SCHEMA.COLUMNS` (MySQL, MariaDB, SQL Server), in column
+ * order, for {@link informationSchemaColumn}: `name`, `data_type`, `max_length`,
+ * `datetime_precision`, `nullable`, `column_default`, then the dialect's `extra` items. `schema` and
+ * `table` are what the conditions compare with ({@link describeWith} binds the schema first).
+ */
+export function informationSchemaSql(schema: string, table: string, extra: readonly string[] = []): string {
+  const items = [
+    ...['COLUMN_NAME AS name', 'DATA_TYPE AS data_type', 'CHARACTER_MAXIMUM_LENGTH AS max_length'],
+    ...[
+      'DATETIME_PRECISION AS datetime_precision',
+      'IS_NULLABLE AS nullable',
+      'COLUMN_DEFAULT AS column_default',
+    ],
+  ].map((item) => `c.${item}`);
+  return (
+    `SELECT ${[...items, ...extra].join(', ')} FROM INFORMATION_SCHEMA.COLUMNS AS c` +
+    ` WHERE c.TABLE_SCHEMA = ${schema} AND c.TABLE_NAME = ${table} ORDER BY c.ORDINAL_POSITION`
+  );
+}
+
+/**
+ * One row of {@link informationSchemaSql} as the core's `ColumnInfo`: the kind of `data_type` by
+ * `kindOf`; a timestamp's `precision` its `datetime_precision`; nullable where `nullable` is `YES`;
+ * a default where `column_default` holds one or the database fills the column (`generated`).
+ * `read` gives what the dialect reads its own way: the type it reports, and any of the others.
+ */
+export function informationSchemaColumn(
+  r: Row,
+  kindOf: (type: string) => ColumnKind,
+  read: {
+    readonly type: string;
+    readonly kind?: ColumnKind | undefined;
+    readonly precision?: number | undefined;
+    readonly hasDefault?: boolean | undefined;
+    readonly generated?: boolean | undefined;
+  },
+): ColumnInfo {
+  const kind = read.kind ?? kindOf(String(r.data_type));
+  const digits = r.datetime_precision == null ? undefined : Number(r.datetime_precision);
+  const precision = kind === 'timestamp' ? (read.precision ?? digits) : undefined;
+  return {
+    name: String(r.name),
+    type: read.type,
+    kind,
+    ...(precision === undefined ? {} : { precision }),
+    nullable: String(r.nullable).toUpperCase() === 'YES',
+    hasDefault: read.hasDefault ?? (r.column_default != null || read.generated === true),
+  };
 }
 
 /** The option every dialect takes: a version `checkServer` reports instead of asking the server. */

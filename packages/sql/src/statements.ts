@@ -158,9 +158,7 @@ export class QueueStatements {
   // read it.
 
   /** Most values one statement binds; long lists are split across statements. */
-  get maxParams(): number {
-    return 10_000;
-  }
+  readonly maxParams: number = 10_000;
 
   /** The placeholder of the value at `index` (from 1). Default `?`. */
   placeholder(index: number, value: unknown): string {
@@ -178,14 +176,10 @@ export class QueueStatements {
   }
 
   /** The database's clock, for a table that reads it (`now` null). */
-  get clock(): string {
-    return 'CURRENT_TIMESTAMP';
-  }
+  readonly clock: string = 'CURRENT_TIMESTAMP';
 
   /** A condition that always holds. */
-  get always(): string {
-    return 'TRUE';
-  }
+  readonly always: string = 'TRUE';
 
   /** Binds an instant. Default: the Date as it is. */
   time(p: Params, at: Date): string {
@@ -202,19 +196,20 @@ export class QueueStatements {
     return `${expr} ${not ? 'NOT IN' : 'IN'} (${p.list(values)})`;
   }
 
+  /** The type a value is cast to as text ({@link text}, {@link keyColumn}). */
+  readonly textType: string = 'TEXT';
+
+  /** The empty text. */
+  readonly emptyText: string = "''";
+
   /** A bound text value. */
   text(p: Params, value: string): string {
-    return `CAST(${p.bind(value)} AS TEXT)`;
+    return `CAST(${p.bind(value)} AS ${this.textType})`;
   }
 
   /** A column's value as text for an advisory key, NULL as the empty text. */
   keyColumn(expr: string): string {
-    return `COALESCE(CAST(${expr} AS TEXT), '')`;
-  }
-
-  /** The empty text. */
-  get emptyText(): string {
-    return "''";
+    return `COALESCE(CAST(${expr} AS ${this.textType}), ${this.emptyText})`;
   }
 
   /** Text concatenation. */
@@ -247,12 +242,15 @@ export class QueueStatements {
     return ' FOR UPDATE SKIP LOCKED';
   }
 
+  /** Table hints after a table a plain read scans ({@link scan}). Default: none. */
+  readonly scanHints: string = '';
+
   /**
    * A table a read scans without locking rows (candidates, stats, the admin list), with its alias
-   * when it has one. SQL Server adds hints that pass over rows being written.
+   * when it has one, then {@link scanHints} (SQL Server's pass over rows being written).
    */
   scan(table: string, alias?: string): string {
-    return alias === undefined ? table : `${table} ${alias}`;
+    return (alias === undefined ? table : `${table} ${alias}`) + this.scanHints;
   }
 
   /** A select, in the dialect's syntax for its limit and lock. */
@@ -299,9 +297,7 @@ export class QueueStatements {
   }
 
   /** The database's transaction statements, which the members below read. Default: standard SQL. */
-  get transactions(): TransactionSql {
-    return standardTransactions;
-  }
+  readonly transactions: TransactionSql = standardTransactions;
   /** Opens the runner's own transactions (the dead-letter move), at the database's default. */
   get begin(): string {
     return this.transactions.begin({}).join('; ');
@@ -331,16 +327,18 @@ export class QueueStatements {
    * A query answering `n`, the transactions open on the session, where the database has one: the
    * runner then opens a savepoint only inside a transaction. Default: undefined (always a savepoint).
    */
-  get inTransactionSql(): string | undefined {
-    return undefined;
-  }
+  readonly inTransactionSql: string | undefined = undefined;
+
+  /** A statement {@link plainRead} puts before each plain read. Default: none. */
+  readonly plainReadPrefix: string | undefined = undefined;
 
   /**
    * A statement that reads outside a claim's select (candidates, counts, the admin list), as the
-   * database must run it. Default: as it is; SQL Server sets READ COMMITTED before it.
+   * database must run it: after {@link plainReadPrefix} (SQL Server sets READ COMMITTED).
    */
   plainRead(st: Statement): Statement {
-    return st;
+    const prefix = this.plainReadPrefix;
+    return prefix === undefined ? st : { sql: `${prefix}\n${st.sql}`, params: st.params };
   }
 
   // ===========================================================================================
@@ -375,6 +373,12 @@ export class QueueStatements {
       table: this.t.table,
       fix: `describe the ${role} column`,
     });
+  }
+
+  /** ` AND a.processed_at IS NULL` (the bare column without `a`) where the table stamps settled rows. */
+  unsettled(a?: string): string {
+    const pa = this.t.processedAt;
+    return pa === undefined ? '' : ` AND ${this.col(a, pa)} IS NULL`;
   }
 
   /** Unsettled and out of the dead-letter group. */
@@ -421,10 +425,9 @@ export class QueueStatements {
   head(a: string): string {
     const t = this.t;
     if (t.group === undefined) return '';
-    const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('s', t.processedAt)} IS NULL`;
     return (
       ` AND NOT EXISTS (SELECT 1 FROM ${this.table} s WHERE ${this.col('s', t.group)} = ${this.col(a, t.group)}` +
-      ` AND ${this.col('s', t.id.column)} < ${this.col(a, t.id.column)}${unsettled})`
+      ` AND ${this.col('s', t.id.column)} < ${this.col(a, t.id.column)}${this.unsettled('s')})`
     );
   }
 
@@ -466,6 +469,12 @@ export class QueueStatements {
       clearLease();
     }
     return sets;
+  }
+
+  /** A claim's `SET` list: the lease written as `expiry`, and the attempt counted. */
+  leaseSets(p: Params, expiry: Date): string[] {
+    const set = [`${this.ident(this.role(this.t.lease, 'lease'))} = ${this.time(p, expiry)}`];
+    return this.t.attempt === undefined ? set : [...set, this.countAttempt()];
   }
 
   /** `attempt = attempt + 1` (`- 1` with `by` -1: a claim taken back). */
@@ -539,8 +548,7 @@ export class QueueStatements {
   claimLease(n: number, now: Date, expiry: Date): Statement {
     const t = this.t;
     const p = this.params();
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const set = this.leaseSets(p, expiry);
     const pick = this.claimSelect(p, n, now, this.col('q', t.id.column));
     return p.statement(
       this.update({
@@ -629,23 +637,24 @@ export class QueueStatements {
   /**
    * Lease form under per-key concurrency, one statement in the claim's transaction (after
    * {@link claimTurn}): {@link claimLease} over the rows of {@link pickByKey}, each still due when
-   * the update reaches it.
+   * the update reaches it. The pick reads without locks: a {@link plainRead}.
    */
   claimLeaseByKey(n: number, now: Date, expiry: Date): Statement {
     const t = this.t;
     const p = this.params();
-    const set = [`${this.ident(this.role(t.lease, 'lease'))} = ${this.time(p, expiry)}`];
-    if (t.attempt !== undefined) set.push(this.countAttempt());
+    const set = this.leaseSets(p, expiry);
     const pick = this.pickByKey(p, n, now, this.col('x', t.id.column));
     const due = this.due(p, now, 't');
-    return p.statement(
-      this.update({
-        table: this.table,
-        alias: 't',
-        set,
-        where: `${this.inSelect(this.col('t', t.id.column), pick)} AND ${due}`,
-        returning: '*',
-      }),
+    return this.plainRead(
+      p.statement(
+        this.update({
+          table: this.table,
+          alias: 't',
+          set,
+          where: `${this.inSelect(this.col('t', t.id.column), pick)} AND ${due}`,
+          returning: '*',
+        }),
+      ),
     );
   }
 
@@ -958,9 +967,7 @@ export class QueueStatements {
    * `VALUES` takes no `DEFAULT` (SQLite), and then messages giving different columns go in
    * statements of their own.
    */
-  get missingValue(): string | undefined {
-    return 'DEFAULT';
-  }
+  readonly missingValue: string | undefined = 'DEFAULT';
 
   /** A keyed insert of one message: nothing where an unsettled row holds the key ({@link onConflict}). */
   insertKeyed(m: Insert): Statement {
@@ -970,11 +977,9 @@ export class QueueStatements {
   /** The id of the unsettled row that holds a unique key. */
   keyHolder(key: string): Statement {
     const p = this.params();
-    const unsettled =
-      this.t.processedAt === undefined ? '' : ` AND ${this.ident(this.t.processedAt)} IS NULL`;
     return p.statement(
       `SELECT ${this.id} FROM ${this.table}` +
-        ` WHERE ${this.ident(this.role(this.t.uniqueKey, 'uniqueKey'))} = ${p.bind(key)}${unsettled}`,
+        ` WHERE ${this.ident(this.role(this.t.uniqueKey, 'uniqueKey'))} = ${p.bind(key)}${this.unsettled()}`,
     );
   }
 
@@ -1013,8 +1018,7 @@ export class QueueStatements {
     if (this.deadTable !== undefined)
       dead = `(SELECT COUNT(*) FROM ${this.scan(this.tableName(this.deadTable))})`;
     else if (this.deadGroup !== undefined && t.group !== undefined) {
-      const unsettled = t.processedAt === undefined ? '' : ` AND ${this.col('q', t.processedAt)} IS NULL`;
-      dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${unsettled}`);
+      dead = this.countIf(`${this.col('q', t.group)} = ${p.bind(this.deadGroup)}${this.unsettled('q')}`);
     }
     // Quoted: DELAYED is a reserved word in MySQL.
     const as = (name: string) => `AS ${this.ident(name)}`;
@@ -1194,19 +1198,13 @@ export class QueueStatements {
   // Schedules: the tick table, one row per schedule and tick, its primary key (name, tick)
 
   /** The tick table's name column type. Default `VARCHAR(255)`. */
-  get tickNameType(): string {
-    return 'VARCHAR(255)';
-  }
+  readonly tickNameType: string = 'VARCHAR(255)';
 
   /** The tick table's instant column type. Default `TIMESTAMP`. */
-  get tickTimeType(): string {
-    return 'TIMESTAMP';
-  }
+  readonly tickTimeType: string = 'TIMESTAMP';
 
   /** How a `CREATE TABLE` opens. Default `CREATE TABLE IF NOT EXISTS`. */
-  get createTableSql(): string {
-    return 'CREATE TABLE IF NOT EXISTS';
-  }
+  readonly createTableSql: string = 'CREATE TABLE IF NOT EXISTS';
 
   /** The tick table's `CREATE TABLE`, where it does not exist. */
   ticksDdl(ticks: string): string[] {
@@ -1262,9 +1260,7 @@ export class QueueStatements {
   // Rate limits: the budget table, one row per limited queue, its window and what it used
 
   /** The database clock as epoch milliseconds (an integer). Default: PostgreSQL's spelling. */
-  get nowMs(): string {
-    return `CAST(FLOOR(EXTRACT(EPOCH FROM ${this.clock}) * 1000) AS BIGINT)`;
-  }
+  readonly nowMs: string = 'CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)';
 
   /** Integer division of two non-negative integers, rounding down. Default `(a / b)`. */
   intDiv(a: string, b: string): string {
@@ -1272,14 +1268,10 @@ export class QueueStatements {
   }
 
   /** The budget table's epoch-milliseconds column type. Default `BIGINT`. */
-  get rateMsType(): string {
-    return 'BIGINT';
-  }
+  readonly rateMsType: string = 'BIGINT';
 
   /** The budget table's count column type. Default `INTEGER`. */
-  get rateCountType(): string {
-    return 'INTEGER';
-  }
+  readonly rateCountType: string = 'INTEGER';
 
   /** The budget table's `CREATE TABLE`, where it does not exist. */
   ratesDdl(rates: string): string[] {

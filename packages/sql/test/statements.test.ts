@@ -154,9 +154,7 @@ test('R-KIT-1 a hook changes every statement that uses it: identifiers, placehol
     override ident(name: string): string {
       return `[${name}]`;
     }
-    override get clock(): string {
-      return 'SYSUTCDATETIME()';
-    }
+    override readonly clock = 'SYSUTCDATETIME()';
   }
   const s = new Bracketed(lease, {});
   const claim = s.claimLocked(5, null);
@@ -185,12 +183,8 @@ test('R-FLOW-5 the tick table: its primary key (name, tick) in the DDL, the hook
     params: ['n', now],
   });
   class Other extends Numbered {
-    override get tickNameType(): string {
-      return 'TEXT';
-    }
-    override get tickTimeType(): string {
-      return 'INTEGER';
-    }
+    override readonly tickNameType = 'TEXT';
+    override readonly tickTimeType = 'INTEGER';
     override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
       return `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
     }
