@@ -249,6 +249,17 @@ async function main() {
   );
   const results = [];
   let failed = 0;
+  const file = values.out
+    ? fromCaller(values.out)
+    : join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
+  mkdirSync(dirname(file), { recursive: true });
+  // Written after every case, so a run that dies (its database restarted under it, a crash) keeps
+  // every case it finished.
+  const save = () => {
+    const out = { meta: { ...meta, seconds: Math.round((Date.now() - t0) / 1000) }, results };
+    writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+    return out;
+  };
   for (const spec of cases) {
     const runs = [];
     for (let r = 0; r < repetitions; r++) {
@@ -274,16 +285,13 @@ async function main() {
     }
     const entry = { ...spec, runs };
     results.push(entry);
+    save();
     log(summary(entry));
   }
-  await cleanupAll();
-  const out = { meta: { ...meta, seconds: Math.round((Date.now() - t0) / 1000) }, results };
-  const file = values.out
-    ? fromCaller(values.out)
-    : join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  const out = save();
   log(`wrote ${file}`);
+  // What the run made is dropped; a failure here (a server gone meanwhile) costs no result.
+  await cleanupAll().catch((err) => log(`cleanup failed: ${String(err.message ?? err).split('\n')[0]}`));
   if (!only && !values['no-docs']) {
     const verdicts = writeReport(out, root);
     for (const v of verdicts)
