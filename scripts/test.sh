@@ -10,16 +10,16 @@
 # "N passed, N failed" read from vitest's JSON reports.
 #   SQLINBOX_CI_SKIP_RESTARTS=1   leave out the scenarios that restart the servers
 #   SQLINBOX_TEST_REPORTS=dir     keep the report summaries there (CI sums them with another run)
-#   SQLINBOX_TEST_QUICK_NODE=bin  after the serverless lane, run the unit, SQLite, demo and pack
-#                                 tests again on the Node whose bin directory this is (CI: Node 26)
+#   SQLINBOX_TEST_QUICK_NODE=bin  after the serverless lane, run the unit, SQLite and pack tests
+#                                 again on the Node whose bin directory this is (CI: Node 26)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PG_LANE=(packages/dialect-postgres packages/dashboard examples/tutorial)
 MYSQL_LANE=(packages/dialect-mysql)
 FREE_LANE=(packages/core packages/sql packages/conformance packages/opentelemetry packages/dialect-sqlite
-  packages/dialect-mssql packages/docs-check examples/demo examples/pack examples/pglite-dialect)
-QUICK_PACKAGES=(packages/core packages/dialect-sqlite examples/demo examples/pack)
+  packages/dialect-mssql packages/docs-check examples/pack examples/pglite-dialect)
+QUICK_PACKAGES=(packages/core packages/dialect-sqlite examples/pack)
 
 own_reports=0
 REPORTS="${SQLINBOX_TEST_REPORTS:-}"

@@ -1,3 +1,5 @@
+// The README's first command, `pnpm demo`: its program (examples/demo, built to dist/demo.mjs before
+// this package's tests, as a dev dependency) run as a real process.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
@@ -18,7 +20,7 @@ test('R-PLUS-5 R-RUN-2 the demo runs a real service on an embedded SQLite file t
     [
       '--import',
       NO_BETTER_SQLITE3,
-      resolve(import.meta.dirname, '../dist/demo.mjs'),
+      resolve(import.meta.dirname, '../../../examples/demo/dist/demo.mjs'),
       '--jobs',
       '600',
       '--workers',
