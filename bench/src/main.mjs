@@ -247,22 +247,27 @@ async function main() {
   log(
     `sqlinbox bench, ${mode} mode: ${cases.length} cases x ${repetitions}, on ${meta.machine.nproc} cores (${meta.machine.cpuModel}), Node ${process.version}`,
   );
-  const results = [];
+  // Repetition-major: every case's first run, then every case's second, and so on, so a slow
+  // stretch of the machine (a checkpoint, a busy disk, another process) falls on every system
+  // alike rather than on one system's three runs, and the ratios compare neighbours in time.
+  const entries = cases.map((spec) => ({ ...spec, runs: [] }));
   let failed = 0;
   const file = values.out
     ? fromCaller(values.out)
     : join(root, 'bench', 'results', only ? 'partial.json' : 'latest.json');
   mkdirSync(dirname(file), { recursive: true });
-  // Written after every case, so a run that dies (its database restarted under it, a crash) keeps
-  // every case it finished.
+  // Written after every case run, so a run that dies (its database restarted under it, a crash)
+  // keeps every run it finished.
   const save = () => {
+    const results = entries.filter((e) => e.runs.length > 0);
     const out = { meta: { ...meta, seconds: Math.round((Date.now() - t0) / 1000) }, results };
     writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
     return out;
   };
-  for (const spec of cases) {
-    const runs = [];
-    for (let r = 0; r < repetitions; r++) {
+  for (let r = 0; r < repetitions; r++) {
+    if (repetitions > 1) log(`round ${r + 1} of ${repetitions}`);
+    for (const entry of entries) {
+      const { runs, ...spec } = entry;
       // A case whose child could not load a workspace package (a rebuild beside the run removes
       // dist/ for a moment) is tried again after a pause, twice at most.
       for (let attempt = 1; ; attempt++) {
@@ -282,11 +287,9 @@ async function main() {
           break;
         }
       }
+      save();
+      log(summary(entry));
     }
-    const entry = { ...spec, runs };
-    results.push(entry);
-    save();
-    log(summary(entry));
   }
   const out = save();
   log(`wrote ${file}`);

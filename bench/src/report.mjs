@@ -377,7 +377,7 @@ export function writeReport(out, root) {
       `${meta.repetitions} repetition${meta.repetitions > 1 ? 's: median, min–max' : ''}) on ${meta.date.slice(0, 10)}, in ${meta.seconds} s. ` +
       "Every figure is in `bench/results/latest.json`; the method is BENCH.md's (shared with the team): the same tables, " +
       'payload (`{"n":1,"p":"abcdef"}`) and empty handlers for everyone, one database server busy at a time, fresh objects per case, ' +
-      '`VACUUM ANALYZE` and `CHECKPOINT` before each PostgreSQL case, each timed case in a child process of its own.',
+      '`VACUUM ANALYZE` and `CHECKPOINT` before each PostgreSQL case, each timed case in a child process of its own, the repetitions taken in rounds (every case once, then every case again) so a slow stretch of the machine falls on every system alike.',
   );
   md.push('');
   md.push(
