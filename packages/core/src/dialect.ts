@@ -170,6 +170,16 @@ export type DeadLetterTarget =
       readonly table: string;
     };
 
+/** How {@link TableOps.insert} writes its messages. */
+export interface InsertOptions {
+  /**
+   * Where the dialect's insert notifies in its own statement ({@link Wakeup.notifiesOnInsert}):
+   * send no notification this time. The broker notifies once after such inserts, so publishes
+   * that run side by side do not each take the database's notification lock.
+   */
+  readonly quiet?: boolean;
+}
+
 /** A message to insert. `payload` is already encoded for the payload column's type. */
 export interface Insert {
   /** The payload column's value, already encoded. */
@@ -321,7 +331,7 @@ export interface TableOps {
    * (or an earlier message of the same call) inserts nothing and answers that row's id; a unique
    * index decides, so racing publishers agree.
    */
-  insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]>;
+  insert(conn: Connection, messages: readonly Insert[], opts?: InsertOptions): Promise<unknown[]>;
   /**
    * Counts rows by state. With `{ inWork: true }` also counts rows in work in every form the
    * database can see (row locks with a `SKIP LOCKED` read, advisory keys where the database shows

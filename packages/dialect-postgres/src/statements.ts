@@ -261,16 +261,18 @@ export class PostgresStatements extends QueueStatements {
    * The builder's inserts (PostgreSQL answers `INSERT .. VALUES` rows in the order of the list),
    * messages of no column at all in one `INSERT .. SELECT FROM generate_series`, and the last
    * statement of a publish (each of a keyed one) waking the table's listeners: one
-   * notification per publish, sent at its commit, with no round trip of its own.
+   * notification per publish, sent at its commit, with no round trip of its own; none with
+   * `wake` false.
    */
-  override insert(messages: readonly Insert[], conflict = false): Statement[] {
+  override insert(messages: readonly Insert[], conflict = false, wake = true): Statement[] {
+    const woken = (st: Statement) => (wake ? this.wake(st) : st);
     if (this.insertColumns(messages).length === 0) {
       const p = this.params();
       const all = `INSERT INTO ${this.table} SELECT FROM generate_series(1, ${p.bind(messages.length)}) RETURNING ${this.id}`;
-      return [this.wake(p.statement(all))];
+      return [woken(p.statement(all))];
     }
     const statements = super.insert(messages, conflict);
-    return statements.map((st, i) => (conflict || i === statements.length - 1 ? this.wake(st) : st));
+    return statements.map((st, i) => (conflict || i === statements.length - 1 ? woken(st) : st));
   }
 
   /** The insert, and `pg_notify` on the table's wake-up channel, in one statement. */

@@ -1,4 +1,13 @@
-import type { AnyTable, Connection, Insert, PrepareOptions, QueueStats, Row, TableOps } from '@sqlinbox/core';
+import type {
+  AnyTable,
+  Connection,
+  Insert,
+  InsertOptions,
+  PrepareOptions,
+  QueueStats,
+  Row,
+  TableOps,
+} from '@sqlinbox/core';
 import { EncodeError } from '@sqlinbox/core';
 import { SqlTable, type Statement, timeOf } from '@sqlinbox/sql';
 import { PostgresStatements } from './statements.js';
@@ -38,13 +47,18 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * the ids in message order (PostgreSQL returns the rows of `INSERT .. VALUES` in the order of
    * the list). Messages with a unique key go through {@link insertKeyed}.
    */
-  override async insert(conn: Connection, messages: readonly Insert[]): Promise<unknown[]> {
+  override async insert(
+    conn: Connection,
+    messages: readonly Insert[],
+    opts?: InsertOptions,
+  ): Promise<unknown[]> {
     if (messages.length === 0) return [];
     const key = this.sql.t.uniqueKey;
+    const wake = opts?.quiet !== true;
     if (key !== undefined && messages.some((m) => m.key !== undefined))
-      return this.insertKeyed(conn, messages, key);
+      return this.insertKeyed(conn, messages, key, wake);
     const ids: unknown[] = [];
-    for (const st of this.sql.insert(messages)) ids.push(...(await this.insertIds(conn, st)));
+    for (const st of this.sql.insert(messages, false, wake)) ids.push(...(await this.insertIds(conn, st)));
     return ids;
   }
 
@@ -57,7 +71,12 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * conflicted. Where that holder was settled between the two statements, the messages go round
    * again.
    */
-  async insertKeyed(conn: Connection, messages: readonly Insert[], key: string): Promise<unknown[]> {
+  async insertKeyed(
+    conn: Connection,
+    messages: readonly Insert[],
+    key: string,
+    wake = true,
+  ): Promise<unknown[]> {
     const ids: unknown[] = new Array(messages.length).fill(undefined);
     for (let round = 0; round < 5; round++) {
       const todo = messages.map((m, i) => ({ m, i })).filter(({ i }) => ids[i] === undefined);
@@ -65,6 +84,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       const statements = this.sql.insert(
         todo.map(({ m }) => m),
         true,
+        wake,
       );
       const found: Row[] = [];
       for (const st of statements) found.push(...(await this.insertRows(conn, st)));

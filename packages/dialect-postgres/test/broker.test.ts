@@ -1,7 +1,7 @@
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 import pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { wakeupTriggerDdl } from '../src/ddl.js';
+import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
 import { pg } from '../src/pg.js';
 import { adminClient, createTable, drivers, uniqueName } from './support.js';
 
@@ -49,6 +49,123 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       expect(Date.now() - started).toBeLessThan(2000);
       expect(got).toEqual([{ hello: 'world' }]);
     } finally {
+      await sub.shutdown({ timeout: 1000 });
+      await pub.shutdown({ timeout: 1000 });
+      await consumer.end();
+      await producer.end();
+      await drop();
+    }
+  });
+
+  test('R-PLUS-1 publishes side by side from one broker take turns to notify, and every row still wakes an idle subscription of another broker long before its poll', async () => {
+    const t = inbox({
+      table: uniqueName('wkc'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      lease: 'locked_until',
+    });
+    const drop = await createTable(admin, t);
+    const consumer = driver.open(3);
+    const producer = driver.open(8);
+    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    // Counts the notifications the server delivers on the table's channel.
+    const listener = await adminClient();
+    let notifications = 0;
+    listener.on('notification', () => notifications++);
+    await listener.query(`LISTEN "${wakeupChannel(t.table)}"`);
+    try {
+      const got: number[] = [];
+      sub.subscribe(queue(t), async (m) => {
+        got.push((m as { n: number }).n);
+      });
+      await sub.start();
+      await new Promise((r) => setTimeout(r, 200));
+      const rounds = 3;
+      const each = 40;
+      for (let r = 0; r < rounds; r++) {
+        // Side by side: while one publish's notifying commit is in flight, the others insert quietly.
+        await Promise.all(Array.from({ length: each }, (_, i) => pub.publish(t, { n: r * each + i })));
+        // Nothing polls for a minute: the rows of the last quiet publishes come through the
+        // notification owed to them.
+        await until(() => got.length === (r + 1) * each, `round ${r + 1}'s deliveries`, 10_000);
+      }
+      expect(got.sort((a, b) => a - b)).toEqual(Array.from({ length: rounds * each }, (_, i) => i));
+      await until(() => notifications >= rounds, 'the notifications');
+      expect(notifications).toBeLessThan(rounds * each);
+    } finally {
+      await listener.end();
+      await sub.shutdown({ timeout: 1000 });
+      await pub.shutdown({ timeout: 1000 });
+      await consumer.end();
+      await producer.end();
+      await drop();
+    }
+  });
+
+  test('R-PLUS-1 a publish that inserted quietly beside a notifying one, and committed after it, gets a notification of its own', async () => {
+    const t = inbox({
+      table: uniqueName('wko'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      lease: 'locked_until',
+      uniqueKey: 'job_key',
+    });
+    const drop = await createTable(admin, t);
+    const consumer = driver.open(3);
+    const producer = driver.open(4);
+    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    // Two open transactions hold the keys the publishes want: each publish's insert waits on one.
+    const holdLoud = await adminClient();
+    const holdQuiet = await adminClient();
+    const hold = async (c: pgModule.Client, key: string) => {
+      await c.query('BEGIN');
+      await c.query(`INSERT INTO "${t.table}" (payload, job_key) VALUES ('{}', $1)`, [key]);
+    };
+    const waiting = async () =>
+      Number(
+        (
+          await admin.query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1",
+            [`%${t.table}%`],
+          )
+        ).rows[0].n,
+      );
+    try {
+      const got: string[] = [];
+      sub.subscribe(queue(t), async (m) => {
+        got.push((m as { p: string }).p);
+      });
+      await sub.start();
+      await new Promise((r) => setTimeout(r, 200));
+      await hold(holdLoud, 'loud');
+      await hold(holdQuiet, 'quiet');
+      const blocked = async (n: number) => {
+        for (let i = 0; (await waiting()) < n; i++) {
+          if (i > 500) throw new Error('a publish never waited on its held key');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      // The first publish notifies in its insert; the second starts while it is in flight: quiet.
+      const loud = pub.publish(t, { p: 'loud' }, { key: 'loud' });
+      await blocked(1);
+      const quiet = pub.publish(t, { p: 'quiet' }, { key: 'quiet' });
+      await blocked(2);
+      await holdLoud.query('ROLLBACK');
+      await loud;
+      await until(() => got.length === 1, 'the notifying publish');
+      // The subscription has claimed and found nothing more: the quiet row commits only now.
+      await new Promise((r) => setTimeout(r, 200));
+      await holdQuiet.query('ROLLBACK');
+      await quiet;
+      await until(() => got.length === 2, 'the quiet publish (nothing polls for a minute)');
+      expect(got).toEqual(['loud', 'quiet']);
+    } finally {
+      await holdLoud.end();
+      await holdQuiet.end();
       await sub.shutdown({ timeout: 1000 });
       await pub.shutdown({ timeout: 1000 });
       await consumer.end();
