@@ -73,6 +73,8 @@ export function plan(mode, scale = 1) {
   for (const rate of rates) {
     const lat = { workload: 'latency', db: 'pg', workers: 8, rate, seconds, jobs: 0 };
     cases.push({ ...lat, kind: 'sqlinbox', form: 'lease' });
+    // The floor: the same statements from a bare loop (a notifying insert per publish).
+    cases.push({ ...lat, kind: 'raw', form: 'lease', k: 50 });
     cases.push({ ...lat, kind: 'graphile', variant: 'default' });
     cases.push({ ...lat, kind: 'graphile', variant: 'tuned' });
     cases.push({ ...lat, kind: 'pgboss', variant: 'work 100', batch: 100 });

@@ -175,6 +175,13 @@ export function verdicts(byId, mode) {
       pass: lat.p50 < 2 && lat.p99 < 10,
       detail: `${n2(lat.p50)} / ${n2(lat.p99)} ms (need < 2 / < 10 ms)`,
     });
+    const raw = get(`latency-pg-raw-lease-k50-w8-r${rate}`);
+    if (raw)
+      v.push({
+        claim: `PostgreSQL enqueue-to-start p50 / p99 ${at}, the raw loop (the floor: same statements, no library)`,
+        pass: null,
+        detail: `${n2(raw.p50)} / ${n2(raw.p99)} ms; sqlinbox ${n2(lat.p50)} / ${n2(lat.p99)} ms`,
+      });
     if (lat.pickupMs?.p50 !== undefined)
       v.push({
         claim: `PostgreSQL commit-to-start (pick-up) p50 / p99 ${at}`,
@@ -476,7 +483,9 @@ export function writeReport(out, root) {
   md.push(
     'An open-loop producer (its own pool; each publish starts on schedule whether or not the previous one returned) enqueues ' +
       "for a fixed time; latency runs from just before the enqueue call to the handler's start, on one clock. sqlinbox's " +
-      "producer is a second broker, so the consumer wakes on PostgreSQL's NOTIFY; graphile-worker wakes on its own NOTIFY; " +
+      "producer is a second broker, so the consumer wakes on PostgreSQL's NOTIFY; the raw loop publishes one insert with its " +
+      '`pg_notify` per message from a pool of 10 and claims as the raw lease loop does (k=50), woken by LISTEN: the floor the ' +
+      'same statements set on this machine; graphile-worker wakes on its own NOTIFY; ' +
       'pg-boss 12 wakes on NOTIFY (`useListenNotify` on the consumer, a queue created with `notify`), polling every 0.5 s ' +
       "behind it; BullMQ's PostgreSQL backend waits on LISTEN/NOTIFY.",
   );

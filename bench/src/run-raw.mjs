@@ -9,8 +9,8 @@
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pgLib from 'pg';
-import { MYSQL_URL, PG_URL, sqliteFile } from './config.mjs';
-import { cpuMeter, now, rssSampler } from './measure.mjs';
+import { MYSQL_URL, PG_URL, payload, sqliteFile } from './config.mjs';
+import { cpuMeter, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
 import { tableName } from './tables.mjs';
 
 const LEASE_MS = 30_000;
@@ -327,5 +327,119 @@ export async function drain(spec) {
     rowsPerClaim: st.claims ? st.done / st.claims : null,
     rowsPerSettle: st.batches ? st.done / st.batches : 1,
     wastedTakes: st.wasted,
+  };
+}
+
+/**
+ * W3 for the raw loop (PostgreSQL): the floor under a queue's latency, the same statements with no
+ * library. A producer pool of 10 publishes open loop, each publish one `INSERT .. RETURNING id`
+ * with `pg_notify` in the same statement (a commit each), as a naive publisher would; `spec.workers`
+ * consumer connections claim as the lease loop does (`spec.k` rows per claim, then one `DELETE`),
+ * woken by `LISTEN` on a client of their own. Latency runs from just before the insert to the
+ * claim's return (where a handler would start), on one clock.
+ */
+export async function latency(spec) {
+  if (spec.db !== 'pg') throw new Error('the raw latency loop runs on PostgreSQL only');
+  const T = `"${tableName('pg').split('.').join('"."')}"`;
+  const channel = 'bench_raw_wakeup';
+  const connect = async () => {
+    const c = new pgLib.Client({ connectionString: PG_URL });
+    await c.connect();
+    return c;
+  };
+  const producer = new pgLib.Pool({ connectionString: PG_URL, max: 10 });
+  const listener = await connect();
+  const workers = await Promise.all(Array.from({ length: spec.workers }, connect));
+  const q = (c, name, text, values) => c.query({ name, text, values });
+  const lat = [];
+  const starts = [];
+  let stopped = false;
+  // A notification wakes every idle worker; a worker whose claim came back empty goes idle only if
+  // no notification came meanwhile (its claim's snapshot may predate that row's commit).
+  let generation = 0;
+  let idle = [];
+  const wakeAll = () => {
+    generation++;
+    const w = idle;
+    idle = [];
+    for (const resolve of w) resolve();
+  };
+  listener.on('notification', wakeAll);
+  await listener.query(`LISTEN ${channel}`);
+  const work = async (c) => {
+    while (!stopped) {
+      const seen = generation;
+      const at = new Date();
+      const expiry = new Date(at.getTime() + LEASE_MS);
+      const { rows } = await q(
+        c,
+        'claim',
+        `UPDATE ${T} AS t SET "locked_until" = $1::timestamptz, "attempt" = t."attempt" + 1` +
+          ` WHERE t."id" = ANY(ARRAY(SELECT q."id" FROM ${T} q WHERE (q."locked_until" IS NULL OR q."locked_until" <= $2::timestamptz)` +
+          ` ORDER BY q."id" LIMIT $3 FOR UPDATE OF q SKIP LOCKED)) RETURNING t.*`,
+        [expiry, at, spec.k],
+      );
+      if (rows.length === 0) {
+        if (seen === generation) await new Promise((resolve) => idle.push(resolve));
+        continue;
+      }
+      const started = performance.timeOrigin + now();
+      for (const r of rows) {
+        lat.push(started - r.payload.t);
+        starts.push([r.payload.n, started]);
+      }
+      await q(
+        c,
+        'delete-batch',
+        `DELETE FROM ${T} AS t USING unnest($1::bigint[]) AS x(id) WHERE t."id" = x.id AND t."locked_until" = $2::timestamptz`,
+        [rows.map((r) => r.id), expiry],
+      );
+    }
+  };
+  const working = Promise.all(workers.map(work));
+  await sleep(200);
+  const total = Math.round(spec.rate * spec.seconds);
+  const published = new Float64Array(total + 1);
+  const sent = new Float64Array(total + 1);
+  const rss = rssSampler();
+  const cpu = cpuMeter(spec.db);
+  const start = now();
+  const inflight = new Set();
+  const publish = `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, ''))
+    SELECT i."id" FROM i, w`;
+  for (let i = 1; i <= total; i++) {
+    const due = start + ((i - 1) * 1000) / spec.rate;
+    const wait = due - now();
+    if (wait > 1) await sleep(wait);
+    sent[i] = performance.timeOrigin + now();
+    const p = producer
+      .query({ name: 'publish', text: publish, values: [JSON.stringify({ ...payload(i), t: sent[i] }), channel] })
+      .then(() => {
+        published[i] = performance.timeOrigin + now();
+      });
+    inflight.add(p);
+    p.finally(() => inflight.delete(p));
+  }
+  await Promise.all(inflight);
+  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  stopped = true;
+  wakeAll();
+  await working;
+  await Promise.all([...workers, listener].map((c) => c.end()));
+  await producer.end();
+  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
+  const publishMs = [...published.subarray(1)]
+    .map((at, i) => at - sent[i + 1])
+    .filter((x) => x > -1e9 && x < 1e9);
+  return {
+    ...percentiles(lat),
+    sent: total,
+    received: lat.length,
+    publishMs: percentiles(publishMs),
+    pickupMs: percentiles(pickup),
+    ...usage,
+    peakRssMB,
   };
 }
