@@ -4,16 +4,25 @@
  */
 import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { SERVER_PROCESSES, serverCpuMs } from './sys.mjs';
 
 export const now = () => performance.now();
 
-/** Samples RSS every 10 ms until stopped; `peakMB` is the highest seen (and the process's maxRSS). */
+/**
+ * Samples RSS every 10 ms until stopped; `stop()` answers the highest seen in MB, `heap()` the V8
+ * heap at that moment: the young generation's reserved size (new space, which V8 grows with a
+ * sustained allocation rate), the old generation's, and the live heap.
+ */
 export function rssSampler() {
   let peak = process.memoryUsage.rss();
+  let atPeak = heapNow();
   const timer = setInterval(() => {
     const r = process.memoryUsage.rss();
-    if (r > peak) peak = r;
+    if (r > peak) {
+      peak = r;
+      atPeak = heapNow();
+    }
   }, 10);
   timer.unref();
   return {
@@ -23,7 +32,14 @@ export function rssSampler() {
       if (r > peak) peak = r;
       return Math.round((peak / 2 ** 20) * 10) / 10;
     },
+    heap: () => atPeak,
   };
+}
+
+function heapNow() {
+  const mb = (x) => Math.round((x / 2 ** 20) * 10) / 10;
+  const space = (name) => v8.getHeapSpaceStatistics().find((s) => s.space_name === name)?.space_size ?? 0;
+  return { newSpaceMB: mb(space('new_space')), oldSpaceMB: mb(space('old_space')), heapUsedMB: mb(process.memoryUsage().heapUsed) };
 }
 
 /**

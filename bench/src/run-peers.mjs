@@ -80,6 +80,7 @@ async function graphileDrain(spec) {
     jobsPerSec: spec.jobs / (drainMs / 1000),
     ...usage,
     peakRssMB,
+    heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
   };
@@ -173,6 +174,7 @@ async function bossDrain(spec) {
     jobsPerSec: spec.jobs / (drainMs / 1000),
     ...usage,
     peakRssMB,
+    heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
   };
@@ -240,6 +242,7 @@ async function bullDrain(spec) {
     jobsPerSec: spec.jobs / (drainMs / 1000),
     ...usage,
     peakRssMB,
+    heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
   };

@@ -98,6 +98,7 @@ export async function drain(spec) {
     jobsPerSec: spec.jobs / (drainMs / 1000),
     ...usage,
     peakRssMB,
+    heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
     claims: stats.claims,
