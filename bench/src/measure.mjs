@@ -5,6 +5,7 @@
 import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { payload } from './config.mjs';
 import { SERVER_PROCESSES, serverCpuMs } from './sys.mjs';
 
 export const now = () => performance.now();
@@ -39,7 +40,11 @@ export function rssSampler() {
 function heapNow() {
   const mb = (x) => Math.round((x / 2 ** 20) * 10) / 10;
   const space = (name) => v8.getHeapSpaceStatistics().find((s) => s.space_name === name)?.space_size ?? 0;
-  return { newSpaceMB: mb(space('new_space')), oldSpaceMB: mb(space('old_space')), heapUsedMB: mb(process.memoryUsage().heapUsed) };
+  return {
+    newSpaceMB: mb(space('new_space')),
+    oldSpaceMB: mb(space('old_space')),
+    heapUsedMB: mb(process.memoryUsage().heapUsed),
+  };
 }
 
 /**
@@ -135,4 +140,56 @@ export function percentiles(values) {
   const at = (q) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
   const r = (x) => Math.round(x * 100) / 100;
   return { n: s.length, p50: r(at(0.5)), p95: r(at(0.95)), p99: r(at(0.99)), max: r(s[s.length - 1]) };
+}
+
+/**
+ * W3's producer and what it measures, the same for every system: `run(publish)` calls
+ * `publish(message)` `rate * seconds` times open loop, each on schedule whether or not earlier ones
+ * returned, the message carrying its number `n` and `t`, the time just before the call; the
+ * consumer calls `started(message)` as its handler starts. `result()` folds the latencies: enqueue
+ * to start, and split at the publish's return, the publish and the pick-up.
+ */
+export function openLoop(spec) {
+  const total = Math.round(spec.rate * spec.seconds);
+  const published = new Float64Array(total + 1);
+  const sent = new Float64Array(total + 1);
+  const lat = [];
+  const starts = [];
+  return {
+    started(m) {
+      const at = performance.timeOrigin + now();
+      lat.push(at - m.t);
+      starts.push([m.n, at]);
+    },
+    async run(publish) {
+      const start = now();
+      const inflight = new Set();
+      for (let i = 1; i <= total; i++) {
+        const due = start + ((i - 1) * 1000) / spec.rate;
+        const wait = due - now();
+        if (wait > 1) await sleep(wait);
+        sent[i] = performance.timeOrigin + now();
+        const p = publish({ ...payload(i), t: sent[i] }).then(() => {
+          published[i] = performance.timeOrigin + now();
+        });
+        inflight.add(p);
+        p.finally(() => inflight.delete(p));
+      }
+      await Promise.all(inflight);
+      await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+    },
+    result() {
+      const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
+      const publish = [...published.subarray(1)]
+        .map((at, i) => at - sent[i + 1])
+        .filter((x) => x > -1e9 && x < 1e9);
+      return {
+        ...percentiles(lat),
+        sent: total,
+        received: lat.length,
+        publishMs: percentiles(publish),
+        pickupMs: percentiles(pickup),
+      };
+    },
+  };
 }

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pgLib from 'pg';
 import { PgBoss } from 'pg-boss';
-import { BOSS_SCHEMA, BULL_SCHEMA, GW_SCHEMA, PG_URL, payload } from './config.mjs';
-import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
+import { BOSS_SCHEMA, BULL_SCHEMA, GW_SCHEMA, PG_URL } from './config.mjs';
+import { cpuMeter, ledger, now, openLoop, rssSampler, sleep, until } from './measure.mjs';
 
 const silent = new Logger(() => () => {});
 export const QUEUE = 'bench';
@@ -257,13 +257,8 @@ export async function drain(spec) {
 
 /** W3 for the peers: the same open-loop producer, through each library's own enqueue. */
 export async function latency(spec) {
-  const lat = [];
-  const starts = [];
-  const handle = (p) => {
-    const at = performance.timeOrigin + now();
-    lat.push(at - p.t);
-    starts.push([p.n, at]);
-  };
+  const loop = openLoop(spec);
+  const handle = (p) => loop.started(p);
   let stop;
   let produce;
   let closeProducer;
@@ -307,42 +302,12 @@ export async function latency(spec) {
     closeProducer = () => producer.stop({ graceful: false, wait: true, close: true, timeout: 2000 });
   }
   await sleep(300);
-  const total = Math.round(spec.rate * spec.seconds);
-  const published = new Float64Array(total + 1);
-  const sent = new Float64Array(total + 1);
   const rss = rssSampler();
   const cpu = cpuMeter('pg');
-  const start = now();
-  const inflight = new Set();
-  for (let i = 1; i <= total; i++) {
-    const due = start + ((i - 1) * 1000) / spec.rate;
-    const wait = due - now();
-    if (wait > 1) await sleep(wait);
-    sent[i] = performance.timeOrigin + now();
-    const p = produce({ ...payload(i), t: sent[i] }).then(() => {
-      published[i] = performance.timeOrigin + now();
-    });
-    inflight.add(p);
-    p.finally(() => inflight.delete(p));
-  }
-  await Promise.all(inflight);
-  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  await loop.run(produce);
   const usage = cpu.stop();
   const peakRssMB = rss.stop();
   await stop();
   await closeProducer();
-  // Where the time goes: enqueue call to its return (insert, notify, commit), and from there to the handler.
-  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
-  const publish = [...published.subarray(1)]
-    .map((at, i) => at - sent[i + 1])
-    .filter((x) => x > -1e9 && x < 1e9);
-  return {
-    ...percentiles(lat),
-    sent: total,
-    received: lat.length,
-    publishMs: percentiles(publish),
-    pickupMs: percentiles(pickup),
-    ...usage,
-    peakRssMB,
-  };
+  return { ...loop.result(), ...usage, peakRssMB };
 }

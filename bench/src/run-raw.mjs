@@ -9,8 +9,8 @@
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pgLib from 'pg';
-import { MYSQL_URL, PG_URL, payload, sqliteFile } from './config.mjs';
-import { cpuMeter, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
+import { MYSQL_URL, PG_URL, sqliteFile } from './config.mjs';
+import { cpuMeter, now, openLoop, rssSampler, sleep } from './measure.mjs';
 import { tableName } from './tables.mjs';
 
 const LEASE_MS = 30_000;
@@ -351,8 +351,7 @@ export async function latency(spec) {
   const listener = await connect();
   const workers = await Promise.all(Array.from({ length: spec.workers }, connect));
   const q = (c, name, text, values) => c.query({ name, text, values });
-  const lat = [];
-  const starts = [];
+  const loop = openLoop(spec);
   let stopped = false;
   // A notification wakes every idle worker; a worker whose claim came back empty goes idle only if
   // no notification came meanwhile (its claim's snapshot may predate that row's commit).
@@ -383,11 +382,7 @@ export async function latency(spec) {
         if (seen === generation) await new Promise((resolve) => idle.push(resolve));
         continue;
       }
-      const started = performance.timeOrigin + now();
-      for (const r of rows) {
-        lat.push(started - r.payload.t);
-        starts.push([r.payload.n, started]);
-      }
+      for (const r of rows) loop.started(r.payload);
       await q(
         c,
         'delete-batch',
@@ -398,30 +393,13 @@ export async function latency(spec) {
   };
   const working = Promise.all(workers.map(work));
   await sleep(200);
-  const total = Math.round(spec.rate * spec.seconds);
-  const published = new Float64Array(total + 1);
-  const sent = new Float64Array(total + 1);
   const rss = rssSampler();
   const cpu = cpuMeter(spec.db);
-  const start = now();
-  const inflight = new Set();
   const publish = `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, ''))
     SELECT i."id" FROM i, w`;
-  for (let i = 1; i <= total; i++) {
-    const due = start + ((i - 1) * 1000) / spec.rate;
-    const wait = due - now();
-    if (wait > 1) await sleep(wait);
-    sent[i] = performance.timeOrigin + now();
-    const p = producer
-      .query({ name: 'publish', text: publish, values: [JSON.stringify({ ...payload(i), t: sent[i] }), channel] })
-      .then(() => {
-        published[i] = performance.timeOrigin + now();
-      });
-    inflight.add(p);
-    p.finally(() => inflight.delete(p));
-  }
-  await Promise.all(inflight);
-  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  await loop.run((m) =>
+    producer.query({ name: 'publish', text: publish, values: [JSON.stringify(m), channel] }),
+  );
   const usage = cpu.stop();
   const peakRssMB = rss.stop();
   stopped = true;
@@ -429,17 +407,5 @@ export async function latency(spec) {
   await working;
   await Promise.all([...workers, listener].map((c) => c.end()));
   await producer.end();
-  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
-  const publishMs = [...published.subarray(1)]
-    .map((at, i) => at - sent[i + 1])
-    .filter((x) => x > -1e9 && x < 1e9);
-  return {
-    ...percentiles(lat),
-    sent: total,
-    received: lat.length,
-    publishMs: percentiles(publishMs),
-    pickupMs: percentiles(pickup),
-    ...usage,
-    peakRssMB,
-  };
+  return { ...loop.result(), ...usage, peakRssMB };
 }

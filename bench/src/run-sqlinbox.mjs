@@ -4,7 +4,7 @@
  */
 import { Broker, queue, silentLogger } from '@sqlinbox/core';
 import { payload } from './config.mjs';
-import { cpuMeter, ledger, now, percentiles, rssSampler, sleep, until } from './measure.mjs';
+import { cpuMeter, ledger, now, openLoop, rssSampler, sleep, until } from './measure.mjs';
 import { describe, openAdapter } from './tables.mjs';
 
 /**
@@ -127,56 +127,21 @@ export async function latency(spec) {
     pollInterval: spec.pollInterval ?? 1000,
   });
   const pub = new Broker(producer.adapter, { logger: silentLogger });
-  const lat = [];
-  const starts = [];
-  broker.subscribe(subscription(spec, table), async (m) => {
-    const at = performance.timeOrigin + now();
-    lat.push(at - m.t);
-    starts.push([m.n, at]);
-  });
+  const loop = openLoop(spec);
+  broker.subscribe(subscription(spec, table), async (m) => loop.started(m));
   await broker.start();
   await pub.start();
   await sleep(200);
-  const total = Math.round(spec.rate * spec.seconds);
-  const published = new Float64Array(total + 1);
-  const sent = new Float64Array(total + 1);
   const rss = rssSampler();
   const cpu = cpuMeter(spec.db);
-  const start = now();
-  const inflight = new Set();
-  for (let i = 1; i <= total; i++) {
-    const due = start + ((i - 1) * 1000) / spec.rate;
-    const wait = due - now();
-    if (wait > 1) await sleep(wait);
-    sent[i] = performance.timeOrigin + now();
-    const p = pub.publish(table, { ...payload(i), t: sent[i] }).then(() => {
-      published[i] = performance.timeOrigin + now();
-    });
-    inflight.add(p);
-    p.finally(() => inflight.delete(p));
-  }
-  await Promise.all(inflight);
-  await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+  await loop.run((m) => pub.publish(table, m));
   const usage = cpu.stop();
   const peakRssMB = rss.stop();
   await broker.shutdown({ timeout: 2000 });
   await pub.shutdown();
   await consumer.close();
   await producer.close();
-  // Where the time goes: enqueue call to its return (insert, notify, commit), and from there to the handler.
-  const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
-  const publish = [...published.subarray(1)]
-    .map((at, i) => at - sent[i + 1])
-    .filter((x) => x > -1e9 && x < 1e9);
-  return {
-    ...percentiles(lat),
-    sent: total,
-    received: lat.length,
-    publishMs: percentiles(publish),
-    pickupMs: percentiles(pickup),
-    ...usage,
-    peakRssMB,
-  };
+  return { ...loop.result(), ...usage, peakRssMB };
 }
 
 /**
