@@ -233,14 +233,14 @@ export function verdicts(byId, mode) {
   const m20 = get('memory20000-pg-sqlinbox-lease-w32');
   if (m200) {
     v.push({
-      claim: 'Draining a 200k backlog: Node peak RSS',
+      claim: `Draining the "200k" backlog (${n0(m200.jobs)} jobs at this run's scale): Node peak RSS`,
       pass: m200.peakRssMB < 150,
       detail: `${n1(m200.peakRssMB)} MB (need < 150 MB)`,
     });
     if (m20) {
       const r = m200.peakRssMB / m20.peakRssMB;
       v.push({
-        claim: 'Peak RSS at 200k over peak RSS at 20k',
+        claim: `Peak RSS at ${n0(m200.jobs)} jobs over peak RSS at ${n0(m20.jobs)}`,
         pass: r <= 1.1,
         detail: `${n1(m200.peakRssMB)} / ${n1(m20.peakRssMB)} MB = ${n2(r)}x (need ≤ 1.1x)`,
       });
