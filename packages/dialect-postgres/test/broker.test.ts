@@ -1,4 +1,4 @@
-import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
+import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 import pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
@@ -23,6 +23,27 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
     await admin.end();
   });
 
+  /**
+   * The wake-up tests' two brokers on the table `t` (created here): a consumer and a producer,
+   * each on a pool of its own, neither polling for a minute. `close()` shuts both down, ends their
+   * pools and drops the table.
+   */
+  async function twoBrokers(t: AnyTable, producerSize: number) {
+    const drop = await createTable(admin, t);
+    const consumer = driver.open(3);
+    const producer = driver.open(producerSize);
+    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const close = async () => {
+      await sub.shutdown({ timeout: 1000 });
+      await pub.shutdown({ timeout: 1000 });
+      await consumer.end();
+      await producer.end();
+      await drop();
+    };
+    return { sub, pub, close };
+  }
+
   test('R-PLUS-1 a publish from another broker (another pool) wakes an idle subscription long before its poll', async () => {
     const t = inbox({
       table: uniqueName('wkb'),
@@ -31,11 +52,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       attempt: 'attempt',
       lease: 'locked_until',
     });
-    const drop = await createTable(admin, t);
-    const consumer = driver.open(3);
-    const producer = driver.open(3);
-    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
-    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const { sub, pub, close } = await twoBrokers(t, 3);
     try {
       const got: unknown[] = [];
       sub.subscribe(queue(t), async (m) => {
@@ -49,11 +66,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       expect(Date.now() - started).toBeLessThan(2000);
       expect(got).toEqual([{ hello: 'world' }]);
     } finally {
-      await sub.shutdown({ timeout: 1000 });
-      await pub.shutdown({ timeout: 1000 });
-      await consumer.end();
-      await producer.end();
-      await drop();
+      await close();
     }
   });
 
@@ -65,11 +78,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       attempt: 'attempt',
       lease: 'locked_until',
     });
-    const drop = await createTable(admin, t);
-    const consumer = driver.open(3);
-    const producer = driver.open(8);
-    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
-    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const { sub, pub, close } = await twoBrokers(t, 8);
     // Counts the notifications the server delivers on the table's channel.
     const listener = await adminClient();
     let notifications = 0;
@@ -96,11 +105,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       expect(notifications).toBeLessThan(rounds * each);
     } finally {
       await listener.end();
-      await sub.shutdown({ timeout: 1000 });
-      await pub.shutdown({ timeout: 1000 });
-      await consumer.end();
-      await producer.end();
-      await drop();
+      await close();
     }
   });
 
@@ -113,11 +118,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
       lease: 'locked_until',
       uniqueKey: 'job_key',
     });
-    const drop = await createTable(admin, t);
-    const consumer = driver.open(3);
-    const producer = driver.open(4);
-    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
-    const pub = new Broker(producer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    const { sub, pub, close } = await twoBrokers(t, 4);
     // Two open transactions hold the keys the publishes want: each publish's insert waits on one.
     const holdLoud = await adminClient();
     const holdQuiet = await adminClient();
@@ -166,11 +167,7 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
     } finally {
       await holdLoud.end();
       await holdQuiet.end();
-      await sub.shutdown({ timeout: 1000 });
-      await pub.shutdown({ timeout: 1000 });
-      await consumer.end();
-      await producer.end();
-      await drop();
+      await close();
     }
   });
 
