@@ -9,6 +9,7 @@
  *   pnpm bench -- --reps 1     # repetitions (default: 1 quick, 3 full)
  *   pnpm bench -- --report bench/results/latest.json   # rewrite the docs from a results file
  *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
+ *   pnpm bench -- --out /tmp/r.json --docs /tmp/docs   # the table and chart into /tmp/docs instead of docs/
  *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
  *
  * Every system runs on one Node: unless `--node current`, this script starts itself again on Node
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     report: { type: 'string' },
     reps: { type: 'string' },
     'no-docs': { type: 'boolean', default: false },
+    docs: { type: 'string' },
     node: { type: 'string', default: '24' },
   },
   allowPositionals: true,
@@ -88,6 +90,8 @@ const selected = only ? all.filter((c) => only.test(c.id)) : all;
 const log = (s) => process.stdout.write(`${s}\n`);
 /** A path given on the command line, from where `pnpm bench` was typed (pnpm runs this script in bench/). */
 const fromCaller = (p) => resolve(process.env.INIT_CWD ?? process.cwd(), p);
+/** Where the table (benchmarks.md) and the chart (benchmarks/throughput.svg) go: docs/ unless `--docs`. */
+const docsDir = values.docs === undefined ? join(root, 'docs') : fromCaller(values.docs);
 
 /** Runs one timed case in a child; `onMessage` sees its control messages. */
 function child(spec, onMessage = () => {}) {
@@ -217,7 +221,7 @@ async function main() {
   if (values.report) {
     // Regenerates docs/benchmarks.md from a results file, running nothing.
     const out = JSON.parse(readFileSync(fromCaller(values.report), 'utf8'));
-    for (const v of writeReport(out, root))
+    for (const v of writeReport(out, docsDir))
       log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
     return;
   }
@@ -296,7 +300,7 @@ async function main() {
   // What the run made is dropped; a failure here (a server gone meanwhile) costs no result.
   await cleanupAll().catch((err) => log(`cleanup failed: ${String(err.message ?? err).split('\n')[0]}`));
   if (!only && !values['no-docs']) {
-    const verdicts = writeReport(out, root);
+    const verdicts = writeReport(out, docsDir);
     for (const v of verdicts)
       log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
   }

@@ -356,7 +356,7 @@ go out together in one statement, whichever claims their rows came from (Postgre
 COMMITTED transaction that reads the rows still holding their tokens \`FOR UPDATE\` and deletes them by id; SQLite
 \`DELETE .. WHERE (id, locked_until) IN (VALUES ..)\`); a lone ack is the one-row \`DELETE\`.`;
 
-export function writeReport(out, root) {
+export function writeReport(out, docs) {
   const { meta } = out;
   // Results files written before the what-if cases were removed still hold them: they are not
   // sqlinbox as shipped, so the page leaves them out.
@@ -369,7 +369,7 @@ export function writeReport(out, root) {
       folded.filter((e) => e.workload === 'drain' && !e.memory && e.kind !== 'raw').map((e) => e.workers),
     ),
   ].sort((a, b) => a - b);
-  const dir = join(root, 'docs', 'benchmarks');
+  const dir = join(docs, 'benchmarks');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'throughput.svg'), svg(byId, workerCounts));
 
@@ -565,7 +565,7 @@ export function writeReport(out, root) {
   md.push('');
   md.push(why(byId));
   md.push('');
-  writeFileSync(join(root, 'docs', 'benchmarks.md'), md.join('\n'));
+  writeFileSync(join(docs, 'benchmarks.md'), md.join('\n'));
   return v;
 }
 
