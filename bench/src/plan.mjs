@@ -72,7 +72,11 @@ export function plan(mode, scale = 1) {
   const seconds = full ? Math.max(2, Math.round(30 * scale)) : 4;
   for (const rate of rates) {
     const lat = { workload: 'latency', db: 'pg', workers: 8, rate, seconds, jobs: 0 };
-    cases.push({ ...lat, kind: 'sqlinbox', form: 'lease' });
+    // Each form: the row lock form starts a handler inside its claim's transaction, before any
+    // commit; the lease form after its claim's commit. The advisory form drains about 1,000 jobs/s
+    // at 8 workers here, so at 1,000 jobs/s it would measure its own backlog, not a wake-up.
+    for (const form of ['lease', 'rowlock', 'advisory'])
+      if (form !== 'advisory' || rate <= 100) cases.push({ ...lat, kind: 'sqlinbox', form });
     // The floor: the same statements from a bare loop (a notifying insert per publish).
     cases.push({ ...lat, kind: 'raw', form: 'lease', k: 50 });
     cases.push({ ...lat, kind: 'graphile', variant: 'default' });
