@@ -121,6 +121,20 @@ export function verdicts(byId, mode) {
     });
   };
   ratio(
+    'PostgreSQL lease, 1 worker, vs graphile-worker tuned (1)',
+    'drain-pg-sqlinbox-lease-w1',
+    'drain-pg-graphile-tuned-w1',
+    1.0,
+    'need ≥',
+  );
+  ratio(
+    'PostgreSQL lease, 8 workers, vs graphile-worker tuned (8)',
+    'drain-pg-sqlinbox-lease-w8',
+    'drain-pg-graphile-tuned-w8',
+    1.5,
+    'need ≥',
+  );
+  ratio(
     'PostgreSQL lease, 32 workers, vs graphile-worker tuned (32)',
     'drain-pg-sqlinbox-lease-w32',
     'drain-pg-graphile-tuned-w32',
