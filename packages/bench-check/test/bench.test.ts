@@ -27,7 +27,6 @@ interface Run {
   sent?: number;
   received?: number;
   p50?: number;
-  redeliveredMs?: number;
 }
 interface Entry {
   id: string;
@@ -35,13 +34,12 @@ interface Entry {
   db: 'pg' | 'mysql' | 'sqlite';
   kind: 'sqlinbox' | 'raw' | 'graphile' | 'pgboss' | 'bullmq';
   form?: 'rowlock' | 'lease' | 'advisory';
-  variant?: string;
   memory?: number;
   jobs: number;
   runs: Run[];
 }
 interface Results {
-  meta: { mode: string; scale: number; repetitions: number };
+  meta: { mode: string; scale: number };
   results: Entry[];
 }
 
