@@ -209,6 +209,23 @@ describe.each(drivers)('row lock form on $name', (driver) => {
     }
   });
 
+  test("R-ROW-2 the dialect's COMMIT and ROLLBACK end a transaction that a failed statement aborted, on a connection that never ran them", async () => {
+    const own = driver.open(1);
+    const conn = await own.adapter.pool.acquire();
+    try {
+      for (const end of ['rollback', 'commit'] as const) {
+        await postgresDialect.begin(conn, {});
+        await expect(conn.query('SELECT 1 / 0 AS x')).rejects.toThrow(/division by zero/);
+        await expect(conn.query('SELECT 1 AS one')).rejects.toThrow(/current transaction is aborted/);
+        await postgresDialect[end](conn);
+        expect((await conn.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      }
+    } finally {
+      own.adapter.pool.release(conn);
+      await own.end();
+    }
+  });
+
   test('R-TX-3 savepoint and rollbackToSavepoint undo the writes after the savepoint only', async () => {
     await withTable({}, async (t) => {
       const ops = postgresDialect.prepare(t);
