@@ -11,6 +11,7 @@
  *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
  *   pnpm bench -- --out /tmp/r.json --docs /tmp/docs   # the table and chart into /tmp/docs instead of docs/
  *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
+ *   pnpm bench -- --node-flags '--max-semi-space-size=8'   # Node options for every case's process, every system alike
  *
  * Every system runs on one Node: unless `--node current`, this script starts itself again on Node
  * `--node` (scripts/node.sh installs it from the npm registry into ~/.cache on first use), and the
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     'no-docs': { type: 'boolean', default: false },
     docs: { type: 'string' },
     node: { type: 'string', default: '24' },
+    'node-flags': { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -95,7 +97,8 @@ const docsDir = values.docs === undefined ? join(root, 'docs') : fromCaller(valu
 
 /** Runs one timed case in a child; `onMessage` sees its control messages. */
 function child(spec, onMessage = () => {}) {
-  const execArgv = [];
+  // --node-flags: the same Node options for every system's process.
+  const execArgv = values['node-flags'] ? values['node-flags'].trim().split(/\s+/) : [];
   if (values['cpu-prof'] && new RegExp(values['cpu-prof']).test(spec.id)) {
     mkdirSync(join(root, 'bench', 'results', 'profiles'), { recursive: true });
     execArgv.push(
@@ -243,6 +246,7 @@ async function main() {
     node: {
       version: process.version,
       launchedFrom: process.env.BENCH_LAUNCHED_FROM ?? process.version,
+      ...(values['node-flags'] ? { flags: values['node-flags'].trim() } : {}),
     },
     bullmq: bullmq
       ? `run: bullmq ${bullmqVersion()}${process.env.BENCH_BULLMQ_DIR ? ', loaded from BENCH_BULLMQ_DIR (installed outside the workspace with npm)' : ''}`

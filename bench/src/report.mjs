@@ -417,6 +417,7 @@ export function writeReport(out, docs) {
   md.push(
     `| Node | ${ver.node}: every case (sqlinbox, the peers, the raw loops, the setup) on it` +
       `${launched && launched !== ver.node ? ` (\`pnpm bench\` started on ${launched} and ran itself again on this Node, as it does by default)` : ''}; ` +
+      `${meta.node?.flags ? `with \`${meta.node.flags}\` for every case's process; ` : ''}` +
       'better-sqlite3 loads its Node-API prebuild, the same file on Node 22 and 24 |',
   );
   md.push(
