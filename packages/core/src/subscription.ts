@@ -538,10 +538,14 @@ export class Subscription {
 
   // --- what the delivery needs ---------------------------------------------------------------
 
-  /** @internal */
-  get internals() {
-    return { host: this.host, codec: this.codec, handler: this.handler };
+  /** @internal What a delivery reads of its subscription: one object, made once (every row reads it). */
+  get internals(): { host: SubscriptionHost; codec: Codec<unknown>; handler: Handler<unknown, any> } {
+    this.shared ??= { host: this.host, codec: this.codec, handler: this.handler };
+    return this.shared;
   }
+  private shared:
+    | { host: SubscriptionHost; codec: Codec<unknown>; handler: Handler<unknown, any> }
+    | undefined;
 
   /**
    * The delay before a row whose handler threw is delivered again: the queue's backoff at this
@@ -703,9 +707,15 @@ export class Delivery {
    * delivery's frame and microtasks are what every row costs.
    */
   process(): Promise<void> {
-    const h = this.held;
     const decoding = this.decode();
-    if (decoding instanceof Promise || h.conn !== undefined || this.sub.settings.timeoutMs !== undefined) {
+    const s = this.sub.settings;
+    // A held connection needs the full path only to open the handler's transaction (transactional
+    // mode): a row lock or advisory delivery otherwise runs its handler here too.
+    if (
+      decoding instanceof Promise ||
+      (s.transactional && this.held.conn !== undefined) ||
+      s.timeoutMs !== undefined
+    ) {
       return this.processInFull(decoding);
     }
     if ('error' in decoding) return this.settleUndecodable(decoding.error);

@@ -1,3 +1,4 @@
+import type { BeginOptions } from '../dialect.js';
 import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
@@ -15,6 +16,8 @@ import {
 } from './form.js';
 
 const SAVEPOINT = 'sqlinbox_claim';
+/** The attempt is counted in the statement that returns the row; the transaction is the claim's. */
+const SETTLE_OPTIONS = { countAttempt: true, clearLease: false, inTransaction: true } as const;
 
 /**
  * The row lock form. A claim opens a transaction and selects its row `FOR UPDATE SKIP
@@ -27,7 +30,11 @@ const SAVEPOINT = 'sqlinbox_claim';
  */
 export class RowLockForm implements ClaimForm {
   readonly form = 'rowlock' as const;
-  constructor(private readonly ctx: FormContext) {}
+  /** The claim transaction's options, the same for every claim. */
+  private readonly beginOptions: BeginOptions;
+  constructor(private readonly ctx: FormContext) {
+    this.beginOptions = { isolation: ctx.table.isolation, mode: ctx.table.mode };
+  }
 
   async claim(n: number): Promise<Held[]> {
     const { ctx } = this;
@@ -42,7 +49,7 @@ export class RowLockForm implements ClaimForm {
     }
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLocked>>;
     try {
-      await ctx.dialect.begin(conn, { isolation: ctx.table.isolation, mode: ctx.table.mode });
+      await ctx.dialect.begin(conn, this.beginOptions);
       rows = await ctx.ops.claimLocked(conn, 1, ctx.now());
     } catch (err) {
       // A session the database ended is retired, not rolled back into the pool.
@@ -94,7 +101,7 @@ export class RowLockForm implements ClaimForm {
         await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
       }
       // The attempt is counted here, in the statement that returns the row.
-      const s = settlementOf(ctx, h, plan, { countAttempt: true, clearLease: false, inTransaction: true });
+      const s = settlementOf(ctx, h, plan, SETTLE_OPTIONS);
       if (s === undefined) {
         // retry() without an attempt column: nothing to write, the rollback returns the row.
         h.state = 'settled';
