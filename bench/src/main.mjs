@@ -11,7 +11,7 @@
  *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
  *   pnpm bench -- --out /tmp/r.json --docs /tmp/docs   # the table and chart into /tmp/docs instead of docs/
  *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
- *   pnpm bench -- --node-flags '--max-semi-space-size=8'   # Node options for every case's process, every system alike
+ *   pnpm bench -- --node-flags=--max-semi-space-size=8    # Node options for every case's process, every system alike
  *
  * Every system runs on one Node: unless `--node current`, this script starts itself again on Node
  * `--node` (scripts/node.sh installs it from the npm registry into ~/.cache on first use), and the

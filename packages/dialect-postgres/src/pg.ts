@@ -248,7 +248,7 @@ class PgConnection implements Connection {
    */
   async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
     const name = !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
-    // pg reads the values while it sends them and keeps no reference after: no copy.
+    // No copy: pg reads the values when it sends the statement, and no caller changes them meanwhile.
     const values = params as unknown[] | undefined;
     let r: PgResultLike;
     try {
