@@ -95,10 +95,12 @@ const fromCaller = (p) => resolve(process.env.INIT_CWD ?? process.cwd(), p);
 /** Where the table (benchmarks.md) and the chart (benchmarks/throughput.svg) go: docs/ unless `--docs`. */
 const docsDir = values.docs === undefined ? join(root, 'docs') : fromCaller(values.docs);
 
+/** `--node-flags`: the same Node options for every system's process. */
+const nodeFlags = values['node-flags']?.trim().split(/\s+/) ?? [];
+
 /** Runs one timed case in a child; `onMessage` sees its control messages. */
 function child(spec, onMessage = () => {}) {
-  // --node-flags: the same Node options for every system's process.
-  const execArgv = values['node-flags'] ? values['node-flags'].trim().split(/\s+/) : [];
+  const execArgv = [...nodeFlags];
   if (values['cpu-prof'] && new RegExp(values['cpu-prof']).test(spec.id)) {
     mkdirSync(join(root, 'bench', 'results', 'profiles'), { recursive: true });
     execArgv.push(
@@ -246,7 +248,7 @@ async function main() {
     node: {
       version: process.version,
       launchedFrom: process.env.BENCH_LAUNCHED_FROM ?? process.version,
-      ...(values['node-flags'] ? { flags: values['node-flags'].trim() } : {}),
+      ...(nodeFlags.length > 0 ? { flags: nodeFlags.join(' ') } : {}),
     },
     bullmq: bullmq
       ? `run: bullmq ${bullmqVersion()}${process.env.BENCH_BULLMQ_DIR ? ', loaded from BENCH_BULLMQ_DIR (installed outside the workspace with npm)' : ''}`

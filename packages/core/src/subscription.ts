@@ -85,6 +85,12 @@ export class Subscription {
   readonly form: ClaimForm;
   private readonly ops: TableOps;
   private readonly codec: Codec<unknown>;
+  /** @internal What a delivery reads of its subscription, made once (every row reads it). */
+  readonly internals: {
+    readonly host: SubscriptionHost;
+    readonly codec: Codec<unknown>;
+    readonly handler: Handler<unknown, any>;
+  };
   private readonly pollMs: number;
   private readonly oneClaimAtATime: boolean;
   private readonly claimAhead: boolean;
@@ -129,7 +135,7 @@ export class Subscription {
   constructor(
     private readonly host: SubscriptionHost,
     settings: QueueSettings,
-    private readonly handler: Handler<unknown, any>,
+    handler: Handler<unknown, any>,
   ) {
     this.settings = settings;
     const t = settings.table;
@@ -138,6 +144,7 @@ export class Subscription {
     this.passOver = new PassOver(this.heldBack);
     this.ops = host.dialect.prepare(t, { deadLetter: settings.deadLetter, exclude: this.passOver.ids });
     this.codec = settings.codec ?? defaultCodec(t.payload?.type ?? 'json');
+    this.internals = { host, codec: this.codec, handler };
     this.pollMs = settings.pollMs ?? host.pollMs;
     const caps = host.dialect.capabilities;
     this.oneClaimAtATime =
@@ -162,6 +169,7 @@ export class Subscription {
       budget: host.budget,
       logger: host.logger,
       transactional: settings.transactional,
+      begin: { isolation: t.isolation, mode: t.mode },
       deadLetter: settings.deadLetter,
       leaseMs: settings.leaseMs ?? host.leaseMs,
       now: () => (t.clock === 'database' ? null : new Date()),
@@ -537,15 +545,6 @@ export class Subscription {
   }
 
   // --- what the delivery needs ---------------------------------------------------------------
-
-  /** @internal What a delivery reads of its subscription: one object, made once (every row reads it). */
-  get internals(): { host: SubscriptionHost; codec: Codec<unknown>; handler: Handler<unknown, any> } {
-    this.shared ??= { host: this.host, codec: this.codec, handler: this.handler };
-    return this.shared;
-  }
-  private shared:
-    | { host: SubscriptionHost; codec: Codec<unknown>; handler: Handler<unknown, any> }
-    | undefined;
 
   /**
    * The delay before a row whose handler threw is delivered again: the queue's backoff at this

@@ -112,7 +112,7 @@ export class AdvisoryForm implements ClaimForm {
 
   async beginHandler(h: Held): Promise<void> {
     if (!this.ctx.transactional || h.conn === undefined) return;
-    await this.ctx.dialect.begin(h.conn, { isolation: this.ctx.table.isolation, mode: this.ctx.table.mode });
+    await this.ctx.dialect.begin(h.conn, this.ctx.begin);
     h.tx = true;
   }
 

@@ -1,6 +1,6 @@
 import type { Budget } from '../budget.js';
 import type { AnyTable, CustomStatement, Form } from '../description.js';
-import type { DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
+import type { BeginOptions, DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
 import type { Connection, Pool, Row } from '../driver.js';
 import { classify, type ErrorKind, SettlementError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -44,6 +44,8 @@ export interface FormContext {
   readonly budget: Budget;
   readonly logger: Logger;
   readonly transactional: boolean;
+  /** The table's isolation level and SQLite mode, for every transaction a form opens. */
+  readonly begin: BeginOptions;
   readonly deadLetter: DeadLetterTarget | undefined;
   /** Lease length in milliseconds (whole seconds). */
   readonly leaseMs: number;

@@ -57,7 +57,7 @@ export class RowLockBatchForm implements ClaimForm {
     }
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLocked>>;
     try {
-      await ctx.dialect.begin(conn, { isolation: ctx.table.isolation, mode: ctx.table.mode });
+      await ctx.dialect.begin(conn, ctx.begin);
       rows = await ctx.ops.claimLocked(conn, n, ctx.now());
     } catch (err) {
       await rollbackAndRelease(ctx, conn);

@@ -1,4 +1,3 @@
-import type { BeginOptions } from '../dialect.js';
 import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
@@ -30,11 +29,7 @@ const SETTLE_OPTIONS = { countAttempt: true, clearLease: false, inTransaction: t
  */
 export class RowLockForm implements ClaimForm {
   readonly form = 'rowlock' as const;
-  /** The claim transaction's options, the same for every claim. */
-  private readonly beginOptions: BeginOptions;
-  constructor(private readonly ctx: FormContext) {
-    this.beginOptions = { isolation: ctx.table.isolation, mode: ctx.table.mode };
-  }
+  constructor(private readonly ctx: FormContext) {}
 
   async claim(n: number): Promise<Held[]> {
     const { ctx } = this;
@@ -49,7 +44,7 @@ export class RowLockForm implements ClaimForm {
     }
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLocked>>;
     try {
-      await ctx.dialect.begin(conn, this.beginOptions);
+      await ctx.dialect.begin(conn, ctx.begin);
       rows = await ctx.ops.claimLocked(conn, 1, ctx.now());
     } catch (err) {
       // A session the database ended is retired, not rolled back into the pool.
