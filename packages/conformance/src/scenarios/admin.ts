@@ -252,6 +252,51 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     expect(new Set(delivered).size).toBe(delivered.length);
   });
 
+  test(`R-ADM-3 a requeue waits out a brief lock another session holds on a dead letter: the row is requeued, not skipped (${form})`, async () => {
+    const { desc } = await h().create(form, { group: true });
+    const b = await h().broker();
+    const dead = await b.publishMany(desc, [{ dead: 1 }, { dead: 2 }], { group: 'dead' });
+    const dl = { deadLetter: { group: 'dead' } } as const;
+    // Another session locks the first dead letter, as a claim's scan or another change does.
+    const other = await h().open();
+    const conn = await other.pool.acquire();
+    await other.dialect.begin(conn, {});
+    const locked = await other.dialect.prepare(desc, dl).pick!(conn, {
+      dead: true,
+      ids: [dead[0]],
+      now: new Date(),
+    });
+    expect(locked.map((r) => String(r[desc.id.column]))).toEqual([String(dead[0])]);
+    // The requeue's first pick passes over that row; the lock ends just after.
+    const adapter = await h().open();
+    const firstPick = gate();
+    const dialect = Object.create(adapter.dialect, {
+      prepare: {
+        value: (...args: Parameters<typeof adapter.dialect.prepare>) => {
+          const ops = adapter.dialect.prepare(...args);
+          return Object.create(ops, {
+            pick: {
+              value: async (...a: Parameters<NonNullable<typeof ops.pick>>) => {
+                const rows = await ops.pick!(...a);
+                firstPick.open();
+                return rows;
+              },
+            },
+          });
+        },
+      },
+    });
+    const admin = new Admin({ ...adapter, dialect });
+    const report = admin.requeue(desc, { ids: dead }, dl);
+    // (A database that locks the whole file makes the requeue wait for the lock instead.)
+    await Promise.race([firstPick.promise, sleep(300)]);
+    await other.dialect.rollback(conn);
+    other.pool.release(conn);
+    const { changed, skipped } = await report;
+    expect(skipped).toEqual([]);
+    expect(ids(changed)).toEqual(ids(dead));
+  });
+
   test(`R-ADM-3 admin.remove and admin.reschedule never touch a row in work, and say why (${form})`, async () => {
     const { desc, name } = await h().create(form, { retryAfter: true });
     const b = await h().broker();
