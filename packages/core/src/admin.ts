@@ -431,7 +431,7 @@ export class Admin {
     let picked = await pick(conn, q);
     for (const pause of PICK_PAUSES_MS) {
       const have = new Set(picked.map(idOf));
-      if (q.ids !== undefined && q.ids.every((id) => have.has(String(id)))) break;
+      if (q.ids?.every((id) => have.has(String(id)))) break;
       const missing = (await this.inScope(conn, table, ops, q)).filter((r) => !have.has(idOf(r)));
       if (missing.length === 0) break;
       await sleep(pause);
