@@ -223,28 +223,28 @@ export function verdicts(byId, mode) {
     'MariaDB row lock, 32 workers, vs raw loop k=1',
     'drain-mysql-sqlinbox-rowlock-w32',
     'drain-mysql-raw-rowlock-k1-w32',
-    0.7,
+    0.8,
     'need ≥',
   );
   ratio(
     'MariaDB lease, 32 workers, vs raw loop k=50',
     'drain-mysql-sqlinbox-lease-w32',
     'drain-mysql-raw-lease-k50-w32',
-    0.7,
+    0.8,
     'need ≥',
   );
   ratio(
     'MariaDB lease prefetch(64), 32 workers, vs raw loop k=50',
     'drain-mysql-sqlinbox-lease-pf64-w32',
     'drain-mysql-raw-lease-k50-w32',
-    0.7,
+    0.8,
     'need ≥',
   );
   ratio(
     'MariaDB advisory, 32 workers, vs raw loop k=50',
     'drain-mysql-sqlinbox-advisory-w32',
     'drain-mysql-raw-advisory-k50-w32',
-    0.7,
+    0.8,
     'need ≥',
   );
   const m200 = get('memory200000-pg-sqlinbox-lease-w32');
@@ -804,9 +804,9 @@ function why(byId) {
     const ML = 'drain-mysql-sqlinbox-lease-w32';
     const MLP = 'drain-mysql-sqlinbox-lease-pf64-w32';
     const lines = M.map(
-      ([name, a, b, k]) => `- ${name}: ${js(a)}${shape(a)}, ${vs(a, b, `the raw ${k} loop`, 0.7)}`,
+      ([name, a, b, k]) => `- ${name}: ${js(a)}${shape(a)}, ${vs(a, b, `the raw ${k} loop`, 0.8)}`,
     );
-    const failed = M.filter(([, a, b]) => fails(a, b, 0.7)).map(([name]) => name);
+    const failed = M.filter(([, a, b]) => fails(a, b, 0.8)).map(([name]) => name);
     out.push(
       [
         '### MariaDB, 32 workers',
