@@ -14,6 +14,7 @@ import {
   type Logger,
   type Pool,
   type Row,
+  type TableOps,
 } from '@sqlinbox/core';
 import type { TestContext } from 'vitest';
 import type { ConformanceTarget, OpenAdapter, OpenOptions } from './target.js';
@@ -277,6 +278,21 @@ export function wrapPool(pool: Pool, over: Partial<Omit<Pool, 'size'>>): Pool {
     release: over.release ?? ((c) => pool.release(c)),
     destroy: over.destroy ?? ((c) => pool.destroy(c)),
   };
+}
+
+/**
+ * A dialect that does what `dialect` does, but every table it prepares has the statements `over`
+ * returns in place of its own (fault injection, a signal when one runs); `ops` are the real ones.
+ */
+export function wrapOps(dialect: Dialect, over: (ops: TableOps) => Partial<TableOps>): Dialect {
+  return Object.create(dialect, {
+    prepare: {
+      value: (...args: Parameters<Dialect['prepare']>) => {
+        const ops = dialect.prepare(...args);
+        return Object.assign(Object.create(ops), over(ops));
+      },
+    },
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Admin, type Capabilities, type Connection, type Form, Outcome, queue } from '@sqlinbox/core';
+import { Admin, type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
+import { gate, type Harness, ms, sleep, until, wrapOps, wrapPool } from '../harness.js';
 
 const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) - Number(b));
 
@@ -15,22 +15,13 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     const adapter = await h().open();
     let killed: string | undefined;
     // The dialect as it is, but the change's session is killed just before the change runs.
-    const dialect = Object.create(adapter.dialect, {
-      prepare: {
-        value: (...args: Parameters<typeof adapter.dialect.prepare>) => {
-          const ops = adapter.dialect.prepare(...args);
-          return Object.create(ops, {
-            reschedule: {
-              value: async (conn: Connection, ...rest: unknown[]) => {
-                killed = conn.id;
-                await target.killSession!(conn.id);
-                return (ops.reschedule as (...a: unknown[]) => Promise<unknown[]>)(conn, ...rest);
-              },
-            },
-          });
-        },
+    const dialect = wrapOps(adapter.dialect, (ops) => ({
+      reschedule: async (conn, ...rest) => {
+        killed = conn.id;
+        await target.killSession!(conn.id);
+        return ops.reschedule!(conn, ...rest);
       },
-    });
+    }));
     const released: string[] = [];
     const destroyed: string[] = [];
     const pool = wrapPool(adapter.pool, {
@@ -270,22 +261,13 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     // The requeue's first pick passes over that row; the lock ends just after.
     const adapter = await h().open();
     const firstPick = gate();
-    const dialect = Object.create(adapter.dialect, {
-      prepare: {
-        value: (...args: Parameters<typeof adapter.dialect.prepare>) => {
-          const ops = adapter.dialect.prepare(...args);
-          return Object.create(ops, {
-            pick: {
-              value: async (...a: Parameters<NonNullable<typeof ops.pick>>) => {
-                const rows = await ops.pick!(...a);
-                firstPick.open();
-                return rows;
-              },
-            },
-          });
-        },
+    const dialect = wrapOps(adapter.dialect, (ops) => ({
+      pick: async (...a) => {
+        const rows = await ops.pick!(...a);
+        firstPick.open();
+        return rows;
       },
-    });
+    }));
     const admin = new Admin({ ...adapter, dialect });
     const report = admin.requeue(desc, { ids: dead }, dl);
     // (A database that locks the whole file makes the requeue wait for the lock instead.)

@@ -1,6 +1,6 @@
 import { Broker, type Connection, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, until } from '../harness.js';
+import { type Harness, until, wrapOps } from '../harness.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** A connection that satisfies the type but is not the object the pool handed out. */
@@ -45,25 +45,16 @@ export function batchedAckKillScenarios(h: () => Harness, target: ConformanceTar
     const killed: string[] = [];
     let batches = 0;
     // The dialect as it is, but the first batched settlement's connection is killed before it runs.
-    const dialect = Object.create(adapter.dialect, {
-      prepare: {
-        value: (...args: Parameters<typeof adapter.dialect.prepare>) => {
-          const ops = adapter.dialect.prepare(...args);
-          return Object.create(ops, {
-            settleMany: {
-              value: async (conn: Connection, list: Parameters<NonNullable<typeof ops.settleMany>>[1]) => {
-                batches++;
-                if (killed.length === 0) {
-                  killed.push(conn.id);
-                  await target.killSession!(conn.id);
-                }
-                return ops.settleMany!(conn, list);
-              },
-            },
-          });
-        },
+    const dialect = wrapOps(adapter.dialect, (ops) => ({
+      settleMany: async (conn, list) => {
+        batches++;
+        if (killed.length === 0) {
+          killed.push(conn.id);
+          await target.killSession!(conn.id);
+        }
+        return ops.settleMany!(conn, list);
       },
-    });
+    }));
     const dirty: string[] = [];
     const onWarning = (w: Error & { code?: string }) => {
       if (w.code === 'SQLINBOX_DIRTY_RELEASE') dirty.push(w.message);
