@@ -427,16 +427,24 @@ export class Admin {
    */
   private async pickInScope(conn: Connection, table: AnyTable, ops: TableOps, q: PickQuery): Promise<Row[]> {
     const pick = need(ops, 'pick');
-    const idOf = (r: Row) => String(r[table.id.column]);
-    let picked = await pick(conn, q);
+    const idOf = (r: Row) => r[table.id.column];
+    const picked = await pick(conn, q);
+    const have = new Set(picked.map((r) => String(idOf(r))));
+    const passedOver = (rows: Row[]) => rows.map(idOf).filter((id) => !have.has(String(id)));
+    if (q.ids?.every((id) => have.has(String(id)))) return picked;
+    // The whole scope is read once; later rounds read only the rows still passed over.
+    let missing = passedOver(await this.inScope(conn, table, ops, q));
     for (const pause of PICK_PAUSES_MS) {
-      const have = new Set(picked.map(idOf));
-      if (q.ids?.every((id) => have.has(String(id)))) break;
-      const missing = (await this.inScope(conn, table, ops, q)).filter((r) => !have.has(idOf(r)));
       if (missing.length === 0) break;
       await sleep(pause);
-      const more = await pick(conn, { ...q, ids: missing.map((r) => r[table.id.column]), now: new Date() });
-      picked = picked.concat(more.filter((r) => !have.has(idOf(r))));
+      for (const r of await pick(conn, { ...q, ids: missing, now: new Date() })) {
+        if (have.has(String(idOf(r)))) continue;
+        have.add(String(idOf(r)));
+        picked.push(r);
+      }
+      const left = missing.filter((id) => !have.has(String(id)));
+      missing =
+        left.length === 0 ? [] : passedOver(await this.inScope(conn, table, ops, { ...q, ids: left }));
     }
     return picked;
   }
