@@ -79,6 +79,9 @@ export function plan(mode, scale = 1) {
       if (form !== 'advisory' || rate <= 100) cases.push({ ...lat, kind: 'sqlinbox', form });
     // The floor: the same statements from a bare loop (a notifying insert per publish).
     cases.push({ ...lat, kind: 'raw', form: 'lease', k: 50 });
+    // The machine's own floor at this rate: the publish statement alone, nothing consuming, and a
+    // bare round trip. No enqueue-to-start is shorter than the first plus a claim.
+    cases.push({ ...lat, workers: 0, kind: 'raw', form: 'probe' });
     cases.push({ ...lat, kind: 'graphile', variant: 'default' });
     cases.push({ ...lat, kind: 'graphile', variant: 'tuned' });
     cases.push({ ...lat, kind: 'pgboss', variant: 'work 100', batch: 100 });

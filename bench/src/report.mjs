@@ -11,7 +11,11 @@ const median = (xs) => {
   return s.length === 0 ? null : s[Math.floor((s.length - 1) / 2)];
 };
 
-/** One case's runs folded: jobs/s median/min/max, the other figures from the median run. */
+/**
+ * One case's runs folded: the median of its key figure and their spread (`low`, `high`; not `min`
+ * and `max`, which a latency run has as its own fastest and slowest job), the other figures from
+ * the median run.
+ */
 export function fold(entry) {
   const ok = entry.runs.filter((r) => !r.error);
   if (ok.length === 0) return { ...entry, failed: entry.runs[0]?.error ?? 'no run' };
@@ -24,8 +28,8 @@ export function fold(entry) {
     ...entry,
     ...run,
     median: med,
-    min: Math.min(...values),
-    max: Math.max(...values),
+    low: Math.min(...values),
+    high: Math.max(...values),
     reps: ok.length,
   };
 }
@@ -38,7 +42,7 @@ const pct = (x) => `${Math.round(x * 100)}%`;
 
 function rate(e) {
   if (e.failed) return `failed: ${e.failed.slice(0, 80)}`;
-  if (e.reps > 1) return `**${n0(e.median)}** (${n0(e.min)}–${n0(e.max)})`;
+  if (e.reps > 1) return `**${n0(e.median)}** (${n0(e.low)}–${n0(e.high)})`;
   return `**${n0(e.median)}**`;
 }
 
@@ -53,6 +57,7 @@ function systemOf(e) {
     if (e.prefetch) s += `, prefetch(${e.prefetch})`;
     return s;
   }
+  if (e.kind === 'raw' && e.form === 'probe') return 'the publish statement alone, nothing consuming (raw)';
   if (e.kind === 'raw')
     return `raw ${FORM[e.form]} loop, k=${e.k}${e.batchDelete ? ', one DELETE per claim' : ''}`;
   if (e.kind === 'graphile') return `graphile-worker ${e.variant}`;
@@ -199,6 +204,13 @@ export function verdicts(byId, mode) {
         claim: `PostgreSQL enqueue-to-start p50 / p99 ${at}, the raw loop (the floor: same statements, no library)`,
         pass: null,
         detail: `${n2(raw.p50)} / ${n2(raw.p99)} ms; sqlinbox ${n2(lat.p50)} / ${n2(lat.p99)} ms`,
+      });
+    const probe = get(`latency-pg-raw-probe-r${rate}`);
+    if (probe)
+      v.push({
+        claim: `PostgreSQL floor ${at}: the publish statement alone p50 / p99, and a round trip p50 (nothing consuming)`,
+        pass: null,
+        detail: `${n2(probe.p50)} / ${n2(probe.p99)} ms; ${n2(probe.roundTripMs?.p50)} ms`,
       });
     if (lat.pickupMs?.p50 !== undefined)
       v.push({
@@ -504,7 +516,8 @@ export function writeReport(out, docs) {
       "for a fixed time; latency runs from just before the enqueue call to the handler's start, on one clock. sqlinbox's " +
       "producer is a second broker, so the consumer wakes on PostgreSQL's NOTIFY; the raw loop publishes one insert with its " +
       '`pg_notify` per message from a pool of 10 and claims as the raw lease loop does (k=50), woken by LISTEN: the floor the ' +
-      'same statements set on this machine; graphile-worker wakes on its own NOTIFY; ' +
+      'same statements set on this machine; the publish statement alone runs the same schedule with nothing consuming ' +
+      '(its latency is its own commit), and a bare `SELECT` round trip after it: what any queue pays here; graphile-worker wakes on its own NOTIFY; ' +
       'pg-boss 12 wakes on NOTIFY (`useListenNotify` on the consumer, a queue created with `notify`), polling every 0.5 s ' +
       "behind it; BullMQ's PostgreSQL backend waits on LISTEN/NOTIFY.",
   );
@@ -520,7 +533,7 @@ export function writeReport(out, docs) {
       );
     else
       md.push(
-        `| ${systemOf(e)}, ${e.workers} workers | ${e.rate} | ${e.seconds} | ${e.received}/${e.sent} | **${n2(e.p50)}** | ${n2(e.p95)} | **${n2(e.p99)}** | ${n2(e.max)} | ${n2(e.publishMs?.p50)} | ${n2(e.pickupMs?.p50)} | ${n2(e.pickupMs?.p99)} | ${n0(e.nodeCpuMs)} | ${n0(e.serverCpuMs)} |`,
+        `| ${systemOf(e)}${e.workers ? `, ${e.workers} workers` : ''} | ${e.rate} | ${e.seconds} | ${e.received}/${e.sent} | **${n2(e.p50)}** | ${n2(e.p95)} | **${n2(e.p99)}** | ${n2(e.max)} | ${n2(e.publishMs?.p50)} | ${n2(e.pickupMs?.p50)} | ${n2(e.pickupMs?.p99)} | ${n0(e.nodeCpuMs)} | ${n0(e.serverCpuMs)} |`,
       );
   }
 
@@ -756,7 +769,14 @@ function why(byId) {
           `p99 ${n2(raw.p99)} ms: its publishes queued (publish p50 ${n2(raw.publishMs.p50)} ms), each notifying insert ` +
           "holding PostgreSQL's notification lock through its commit; sqlinbox's publishes take turns to notify."
         : ` The raw loop (the same statements with no library, a notifying insert per publish) took p50 ${n2(raw.p50)} ms, ` +
-          `p99 ${n2(raw.p99)} ms: two commits, each waiting on the disk's flush, set that floor.`;
+          `p99 ${n2(raw.p99)} ms: the publish's commit, then the notification and the claim's round trip and commit.`;
+    const probe = f(`latency-pg-raw-probe-r${rate}`);
+    const machine = !probe
+      ? ''
+      : ` On this machine, with nothing consuming, the publish statement alone (an insert with its notification, sent to ` +
+        `committed) took p50 ${n2(probe.p50)} ms, p99 ${n2(probe.p99)} ms at this rate, and a bare round trip p50 ` +
+        `${n2(probe.roundTripMs?.p50)} ms, p99 ${n2(probe.roundTripMs?.p99)} ms: no handler starts before the publish has ` +
+        'committed and a claim has come back, so those two together bound enqueue-to-start from below.';
     const rl = f(`latency-pg-sqlinbox-rowlock-w8-r${rate}`);
     const rowlock = !rl
       ? ''
@@ -769,7 +789,7 @@ function why(byId) {
         '',
         `Enqueue to handler start, lease form: p50 ${n2(lat.p50)} ms, p99 ${n2(lat.p99)} ms (targets < 2 ms and < 10 ms: ` +
           `${ok ? 'met' : 'not met'})${glat ? `; graphile-worker tuned p50 ${n2(glat.p50)} ms, p99 ${n2(glat.p99)} ms` : ''}.` +
-          `${split}${floor}${rowlock}`,
+          `${split}${floor}${rowlock}${machine}`,
       ].join('\n'),
     );
   }

@@ -340,6 +340,7 @@ export async function drain(spec) {
  */
 export async function latency(spec) {
   if (spec.db !== 'pg') throw new Error('the raw latency loop runs on PostgreSQL only');
+  if (spec.form === 'probe') return probe(spec);
   const T = `"${tableName('pg').split('.').join('"."')}"`;
   const channel = 'bench_raw_wakeup';
   const connect = async () => {
@@ -408,4 +409,41 @@ export async function latency(spec) {
   await Promise.all([...workers, listener].map((c) => c.end()));
   await producer.end();
   return { ...loop.result(), ...usage, peakRssMB };
+}
+
+/**
+ * W3's floor on this machine, with nothing consuming: the raw loop's publish statement (an insert
+ * with its `pg_notify`, a commit each) from a pool of 10, open loop at `spec.rate` for
+ * `spec.seconds`; its latency is the statement's own, send to commit. Then, for half as long, a
+ * bare round trip (`SELECT $1::int`) at the same rate: what each further hop costs.
+ */
+async function probe(spec) {
+  const T = `"${tableName('pg').split('.').join('"."')}"`;
+  const pool = new pgLib.Pool({ connectionString: PG_URL, max: 10 });
+  // Every connection open and each statement prepared before the clock starts.
+  const warm = await Promise.all(Array.from({ length: 10 }, () => pool.connect()));
+  for (const c of warm) c.release();
+  await sleep(200);
+  const publish = `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, ''))
+    SELECT i."id" FROM i, w`;
+  const rss = rssSampler();
+  const cpu = cpuMeter(spec.db);
+  const commits = openLoop(spec);
+  await commits.run(async (m) => {
+    await pool.query({ name: 'publish', text: publish, values: [JSON.stringify(m), 'bench_raw_probe'] });
+    commits.started(m);
+  });
+  const usage = cpu.stop();
+  const peakRssMB = rss.stop();
+  const trips = openLoop({ ...spec, seconds: spec.seconds / 2 });
+  await trips.run(async (m) => {
+    await pool.query({ name: 'trip', text: 'SELECT $1::int AS n', values: [m.n] });
+    trips.started(m);
+  });
+  await pool.end();
+  // The statement's own latency is the whole: the split at the publish's return says nothing here.
+  const { sent, received, n, p50, p95, p99, max } = commits.result();
+  const t = trips.result();
+  const roundTripMs = { n: t.n, p50: t.p50, p95: t.p95, p99: t.p99, max: t.max };
+  return { sent, received, n, p50, p95, p99, max, roundTripMs, ...usage, peakRssMB };
 }
