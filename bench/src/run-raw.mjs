@@ -420,7 +420,7 @@ export async function latency(spec) {
 async function probe(spec) {
   const T = `"${tableName('pg').split('.').join('"."')}"`;
   const pool = new pgLib.Pool({ connectionString: PG_URL, max: 10 });
-  // Every connection open and each statement prepared before the clock starts.
+  // Every connection open before the clock starts (each prepares the statement at its first use).
   const warm = await Promise.all(Array.from({ length: 10 }, () => pool.connect()));
   for (const c of warm) c.release();
   await sleep(200);
