@@ -15,6 +15,14 @@ import { tableName } from './tables.mjs';
 
 const LEASE_MS = 30_000;
 
+/** The PostgreSQL table, quoted. */
+const pgTable = () => `"${tableName('pg').split('.').join('"."')}"`;
+
+/** W3's channel, and its publish: one insert with its `pg_notify`, a commit each, as a naive publisher would. */
+const WAKEUP = 'bench_raw_wakeup';
+const publishSql = (T) =>
+  `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, '')) SELECT i."id" FROM i, w`;
+
 /** PostgreSQL: a client loop per form; answers the jobs it finished and its wasted takes. */
 function pgLoops(T, batchDelete) {
   const candidates =
@@ -276,7 +284,7 @@ export async function drain(spec) {
   let close;
   let loop;
   if (spec.db === 'pg') {
-    const T = `"${tableName('pg').split('.').join('"."')}"`;
+    const T = pgTable();
     const loops = pgLoops(T, spec.batchDelete === true);
     open = async () => {
       const c = new pgLib.Client({ connectionString: PG_URL });
@@ -341,8 +349,9 @@ export async function drain(spec) {
 export async function latency(spec) {
   if (spec.db !== 'pg') throw new Error('the raw latency loop runs on PostgreSQL only');
   if (spec.form === 'probe') return probe(spec);
-  const T = `"${tableName('pg').split('.').join('"."')}"`;
-  const channel = 'bench_raw_wakeup';
+  const T = pgTable();
+  const publish = publishSql(T);
+  const channel = WAKEUP;
   const connect = async () => {
     const c = new pgLib.Client({ connectionString: PG_URL });
     await c.connect();
@@ -396,8 +405,6 @@ export async function latency(spec) {
   await sleep(200);
   const rss = rssSampler();
   const cpu = cpuMeter(spec.db);
-  const publish = `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, ''))
-    SELECT i."id" FROM i, w`;
   await loop.run((m) =>
     producer.query({ name: 'publish', text: publish, values: [JSON.stringify(m), channel] }),
   );
@@ -418,19 +425,17 @@ export async function latency(spec) {
  * bare round trip (`SELECT $1::int`) at the same rate: what each further hop costs.
  */
 async function probe(spec) {
-  const T = `"${tableName('pg').split('.').join('"."')}"`;
+  const publish = publishSql(pgTable());
   const pool = new pgLib.Pool({ connectionString: PG_URL, max: 10 });
   // Every connection open before the clock starts (each prepares the statement at its first use).
   const warm = await Promise.all(Array.from({ length: 10 }, () => pool.connect()));
   for (const c of warm) c.release();
   await sleep(200);
-  const publish = `WITH i AS (INSERT INTO ${T} (payload) VALUES ($1::jsonb) RETURNING "id"), w AS (SELECT pg_notify($2, ''))
-    SELECT i."id" FROM i, w`;
   const rss = rssSampler();
   const cpu = cpuMeter(spec.db);
   const commits = openLoop(spec);
   await commits.run(async (m) => {
-    await pool.query({ name: 'publish', text: publish, values: [JSON.stringify(m), 'bench_raw_probe'] });
+    await pool.query({ name: 'publish', text: publish, values: [JSON.stringify(m), WAKEUP] });
     commits.started(m);
   });
   const usage = cpu.stop();
