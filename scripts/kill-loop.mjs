@@ -2,7 +2,10 @@
 // another, per driver, and ends every session each one opens during its first `killMs`
 // (pg_terminate_backend / KILL, as fast as the database answers), then lets it run and counts:
 //   crashed  - the worker exited by itself (a process the driver brought down),
-//   stalled  - alive but settled no row within `settleMs` after the kills stopped,
+//   stalled  - alive but settled no row within `settleMs` after the kills stopped (default 10 s:
+//              the workers' 5 s lease plus 5 s, since a claim that committed while its answer was
+//              lost to a kill holds its rows until its lease ends; a stall reports how many rows
+//              were still leased),
 //   ok       - alive and settling.
 // It runs the built dist/ of the dialect packages (`pnpm build` first). Sessions are picked by
 // database and application_name on PostgreSQL, by database on MariaDB/MySQL: it kills only the
@@ -20,7 +23,7 @@ const { values: args } = parseArgs({
     drivers: { type: 'string', default: 'pg,postgres.js,mysql2,mariadb' },
     n: { type: 'string', default: '100' },
     'kill-ms': { type: 'string', default: '1500' },
-    'settle-ms': { type: 'string', default: '5000' },
+    'settle-ms': { type: 'string', default: '10000' },
     json: { type: 'boolean', default: false },
     // pg: no pool.on('error') in the worker (an application that forgot it).
     bare: { type: 'boolean', default: false },
@@ -51,6 +54,8 @@ async function admin(driver) {
       table,
       insert: (n) =>
         c.query(`INSERT INTO "${table}" (payload) SELECT '{}'::jsonb FROM generate_series(1, $1)`, [n]),
+      leased: async () =>
+        (await c.query(`SELECT count(*)::int AS n FROM "${table}" WHERE locked_until > now()`)).rows[0].n,
       kill: async (app) =>
         (
           await c.query(
@@ -77,6 +82,10 @@ async function admin(driver) {
       await c.query(
         `INSERT INTO ${q} (payload) VALUES ${Array.from({ length: n }, () => "('{}')").join(',')}`,
       );
+    },
+    leased: async () => {
+      const [rows] = await c.query(`SELECT COUNT(*) AS n FROM ${q} WHERE locked_until > UTC_TIMESTAMP(3)`);
+      return Number(rows[0].n);
     },
     kill: async () => {
       const [rows] = await c.query(
@@ -142,35 +151,41 @@ async function runOne(driver, a, i) {
   if (exited !== undefined) outcome = 'crashed';
   else if (settled <= before) outcome = 'stalled';
   else outcome = 'ok';
+  const leased = outcome === 'stalled' ? await a.leased() : undefined;
   if (exited === undefined) child.send({ type: 'stop' });
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exit;
   clearTimeout(timer);
   const last = stderr.trim().split('\n').filter(Boolean);
-  return { outcome, kills, exit: exited, error: outcome === 'crashed' ? last.join('\n') : undefined };
+  return { outcome, kills, leased, exit: exited, error: outcome === 'crashed' ? last.join('\n') : undefined };
 }
 
 const summary = {};
 for (const driver of args.drivers.split(',')) {
   const a = await admin(driver);
   const counts = { crashed: 0, stalled: 0, ok: 0, kills: 0 };
+  // Per stall, the rows still leased when it was seen.
+  const stalls = [];
   const errors = new Map();
   try {
     for (let i = 0; i < N; i++) {
       const r = await runOne(driver, a, i);
       counts[r.outcome]++;
       counts.kills += r.kills;
+      if (r.outcome === 'stalled') stalls.push({ worker: i, leased: r.leased });
       if (r.error !== undefined) {
         const key =
           r.error.split('\n').find((l) => /Error|error/.test(l)) ?? r.error.split('\n')[0] ?? '(no stderr)';
         errors.set(key, (errors.get(key) ?? 0) + 1);
       }
       if (r.outcome !== 'ok' && !args.json)
-        process.stderr.write(`${driver} #${i}: ${r.outcome}\n${r.error ?? ''}\n`);
+        process.stderr.write(
+          `${driver} #${i}: ${r.outcome}${r.leased === undefined ? '' : ` (${r.leased} rows leased)`}\n${r.error ?? ''}\n`,
+        );
     }
   } finally {
     await a.drop();
   }
-  summary[driver] = { workers: N, ...counts, crashes: Object.fromEntries(errors) };
+  summary[driver] = { workers: N, ...counts, crashes: Object.fromEntries(errors), stalls };
   console.log(JSON.stringify({ driver, ...summary[driver] }));
 }

@@ -118,11 +118,12 @@ export async function drain(spec) {
  */
 export async function latency(spec) {
   const consumer = await openAdapter(spec.db, spec.workers + 2, spec.file);
+  const { adapter, stats } = instrument(consumer.adapter);
   // The producer's pool as graphile-worker's WorkerUtils (pg's default 10): at 1,000 jobs/s each
   // publish's commit waits on the disk's flush, and 4 connections queued the publishes behind it.
   const producer = await openAdapter(spec.db, 10, spec.file);
   const table = describe(spec.db, spec.form, spec.flow);
-  const broker = new Broker(consumer.adapter, {
+  const broker = new Broker(adapter, {
     logger: silentLogger,
     pollInterval: spec.pollInterval ?? 1000,
   });
@@ -141,7 +142,14 @@ export async function latency(spec) {
   await pub.shutdown();
   await consumer.close();
   await producer.close();
-  return { ...loop.result(), ...usage, peakRssMB };
+  return {
+    ...loop.result(),
+    ...usage,
+    peakRssMB,
+    claims: stats.claims,
+    emptyClaims: stats.empty,
+    rowsPerClaim: stats.claims ? stats.rows / stats.claims : null,
+  };
 }
 
 /**

@@ -128,6 +128,11 @@ describe.each(owners)('the outbox on the service’s own $name transaction', (ow
       );
       await o.broker.publish(events, { sentinel: true });
       await until(() => relayed.length === 2, 'the sentinel relayed');
+      // The handler's return is not the ack's commit: the ack settles in a batch just after.
+      await until(
+        async () => (await admin.q(`SELECT 1 FROM ${events.table} WHERE relayed_at IS NULL`)).length === 0,
+        'the sentinel marked',
+      );
       expect(relayed).toEqual([{ order: 2 }, { sentinel: true }]);
       expect(await admin.q(`SELECT id FROM ${orders}`)).toEqual([{ id: 2 }]);
       const rows = await admin.q(`SELECT retry_after, relayed_at FROM ${events.table} ORDER BY id`);

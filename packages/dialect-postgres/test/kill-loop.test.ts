@@ -28,6 +28,7 @@ async function loop(driver: string, n: number, extra: string[] = []) {
     ok: number;
     kills: number;
     crashes: Record<string, number>;
+    stalls: { worker: number; leased: number }[];
   };
 }
 
@@ -42,6 +43,11 @@ for (const [driver, extra] of [
     const r = await loop(driver, 10, [...extra]);
     expect(r.kills).toBeGreaterThan(0);
     expect(r.crashes).toEqual({});
-    expect({ crashed: r.crashed, stalled: r.stalled, ok: r.ok }).toEqual({ crashed: 0, stalled: 0, ok: 10 });
+    expect({ crashed: r.crashed, stalled: r.stalled, ok: r.ok, stalls: r.stalls }).toEqual({
+      crashed: 0,
+      stalled: 0,
+      ok: 10,
+      stalls: [],
+    });
   }, 180_000);
 }

@@ -128,6 +128,12 @@ describe.each(owners)('the outbox on the service’s own $name transaction', (ow
       // A later record relayed next shows nothing else was ever there to relay.
       await o.broker.publish(events, { sentinel: true });
       await until(() => relayed.length === 2, 'the sentinel relayed');
+      // The handler's return is not the ack's commit: the ack settles in a batch just after.
+      await until(
+        async () =>
+          (await admin.query(`SELECT 1 FROM ${events.table} WHERE relayed_at IS NULL`)).rowCount === 0,
+        'the sentinel marked',
+      );
       expect(relayed).toEqual([{ order: 2 }, { sentinel: true }]);
       expect((await admin.query(`SELECT id FROM ${orders}`)).rows).toEqual([{ id: 2 }]);
       const rows = (await admin.query(`SELECT payload, relayed_at FROM ${events.table} ORDER BY id`)).rows;
