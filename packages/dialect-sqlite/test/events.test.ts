@@ -42,6 +42,8 @@ describe('events on SQLite', () => {
     const claimed: EventMap['claimed'][] = [];
     broker.on('released', (e) => released.push(e));
     broker.on('claimed', (e) => claimed.push(e));
+    const settled: EventMap['settled'][] = [];
+    broker.on('settled', (e) => settled.push(e));
     const held = new Set<string>();
     let finish!: () => void;
     const hold = new Promise<void>((r) => {
@@ -59,6 +61,9 @@ describe('events on SQLite', () => {
     );
     await broker.start();
     await until(() => held.size === 2 && claimed.length > 3, 'two handlers holding and a row waiting');
+    // The first row's handler has returned, but its batched ack commits a moment later, and a
+    // shutdown with no timeout does not wait for it: wait for it here, or its lease may still stand.
+    await until(() => settled.length === 1, 'the first row acked');
     await broker.shutdown({ timeout: 0 });
 
     expect(released.length).toBeGreaterThan(0);

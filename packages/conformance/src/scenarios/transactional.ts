@@ -1,6 +1,6 @@
 import { Broker, type Capabilities, type Form, LeaseLostError, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, payloadOf, sleep, until, wrapPool } from '../harness.js';
+import { gate, type Harness, payloadOf, until, wrapPool } from '../harness.js';
 
 /**
  * Transactional mode: the handler's writes through `ctx.tx` commit with the ack; every other
@@ -63,7 +63,8 @@ export function transactionalScenarios(h: () => Harness, form: Form, caps: Capab
       await b.start();
       await b.publish(desc, { y: 1 });
       await until(() => calls === 2, 'two deliveries');
-      await sleep(100);
+      // The second delivery's publish is under way when its handler is counted: wait for its commit.
+      await until(async () => (await h().rows(out.name)).length >= 2, 'both publishes committed');
       expect((await h().rows(out.name)).map((r) => payloadOf(r.payload))).toEqual([
         { outside: 1 },
         { outside: 2 },
