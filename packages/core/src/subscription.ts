@@ -118,6 +118,16 @@ export class Subscription {
   private laneBusy: boolean[] = [];
   /** After an empty claim: claim one at a time, once per poll interval, until a claim takes a row. */
   private idle = false;
+  /**
+   * Claims that may run at once: one after a claim that took fewer rows than it asked for (the
+   * table ran dry, or other claims had the rest) or failed, and after the first claim that took
+   * rows again; doubling with each further claim that took all it asked for, up to the workers. A
+   * backlog fans out to every free worker within a few claims; a trickle of rows costs about one
+   * empty claim per row, not one per free worker.
+   */
+  private fanOut = 1;
+  /** Claims in a row, as they ended, that took all the rows they asked for. */
+  private fullClaims = 0;
   private lastEmpty = 0;
   private woken = false;
   private pauseUntil = 0;
@@ -279,7 +289,9 @@ export class Subscription {
     if (this.pauseUntil > now) return this.changedOr(this.pauseUntil - now, false);
     const size = this.claimSize();
     if (size <= 0) return this.changed();
-    if (this.claims > 0 && (this.oneClaimAtATime || this.idle)) return this.changed();
+    if (this.claims > 0 && (this.oneClaimAtATime || this.idle || this.claims >= this.fanOut)) {
+      return this.changed();
+    }
     if (this.idle && !this.woken) {
       const due = this.lastEmpty + this.pollMs - now;
       if (due > 0) return this.changedOr(due, true);
@@ -340,6 +352,10 @@ export class Subscription {
           this.notify();
           return;
         }
+        // The first full claim after a thin one may have taken the only row: the next one goes alone.
+        this.fullClaims = held.length >= size ? this.fullClaims + 1 : 0;
+        this.fanOut =
+          this.fullClaims >= 2 ? Math.min(this.fanOut * 2, Math.max(1, this.settings.workers)) : 1;
         if (held.length === 0) {
           this.idle = true;
           this.lastEmpty = Date.now();
@@ -370,6 +386,8 @@ export class Subscription {
       (err: unknown) => {
         done();
         this.claimErrors++;
+        this.fanOut = 1;
+        this.fullClaims = 0;
         // The dialect's classification decides the pause: a deadlock or a serialization
         // failure claims again soon; the database out of reach backs off, doubling, at most 30 s.
         // The form has retired a connection whose session failed (see the forms' claim).

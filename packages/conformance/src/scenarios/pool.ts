@@ -1,6 +1,6 @@
 import { type Capabilities, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, sleep, until, wrapPool } from '../harness.js';
+import { gate, type Harness, sleep, until, wrapOps, wrapPool } from '../harness.js';
 
 /** Workers, the pool budget, empty claims, shutdown and many workers across brokers (section 5). */
 export function poolScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
@@ -77,6 +77,53 @@ export function poolScenarios(h: () => Harness, form: Form, caps: Capabilities):
     // About five polls in one second; eight workers each claiming would be forty or more.
     expect(claims).toBeLessThanOrEqual(8);
     expect(claims).toBeGreaterThanOrEqual(2);
+  });
+
+  test(`R-POOL-3 R-POOL-1 a trickle of rows costs about one empty claim per row, not one per free worker (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const adapter = await h().open({ poolSize: 10 });
+    let claims = 0;
+    let empty = 0;
+    const counted = <R>(rows: R[]): R[] => {
+      claims++;
+      if (rows.length === 0) empty++;
+      return rows;
+    };
+    const dialect = wrapOps(adapter.dialect, (ops) => ({
+      claimLocked: async (...a) => counted(await ops.claimLocked(...a)),
+      claimLease: async (...a) => counted(await ops.claimLease(...a)),
+      ...(ops.advisory === undefined
+        ? {}
+        : {
+            advisory: {
+              ...ops.advisory,
+              candidates: async (...a) => counted(await ops.advisory!.candidates(...a)),
+            },
+          }),
+    }));
+    const { Broker } = await import('@sqlinbox/core');
+    const b = new Broker({ ...adapter, dialect }, { logger: h().logger, pollInterval: 200 });
+    h().brokers.push(b);
+    let handled = 0;
+    b.subscribe(queue(desc).workers(8), async () => {
+      handled++;
+    });
+    await b.start();
+    await sleep(300);
+    const before = { claims, empty };
+    const rows = 20;
+    // One row at a time, each published once the last was handled: the table never holds two.
+    for (let i = 1; i <= rows; i++) {
+      await b.publish(desc, { i });
+      await until(() => handled === i, `row ${i} handled`);
+      await sleep(20);
+    }
+    await until(async () => (await h().rows(name)).length === 0, 'every settlement committed');
+    const trickle = { claims: claims - before.claims, empty: empty - before.empty };
+    // Each row: the claim that takes it and about one that finds the table empty again; eight
+    // workers each claiming after every row would be seven or more empty claims per row.
+    expect(trickle.claims - trickle.empty).toBe(rows);
+    expect(trickle.empty).toBeLessThanOrEqual(2 * rows);
   });
 
   test(`R-POOL-10 many workers across two brokers: every row delivered, none settled twice, none lost (${form})`, async () => {
