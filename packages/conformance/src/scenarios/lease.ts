@@ -168,14 +168,17 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     await inHandler.promise;
     const b = await h().broker({ lease: '30s' });
     const taken = gate<number>();
+    // B holds the row until A's late ack has failed and the row is read: B's own ack never races it.
+    const release = gate();
     b.subscribe(queue(desc), async (_m, ctx) => {
       taken.open(ctx.attempt);
-      await sleep(4_000);
+      await release.promise;
     });
     await b.start();
     expect(await taken.promise).toBe(2);
     expect(await result.promise).toBeInstanceOf(LeaseLostError);
     expect(await h().rows(name)).toHaveLength(1);
+    release.open();
     void lost;
   });
 
