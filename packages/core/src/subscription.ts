@@ -92,7 +92,8 @@ export class Subscription {
     readonly handler: Handler<unknown, any>;
   };
   private readonly pollMs: number;
-  private readonly oneClaimAtATime: boolean;
+  /** The most claims in flight at once: 1 where the table takes one claim at a time, else the workers. */
+  private readonly mostClaims: number;
   private readonly claimAhead: boolean;
   private readonly freeOnReturn: boolean;
 
@@ -121,7 +122,8 @@ export class Subscription {
   /**
    * Claims that may run at once: one after a claim that took fewer rows than it asked for (the
    * table ran dry, or other claims had the rest) or failed, and after the first claim that took
-   * rows again; doubling with each further claim that took all it asked for, up to the workers. A
+   * rows again; doubling with each further claim that took all it asked for, up to
+   * {@link mostClaims}. A
    * backlog fans out to every free worker within a few claims; a trickle of rows costs about one
    * empty claim per row, not one per free worker.
    */
@@ -157,11 +159,12 @@ export class Subscription {
     this.internals = { host, codec: this.codec, handler };
     this.pollMs = settings.pollMs ?? host.pollMs;
     const caps = host.dialect.capabilities;
-    this.oneClaimAtATime =
+    const oneClaimAtATime =
       caps.oneClaimAtATime ||
       t.group !== undefined ||
       t.partitionKey !== undefined ||
       (t.form === 'lease' && caps.oneLeaseClaimAtATime);
+    this.mostClaims = oneClaimAtATime ? 1 : Math.max(1, settings.workers);
     this.claimAhead =
       t.form === 'lease' && caps.claimAhead && !settings.transactional && settings.batch === undefined;
     this.ahead = settings.workers;
@@ -289,9 +292,8 @@ export class Subscription {
     if (this.pauseUntil > now) return this.changedOr(this.pauseUntil - now, false);
     const size = this.claimSize();
     if (size <= 0) return this.changed();
-    if (this.claims > 0 && (this.oneClaimAtATime || this.idle || this.claims >= this.fanOut)) {
-      return this.changed();
-    }
+    // Idle (the last claim took nothing), the fan-out is 1: one claim at a time.
+    if (this.claims >= this.fanOut) return this.changed();
     if (this.idle && !this.woken) {
       const due = this.lastEmpty + this.pollMs - now;
       if (due > 0) return this.changedOr(due, true);
@@ -354,8 +356,7 @@ export class Subscription {
         }
         // The first full claim after a thin one may have taken the only row: the next one goes alone.
         this.fullClaims = held.length >= size ? this.fullClaims + 1 : 0;
-        this.fanOut =
-          this.fullClaims >= 2 ? Math.min(this.fanOut * 2, Math.max(1, this.settings.workers)) : 1;
+        this.fanOut = this.fullClaims >= 2 ? Math.min(this.fanOut * 2, this.mostClaims) : 1;
         if (held.length === 0) {
           this.idle = true;
           this.lastEmpty = Date.now();
