@@ -244,23 +244,23 @@ class PgConnection implements Connection {
    * Statements with parameters run as named prepared statements (the name derived from the
    * text), so each client parses and plans a claim or settlement once, not per job. Through a
    * transaction pooler every statement runs unnamed: the next transaction may run on a server
-   * session that never prepared the name.
+   * session that never prepared the name. Not an async function (each claim runs several of
+   * these): a statement costs `pg`'s callback, one promise and one reaction; a failure is `pg`'s
+   * error as it comes, with its own stack.
    */
-  async query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
     const name = !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
     // No copy: pg reads the values when it sends the statement, and no caller changes them meanwhile.
     const values = params as unknown[] | undefined;
-    let r: PgResultLike;
     try {
-      r = await (name === undefined
-        ? send(this.client, sql, values)
-        : send(this.client, { name, text: sql, values: values! }, undefined));
+      return (
+        name === undefined
+          ? send(this.client, sql, values)
+          : send(this.client, { name, text: sql, values: values! }, undefined)
+      ).then((r) => ({ rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length }));
     } catch (err) {
-      // The stack of this await (the engine's caller), as pg's own promise gives.
-      if (err instanceof Error) Error.captureStackTrace(err);
-      throw err;
+      return Promise.reject(err);
     }
-    return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
   }
 }
 

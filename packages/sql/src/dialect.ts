@@ -183,6 +183,21 @@ export interface SqlDialectOptions {
   readonly serverVersion?: string | undefined;
 }
 
+/** Drops a statement's answer. */
+const nothing = (): void => undefined;
+
+/** Runs statements in turn, answers nothing; a statement that throws rejects. */
+function run(conn: Connection, statements: readonly string[]): Promise<void> {
+  try {
+    if (statements.length === 1) return conn.query(statements[0]!).then(nothing);
+    return statements
+      .reduce<Promise<unknown>>((done, sql) => done.then(() => conn.query(sql)), Promise.resolve())
+      .then(nothing);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /**
  * The core's `Dialect` for a SQL database, driver-free: the server version check, the transaction
  * members, the DDL with the schedules' tick table. A dialect says its facts (`name`,
@@ -254,18 +269,23 @@ export abstract class SqlDialect implements Dialect {
   }
 
   /** Runs {@link TransactionSql.begin}. */
-  async begin(conn: Connection, opts: BeginOptions): Promise<void> {
-    for (const sql of this.transactions.begin(opts)) await conn.query(sql);
+  begin(conn: Connection, opts: BeginOptions): Promise<void> {
+    // Not async functions, these three: each runs once per claim in the row lock form.
+    try {
+      return run(conn, this.transactions.begin(opts));
+    } catch (err) {
+      return Promise.reject(err); // an isolation level the database refuses
+    }
   }
 
   /** Runs {@link TransactionSql.commit}. */
-  async commit(conn: Connection): Promise<void> {
-    await conn.query(this.transactions.commit);
+  commit(conn: Connection): Promise<void> {
+    return run(conn, [this.transactions.commit]);
   }
 
   /** Runs {@link TransactionSql.rollback}. */
-  async rollback(conn: Connection): Promise<void> {
-    await conn.query(this.transactions.rollback);
+  rollback(conn: Connection): Promise<void> {
+    return run(conn, [this.transactions.rollback]);
   }
 
   /** Runs {@link TransactionSql.savepoint}. */

@@ -6,6 +6,7 @@ import type {
   Insert,
   ListQuery,
   PickQuery,
+  QueryResult,
   QueueStats,
   RateGrant,
   RateReservation,
@@ -26,6 +27,8 @@ const held = new WeakMap<Connection, Set<string>>();
 export function keysHeld(conn: Connection): readonly string[] {
   return [...(held.get(conn) ?? [])];
 }
+
+const rowsOf = (r: QueryResult<Row>): Row[] => r.rows;
 
 /**
  * Runs a {@link QueueStatements}' statements as core's `TableOps`: the part of a dialect that
@@ -58,8 +61,13 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   }
 
   /** The rows of one statement. */
-  async rows(conn: Connection, st: Statement): Promise<Row[]> {
-    return (await this.run(conn, st)).rows;
+  rows(conn: Connection, st: Statement): Promise<Row[]> {
+    // Not an async function: a statement costs the driver's promise and this one callback.
+    try {
+      return this.run(conn, st).then(rowsOf);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** The id of a row a statement returned. */
@@ -117,9 +125,15 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   // Claims
 
   /** The row lock claim's select, then (FIFO) each head's guard ({@link guardHeads}). */
-  async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
-    if (n <= 0) return [];
-    return this.guardHeads(conn, await this.rows(conn, this.sql.claimLocked(n, now)));
+  claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
+    if (n <= 0) return Promise.resolve([]);
+    let rows: Promise<Row[]>;
+    try {
+      rows = this.rows(conn, this.sql.claimLocked(n, now));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.sql.t.group === undefined ? rows : rows.then((r) => this.guardHeads(conn, r));
   }
 
   /**
