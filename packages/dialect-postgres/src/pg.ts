@@ -249,10 +249,11 @@ class PgConnection implements Connection {
    * error as it comes, with its own stack.
    */
   query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    const name = !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
-    // No copy: pg reads the values when it sends the statement, and no caller changes them meanwhile.
-    const values = params as unknown[] | undefined;
     try {
+      const name =
+        !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
+      // No copy: pg reads the values when it sends the statement, and no caller changes them meanwhile.
+      const values = params as unknown[] | undefined;
       return (
         name === undefined
           ? send(this.client, sql, values)

@@ -28,6 +28,7 @@ export function keysHeld(conn: Connection): readonly string[] {
   return [...(held.get(conn) ?? [])];
 }
 
+/** The rows of a statement's answer. */
 const rowsOf = (r: QueryResult<Row>): Row[] => r.rows;
 
 /**
