@@ -2,7 +2,7 @@
 // another, per driver, and ends every session each one opens during its first `killMs`
 // (pg_terminate_backend / KILL, as fast as the database answers), then lets it run and counts:
 //   crashed  - the worker exited by itself (a process the driver brought down),
-//   stalled  - alive but settled no row within `settleMs` after the kills stopped (default 10 s:
+//   stalled  - alive but settled none of 5 rows added after the kills stopped within `settleMs` (default 10 s:
 //              the workers' 5 s lease plus 5 s, since a claim that committed while its answer was
 //              lost to a kill holds its rows until its lease ends; a stall reports how many rows
 //              were still leased),
@@ -144,6 +144,9 @@ async function runOne(driver, a, i) {
   let kills = 0;
   const end = Date.now() + KILL_MS;
   while (Date.now() < end && exited === undefined) kills += await a.kill(app);
+  // Fresh rows after the kills: a live worker must settle something even if it finished the
+  // first 20 while the kills ran.
+  await a.insert(5);
   const before = settled;
   const deadline = Date.now() + SETTLE_MS;
   while (exited === undefined && settled <= before && Date.now() < deadline) await sleep(20);
