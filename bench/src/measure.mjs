@@ -144,20 +144,31 @@ export function percentiles(values) {
 
 /**
  * W3's producer and what it measures, the same for every system: `run(publish)` calls
- * `publish(message)` `rate * seconds` times open loop, each on schedule whether or not earlier ones
- * returned, the message carrying its number `n` and `t`, the time just before the call; the
- * consumer calls `started(message)` as its handler starts. `result()` folds the latencies: enqueue
- * to start, and split at the publish's return, the publish and the pick-up.
+ * `publish(message)` `rate * (warmup + seconds)` times open loop, each on schedule whether or not
+ * earlier ones returned, the message carrying its number `n` and `t`, the time just before the
+ * call; the consumer calls `started(message)` as its handler starts. `result()` folds the
+ * latencies of the `seconds` after the warm-up: enqueue to start, and split at the publish's
+ * return, the publish and the pick-up. The first `warmup` seconds' jobs (both sides' connections
+ * opening, the JIT compiling) are start-up, reported apart as `startup` (BENCH.md's rule for
+ * drains: start-up reported apart).
  */
 export function openLoop(spec) {
-  const total = Math.round(spec.rate * spec.seconds);
+  const warm = Math.round(spec.rate * (spec.warmup ?? 0));
+  const total = warm + Math.round(spec.rate * spec.seconds);
   const published = new Float64Array(total + 1);
   const sent = new Float64Array(total + 1);
   const lat = [];
+  const startup = [];
   const starts = [];
+  let received = 0;
   return {
     started(m) {
       const at = performance.timeOrigin + now();
+      received++;
+      if (m.n <= warm) {
+        startup.push(at - m.t);
+        return;
+      }
       lat.push(at - m.t);
       starts.push([m.n, at]);
     },
@@ -176,16 +187,17 @@ export function openLoop(spec) {
         p.finally(() => inflight.delete(p));
       }
       await Promise.all(inflight);
-      await until(() => lat.length >= total, 5, 30_000).catch(() => {});
+      await until(() => received >= total, 5, 30_000).catch(() => {});
     },
     result() {
       const pickup = starts.filter(([n]) => published[n] > 0).map(([n, at]) => at - published[n]);
-      const publish = [...published.subarray(1)]
-        .map((at, i) => at - sent[i + 1])
+      const publish = [...published.subarray(warm + 1)]
+        .map((at, i) => at - sent[warm + i + 1])
         .filter((x) => x > -1e9 && x < 1e9);
       return {
         ...percentiles(lat),
-        sent: total,
+        ...(warm > 0 ? { warmup: spec.warmup, startup: percentiles(startup) } : {}),
+        sent: total - warm,
         received: lat.length,
         publishMs: percentiles(publish),
         pickupMs: percentiles(pickup),

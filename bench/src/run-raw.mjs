@@ -447,8 +447,8 @@ async function probe(spec) {
   });
   await pool.end();
   // The statement's own latency is the whole: the split at the publish's return says nothing here.
-  const { sent, received, n, p50, p95, p99, max } = commits.result();
+  const { sent, received, n, p50, p95, p99, max, warmup, startup } = commits.result();
   const t = trips.result();
   const roundTripMs = { n: t.n, p50: t.p50, p95: t.p95, p99: t.p99, max: t.max };
-  return { sent, received, n, p50, p95, p99, max, roundTripMs, ...usage, peakRssMB };
+  return { sent, received, n, p50, p95, p99, max, warmup, startup, roundTripMs, ...usage, peakRssMB };
 }

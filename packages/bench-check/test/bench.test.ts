@@ -27,6 +27,12 @@ interface Run {
   sent?: number;
   received?: number;
   p50?: number;
+  /** Latency: the warm-up's seconds and its jobs' latencies, reported apart. */
+  warmup?: number;
+  startup?: { n: number; p99: number | null };
+}
+interface LatencyEntry extends Entry {
+  rate: number;
 }
 interface Entry {
   id: string;
@@ -85,7 +91,12 @@ describe('pnpm bench', () => {
         maxBuffer: 64 * 1024 * 1024,
         timeout: 840_000,
       },
-    );
+    ).catch((err: Error & { stdout?: string }) => {
+      // The run's own log names the case that failed: keep it in the error.
+      const lines = (err.stdout ?? '').split('\n');
+      const failed = lines.filter((l) => l.includes('FAILED'));
+      throw new Error(`${err.message}\n${[...failed, ...lines.slice(-5)].join('\n')}`);
+    });
     stdout = out.stdout;
     results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
     table = readFileSync(join(dir, 'docs', 'benchmarks.md'), 'utf8');
@@ -156,6 +167,8 @@ describe('pnpm bench', () => {
       const [run] = e!.runs;
       expect(run?.received, e!.id).toBe(run?.sent);
       expect(run?.p50, e!.id).toBeGreaterThan(0);
+      // The warm-up's jobs are counted apart, not in the percentiles.
+      expect(run?.startup?.n, `${e!.id}: start-up jobs`).toBe((e as LatencyEntry).rate * run!.warmup!);
     }
   });
 
