@@ -319,14 +319,14 @@ function summary(e) {
   if (ok.length === 0) return `  ${e.id}: FAILED ${e.runs[0].error}`;
   const r = ok[0];
   if (e.workload === 'latency')
-    return `  ${e.id}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.received}/${r.sent})`;
+    return `  ${e.id}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.received}/${r.sent})${r.stealPct ? `, steal ${r.stealPct}%` : ''}`;
   if (e.workload === 'recovery') return `  ${e.id}: redelivered after ${r.redeliveredMs} ms`;
   if (e.workload === 'enqueue') return `  ${e.id}: ${Math.round(r.jobsPerSec)} jobs/s`;
   const rates = ok.map((x) => Math.round(x.jobsPerSec)).join(' / ');
   const extra =
     (r.rowsPerClaim ? `, ${r.rowsPerClaim.toFixed(1)} rows/claim` : '') +
     (r.rowsPerSettle ? `, ${r.rowsPerSettle.toFixed(1)} rows/settle` : '');
-  return `  ${e.id}: ${rates} jobs/s, start-up ${Math.round(r.startupMs)} ms, RSS ${r.peakRssMB} MB${extra}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
+  return `  ${e.id}: ${rates} jobs/s, start-up ${Math.round(r.startupMs)} ms, RSS ${r.peakRssMB} MB${extra}${ok.some((x) => x.stealPct) ? `, steal ${ok.map((x) => x.stealPct ?? '–').join(' / ')}%` : ''}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
 }
 
 process.on('SIGINT', () => {

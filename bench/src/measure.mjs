@@ -6,7 +6,7 @@ import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { payload } from './config.mjs';
-import { SERVER_PROCESSES, serverCpuMs } from './sys.mjs';
+import { machineTicks, SERVER_PROCESSES, serverCpuMs, stealPct } from './sys.mjs';
 
 export const now = () => performance.now();
 
@@ -89,6 +89,7 @@ export function cpuMeter(db, { alloc: sampled = true } = {}) {
   const alloc = sampled ? allocSampler() : { stop: () => null };
   const node0 = process.cpuUsage();
   const server0 = names.length ? serverCpuMs(names) : 0;
+  const ticks0 = machineTicks();
   return {
     stop() {
       const node = process.cpuUsage(node0);
@@ -96,6 +97,7 @@ export function cpuMeter(db, { alloc: sampled = true } = {}) {
         nodeCpuMs: Math.round((node.user + node.system) / 1000),
         serverCpuMs: names.length ? serverCpuMs(names) - server0 : null,
         allocBytes: alloc.stop(),
+        stealPct: stealPct(ticks0, machineTicks()),
       };
     },
   };

@@ -427,6 +427,18 @@ export function writeReport(out, docs) {
   md.push('| | |');
   md.push('| --- | --- |');
   md.push(`| machine | ${m.nproc} cores (\`nproc\`), ${m.memoryGiB} GiB, ${m.cpuModel}, ${m.platform} |`);
+  // The host's steal over each timed case: a round that ran while the host was busy shows here.
+  const steal = results
+    .flatMap((e) => e.runs.map((r) => ({ id: e.id, pct: r.stealPct })))
+    .filter((x) => typeof x.pct === 'number')
+    .sort((a, b) => a.pct - b.pct);
+  if (steal.length > 0) {
+    const worst = steal[steal.length - 1];
+    md.push(
+      `| CPU steal | the host took ${steal[Math.floor(steal.length / 2)].pct}% of the cores' time at the median over the timed case runs, ` +
+        `${worst.pct}% at most (${worst.id}) |`,
+    );
+  }
   const launched = meta.node?.launchedFrom;
   md.push(
     `| Node | ${ver.node}: every case (sqlinbox, the peers, the raw loops, the setup) on it` +

@@ -28,6 +28,25 @@ export function serverCpuMs(names) {
   return Math.round(ns / 1e6);
 }
 
+/**
+ * The machine's CPU ticks from /proc/stat's first line: all of them, and the steal (time a virtual
+ * machine's cores waited for the host). A case run while the host was busy elsewhere shows it.
+ */
+export function machineTicks() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return null; // not Linux
+  }
+}
+
+/** The share of the machine's CPU time stolen by the host between two {@link machineTicks}. */
+export function stealPct(a, b) {
+  if (a === null || b === null || b.total <= a.total) return null;
+  return Math.round((1000 * (b.steal - a.steal)) / (b.total - a.total)) / 10;
+}
+
 export const SERVER_PROCESSES = { pg: ['postgres'], mysql: ['mariadbd', 'mysqld'], sqlite: [] };
 
 /** nproc, memory and CPU model. */
