@@ -680,7 +680,8 @@ const ENGINE = `What the engine sends per job, on the three databases measured h
 - **Row lock form.** One row per claim: \`BEGIN\`, the locking select with \`LIMIT 1\`, the handler inside that
   transaction, then the \`DELETE\` and \`COMMIT\`: the statements of the raw k=1 loop.
 - **Advisory form.** Per row: the candidate select (shared by the rows it finds), the try-lock, the take, the
-  \`DELETE\` and the unlock, on a connection held for the delivery.
+  \`DELETE\` and the unlock, on a connection held for the delivery; on PostgreSQL the try-lock and the take are one
+  statement (the raw loop sends them apart).
 - **PostgreSQL.** Every statement with parameters runs as a named prepared statement (parsed and planned once per
   connection), and a publish's insert carries its \`pg_notify\` in the same statement.`;
 

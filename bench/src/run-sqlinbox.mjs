@@ -35,6 +35,15 @@ function instrument(adapter) {
         if (row === null) stats.wasted++;
         return row;
       },
+      ...(ops.advisory.lockAndTake
+        ? {
+            lockAndTake: async (...a) => {
+              const r = await ops.advisory.lockAndTake(...a);
+              if (r.locked && r.row === null) stats.wasted++;
+              return r;
+            },
+          }
+        : {}),
     };
     w.settle = (conn, s) => {
       stats.settleStatements++;

@@ -284,6 +284,22 @@ export interface Advisory {
    * Commits on its own.
    */
   take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null>;
+  /**
+   * Optional: {@link lock} and then {@link take} in one round trip, where the database can run
+   * both in one statement and the take still sees the row as it stands after the lock (it re-reads
+   * a row another session changed meanwhile). `locked` is whether this session now holds the key;
+   * `row` is the take's answer, null where the key was not taken or the row was settled meanwhile.
+   * Where it is absent the form runs `lock`, then `take`.
+   */
+  lockAndTake?(conn: Connection, key: string, id: unknown, now: Date | null): Promise<LockedTake>;
+}
+
+/** What {@link Advisory.lockAndTake} answers. */
+export interface LockedTake {
+  /** Whether this session now holds the key (the caller releases it where `row` is null). */
+  readonly locked: boolean;
+  /** The row as it stands after the take; null where the key was not taken or the row was settled meanwhile. */
+  readonly row: Row | null;
 }
 
 /**

@@ -221,6 +221,40 @@ export class PostgresStatements extends QueueStatements {
     return p.statement(`SELECT pg_try_advisory_lock(hashtextextended(${this.text(p, key)}, 0)) AS ok`);
   }
 
+  /**
+   * The lock and the take in one statement where the take is an update (its `attempt` count),
+   * which re-reads a row another session changed after the statement began, and the table has no
+   * FIFO groups (the head check reads the statement's snapshot).
+   */
+  override get locksAndTakes(): boolean {
+    return this.t.attempt !== undefined && this.t.group === undefined;
+  }
+
+  /**
+   * `pg_try_advisory_lock` in a CTE (evaluated once, as a CTE with a volatile function and two
+   * readers is), the take's update only where it answered true, and the lock's answer beside the
+   * updated row: one row whatever was taken.
+   */
+  override lockAndTake(key: string, id: unknown, now: Date | null): Statement {
+    const t = this.t;
+    const p = this.params();
+    const lock = `pg_try_advisory_lock(hashtextextended(${this.text(p, key)}, 0))`;
+    const where =
+      `${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}` +
+      ' AND (SELECT l.ok FROM sqlinbox_lock l)';
+    const take = this.update({
+      table: this.table,
+      alias: 'q',
+      set: [this.countAttempt()],
+      where,
+      returning: '*',
+    });
+    return p.statement(
+      `WITH sqlinbox_lock AS (SELECT ${lock} AS ok), sqlinbox_taken AS (${take})` +
+        ' SELECT l.ok AS sqlinbox_locked, k.* FROM sqlinbox_lock l LEFT JOIN sqlinbox_taken k ON true',
+    );
+  }
+
   /** `pg_advisory_unlock(hashtextextended(key, 0))`: true when this session held the key. */
   override unlock(key: string): Statement {
     const p = this.params();

@@ -46,6 +46,16 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
     }) as AnyTable;
   }
 
+  /** A table with no attempt column: its take is a plain select. */
+  function withoutAttempt(): AnyTable {
+    return inbox({
+      table: uniqueName('advn'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      advisory: 'n-{id}',
+    }) as AnyTable;
+  }
+
   async function withTable(t: AnyTable, fn: () => Promise<void>) {
     const drop = await createTable(admin, t);
     try {
@@ -204,12 +214,7 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
         expect(await ops.advisory.take(conn, id1, new Date())).toBeNull();
       });
     });
-    const noAttempt = inbox({
-      table: uniqueName('advn'),
-      id: { column: 'id', generated: true },
-      payload: 'payload',
-      advisory: 'n-{id}',
-    }) as AnyTable;
+    const noAttempt = withoutAttempt();
     await withTable(noAttempt, async () => {
       const ops = postgresDialect.prepare(noAttempt);
       await withConns(1, async (conn) => {
@@ -217,6 +222,62 @@ describe.each(drivers)('advisory lock form on $name', (driver) => {
         expect((await ops.advisory.take(conn, id, new Date()))?.payload).toEqual({ x: 1 });
       });
     });
+  });
+
+  test('R-ADV-1 R-ADV-2 lock-and-take in one statement: the key and the counted row; a key held elsewhere takes neither; a row settled after the statement began is not taken, its key still held', async () => {
+    const t = accounts();
+    await withTable(t, async () => {
+      const ops = postgresDialect.prepare(t);
+      const lockAndTake = ops.advisory.lockAndTake!;
+      expect(lockAndTake).toBeTypeOf('function');
+      await withConns(2, async (x, y) => {
+        const [id1, id2, id3] = await ops.insert(x, [
+          { payload: '{"x":1}', columns: { account: 'a' } },
+          { payload: '{}', columns: { account: 'b' } },
+          { payload: '{}', columns: { account: 'c' }, notBefore: at(60_000) },
+        ]);
+        const got = await lockAndTake(x, 'accounts-a', id1, new Date());
+        expect(got.locked).toBe(true);
+        expect(Number(got.row?.attempt)).toBe(2);
+        expect(got.row?.payload).toEqual({ x: 1 });
+        expect(Object.keys(got.row ?? {}).sort()).toEqual([
+          'account',
+          'attempt',
+          'id',
+          'payload',
+          'retry_after',
+        ]);
+        // The key is x's session's; y neither locks it nor counts the row's attempt.
+        expect(await lockAndTake(y, 'accounts-a', id1, new Date())).toEqual({ locked: false, row: null });
+        const [{ attempt }] = (await admin.query(`SELECT attempt FROM "${t.table}" WHERE id = $1`, [id1]))
+          .rows;
+        expect(Number(attempt)).toBe(2);
+        // A row not due: the key is taken, the row is not, and the caller releases the key.
+        expect(await lockAndTake(y, 'accounts-c', id3, new Date())).toEqual({ locked: true, row: null });
+        expect(await ops.advisory.unlock(y, 'accounts-c')).toBe(true);
+        // A row another session deletes while the statement runs: the update waits for that
+        // session's row lock, then re-reads the row, finds it gone and takes nothing.
+        await admin.query('BEGIN');
+        await admin.query(`DELETE FROM "${t.table}" WHERE id = $1`, [id2]);
+        const racing = lockAndTake(y, 'accounts-b', id2, new Date());
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await admin.query('COMMIT');
+        expect(await racing).toEqual({ locked: true, row: null });
+        expect(await ops.advisory.unlock(y, 'accounts-b')).toBe(true);
+      });
+    });
+    // A take that is a plain select (no attempt column) or reads group heads keeps two statements.
+    const noAttempt = withoutAttempt();
+    expect(postgresDialect.prepare(noAttempt).advisory.lockAndTake).toBeUndefined();
+    const fifo = inbox({
+      table: uniqueName('advf'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      advisory: 'f-{id}',
+      group: 'grp',
+    }) as AnyTable;
+    expect(postgresDialect.prepare(fifo).advisory.lockAndTake).toBeUndefined();
   });
 
   test('R-FIFO-1 advisory candidates and take see group heads only', async () => {

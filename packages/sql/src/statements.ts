@@ -800,6 +800,28 @@ export class QueueStatements {
   }
 
   /**
+   * Whether {@link lockAndTake} has a statement for this table: a dialect that can try the lock
+   * and take the row in one statement, the take re-reading a row changed after the statement began.
+   */
+  get locksAndTakes(): boolean {
+    return false;
+  }
+
+  /**
+   * The lock and then the take in one statement: one row, its `sqlinbox_locked` column whether the
+   * key was taken, the other columns the taken row's (all null when nothing was taken).
+   */
+  lockAndTake(key: string, id: unknown, now: Date | null): Statement {
+    void key;
+    void id;
+    void now;
+    throw new ConfigError('this dialect has no lock-and-take statement', {
+      table: this.t.table,
+      fix: 'override lockAndTake() and locksAndTakes in the dialect',
+    });
+  }
+
+  /**
    * Takes the row while it is still due and (FIFO) its group's head: counts the attempt and
    * answers the row after the count; without an attempt column, a select under the same condition.
    */

@@ -5,6 +5,7 @@ import type {
   FinishSettlement,
   Insert,
   ListQuery,
+  LockedTake,
   PickQuery,
   QueryResult,
   QueueStats,
@@ -19,6 +20,9 @@ import type { QueueStatements } from './statements.js';
 
 /** Keys a {@link SqlTable} locked on each connection and has not released. */
 const held = new WeakMap<Connection, Set<string>>();
+
+/** The column of a lock-and-take's answer that says whether the key was taken. */
+const LOCKED = 'sqlinbox_locked';
 
 /**
  * The keys the runner locked on `conn` and has not released: a pool never pools a session that
@@ -53,6 +57,9 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       lock: (conn, key) => this.lock(conn, key),
       unlock: (conn, key) => this.unlock(conn, key),
       take: (conn, id, now) => this.take(conn, id, now),
+      ...(sql.locksAndTakes
+        ? { lockAndTake: (conn, key, id, now) => this.lockAndTake(conn, key, id, now) }
+        : {}),
     };
   }
 
@@ -227,6 +234,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     const released = truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
     held.get(conn)?.delete(key);
     return released;
+  }
+
+  /**
+   * Runs the dialect's lock-and-take: whether this session took the key, and the row it took (null
+   * when the key was not taken or the row was settled meanwhile).
+   */
+  async lockAndTake(conn: Connection, key: string, id: unknown, now: Date | null): Promise<LockedTake> {
+    const [found] = await this.rows(conn, this.sql.lockAndTake(key, id, now));
+    const { [LOCKED]: ok, ...row } = found ?? {};
+    const locked = truthy(ok);
+    if (!locked) return { locked, row: null };
+    held.set(conn, (held.get(conn) ?? new Set()).add(key));
+    const taken = row[this.sql.t.id.column];
+    return { locked, row: taken === null || taken === undefined ? null : row };
   }
 
   /** Runs the take: counts the attempt of a still-claimable row and answers it; null when it was settled meanwhile. */

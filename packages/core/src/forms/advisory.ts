@@ -57,10 +57,16 @@ export class AdvisoryForm implements ClaimForm {
         // A batch holds one connection per row and takes what the pool gives at once.
         const conn = spare.pop() ?? (await this.extraConnection());
         if (conn === undefined) break;
+        // The dialect's lock and take in one statement, where it has one and the lock is its own.
+        const { advisory } = ctx.ops;
+        const both = ctx.table.lock === undefined && advisory.lockAndTake !== undefined;
         let locked = false;
+        let row: Awaited<ReturnType<typeof ctx.ops.advisory.take>> = null;
         try {
-          locked = await this.lock(conn, c.key);
+          if (both) ({ locked, row } = await advisory.lockAndTake!(conn, c.key, c.id, now));
+          else locked = await this.lock(conn, c.key);
         } catch (err) {
+          // Closing the connection ends its session and any lock the statement took.
           await this.closeConnection(conn);
           throw err;
         }
@@ -69,12 +75,13 @@ export class AdvisoryForm implements ClaimForm {
           continue;
         }
         this.own.add(c.key);
-        let row: Awaited<ReturnType<typeof ctx.ops.advisory.take>>;
-        try {
-          row = await ctx.ops.advisory.take(conn, c.id, now);
-        } catch (err) {
-          await this.unlockAndRelease(conn, c.key, spare);
-          throw err;
+        if (!both) {
+          try {
+            row = await advisory.take(conn, c.id, now);
+          } catch (err) {
+            await this.unlockAndRelease(conn, c.key, spare);
+            throw err;
+          }
         }
         if (row === null) {
           // Settled by another holder between the select and the lock.
