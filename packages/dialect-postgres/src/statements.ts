@@ -236,19 +236,9 @@ export class PostgresStatements extends QueueStatements {
    * updated row: one row whatever was taken.
    */
   override lockAndTake(key: string, id: unknown, now: Date | null): Statement {
-    const t = this.t;
     const p = this.params();
     const lock = `pg_try_advisory_lock(hashtextextended(${this.text(p, key)}, 0))`;
-    const where =
-      `${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}` +
-      ' AND (SELECT l.ok FROM sqlinbox_lock l)';
-    const take = this.update({
-      table: this.table,
-      alias: 'q',
-      set: [this.countAttempt()],
-      where,
-      returning: '*',
-    });
+    const take = this.takeSql(p, id, now, ' AND (SELECT l.ok FROM sqlinbox_lock l)');
     return p.statement(
       `WITH sqlinbox_lock AS (SELECT ${lock} AS ok), sqlinbox_taken AS (${take})` +
         ' SELECT l.ok AS sqlinbox_locked, k.* FROM sqlinbox_lock l LEFT JOIN sqlinbox_taken k ON true',

@@ -826,12 +826,17 @@ export class QueueStatements {
    * answers the row after the count; without an attempt column, a select under the same condition.
    */
   take(id: unknown, now: Date | null): Statement {
-    const t = this.t;
     const p = this.params();
+    return p.statement(this.takeSql(p, id, now));
+  }
+
+  /** {@link take}'s SQL, its values bound on `p`; `also` adds a condition (`' AND ..'`). */
+  takeSql(p: Params, id: unknown, now: Date | null, also = ''): string {
+    const t = this.t;
     const set = t.attempt === undefined ? [] : [this.countAttempt()];
-    const where = `${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}${this.head('q')}`;
-    if (set.length === 0) return p.statement(`SELECT q.* FROM ${this.table} q WHERE ${where}`);
-    return p.statement(this.update({ table: this.table, alias: 'q', set, where, returning: '*' }));
+    const where = `${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}${this.head('q')}${also}`;
+    if (set.length === 0) return `SELECT q.* FROM ${this.table} q WHERE ${where}`;
+    return this.update({ table: this.table, alias: 'q', set, where, returning: '*' });
   }
 
   // ===========================================================================================

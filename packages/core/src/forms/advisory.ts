@@ -50,16 +50,16 @@ export class AdvisoryForm implements ClaimForm {
     const held: Held[] = [];
     const now = ctx.now();
     let failure: unknown;
+    const { advisory } = ctx.ops;
+    // The dialect's lock and take in one statement, where it has one and the lock is its own.
+    const both = ctx.table.lock === undefined && advisory.lockAndTake !== undefined;
     try {
-      const candidates = await ctx.ops.advisory.candidates(first, n, now, this.own);
+      const candidates = await advisory.candidates(first, n, now, this.own);
       for (const c of candidates) {
         if (this.own.has(c.key)) continue;
         // A batch holds one connection per row and takes what the pool gives at once.
         const conn = spare.pop() ?? (await this.extraConnection());
         if (conn === undefined) break;
-        // The dialect's lock and take in one statement, where it has one and the lock is its own.
-        const { advisory } = ctx.ops;
-        const both = ctx.table.lock === undefined && advisory.lockAndTake !== undefined;
         let locked = false;
         let row: Awaited<ReturnType<typeof ctx.ops.advisory.take>> = null;
         try {
