@@ -153,11 +153,19 @@ function mysqlLoops(T, batchDelete) {
         const at = new Date();
         const expiry = utc(new Date(at.getTime() + LEASE_MS));
         await begin(c);
-        const [picked] = await c.query(
-          `SELECT r.\`id\` AS \`id\` FROM ${T} AS r WHERE (r.\`locked_until\` IS NULL OR r.\`locked_until\` <= ?)` +
-            ` ORDER BY r.\`id\` LIMIT ? FOR UPDATE SKIP LOCKED`,
-          [utc(at), k],
-        );
+        let picked;
+        try {
+          [picked] = await c.query(
+            `SELECT r.\`id\` AS \`id\` FROM ${T} AS r WHERE (r.\`locked_until\` IS NULL OR r.\`locked_until\` <= ?)` +
+              ` ORDER BY r.\`id\` LIMIT ? FOR UPDATE SKIP LOCKED`,
+            [utc(at), k],
+          );
+        } catch (err) {
+          // InnoDB may pick this claim as a deadlock's victim (1213): as any client, claim again.
+          if (err.errno !== 1213) throw err;
+          await c.query('ROLLBACK');
+          continue;
+        }
         st.claims++;
         if (picked.length === 0) {
           await c.query('COMMIT');
