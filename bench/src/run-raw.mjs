@@ -130,69 +130,81 @@ function mysqlLoops(T, batchDelete) {
     await c.query('START TRANSACTION');
   };
   const inList = (n) => Array.from({ length: n }, () => '?').join(', ');
+  // InnoDB may pick any of these statements as a deadlock's victim (1213), rolling its transaction
+  // back: as any client does, run the whole step again.
+  const again = async (c, step) => {
+    for (;;) {
+      try {
+        return await step();
+      } catch (err) {
+        if (err.errno !== 1213) throw err;
+        await c.query('ROLLBACK');
+      }
+    }
+  };
   return {
     async rowlock(c, k, st) {
       for (;;) {
-        await begin(c);
-        const [rows] = await c.query(
-          `SELECT r.* FROM ${T} AS r WHERE TRUE ORDER BY r.\`id\` LIMIT ? FOR UPDATE SKIP LOCKED`,
-          [k],
-        );
-        if (rows.length === 0) {
-          await c.query('ROLLBACK');
-          return;
-        }
-        for (const r of rows) await c.query(`DELETE FROM ${T} WHERE \`id\` = ?`, [r.id]);
-        await c.query('COMMIT');
+        const n = await again(c, async () => {
+          await begin(c);
+          const [rows] = await c.query(
+            `SELECT r.* FROM ${T} AS r WHERE TRUE ORDER BY r.\`id\` LIMIT ? FOR UPDATE SKIP LOCKED`,
+            [k],
+          );
+          for (const r of rows) await c.query(`DELETE FROM ${T} WHERE \`id\` = ?`, [r.id]);
+          await c.query(rows.length === 0 ? 'ROLLBACK' : 'COMMIT');
+          return rows.length;
+        });
+        if (n === 0) return;
         st.claims++;
-        st.done += rows.length;
+        st.done += n;
       }
     },
     async lease(c, k, st) {
       for (;;) {
         const at = new Date();
         const expiry = utc(new Date(at.getTime() + LEASE_MS));
-        await begin(c);
-        let picked;
-        try {
-          [picked] = await c.query(
+        const rows = await again(c, async () => {
+          await begin(c);
+          const [picked] = await c.query(
             `SELECT r.\`id\` AS \`id\` FROM ${T} AS r WHERE (r.\`locked_until\` IS NULL OR r.\`locked_until\` <= ?)` +
               ` ORDER BY r.\`id\` LIMIT ? FOR UPDATE SKIP LOCKED`,
             [utc(at), k],
           );
-        } catch (err) {
-          // InnoDB may pick this claim as a deadlock's victim (1213): as any client, claim again.
-          if (err.errno !== 1213) throw err;
-          await c.query('ROLLBACK');
-          continue;
-        }
-        st.claims++;
-        if (picked.length === 0) {
+          if (picked.length === 0) {
+            await c.query('COMMIT');
+            return picked;
+          }
+          const ids = picked.map((r) => r.id);
+          await c.query(
+            `UPDATE ${T} SET \`locked_until\` = ?, \`attempt\` = \`attempt\` + 1 WHERE \`id\` IN (${inList(ids.length)})`,
+            [expiry, ...ids],
+          );
+          const [taken] = await c.query(
+            `SELECT * FROM ${T} WHERE \`id\` IN (${inList(ids.length)}) ORDER BY \`id\``,
+            ids,
+          );
           await c.query('COMMIT');
-          return;
-        }
-        const ids = picked.map((r) => r.id);
-        await c.query(
-          `UPDATE ${T} SET \`locked_until\` = ?, \`attempt\` = \`attempt\` + 1 WHERE \`id\` IN (${inList(ids.length)})`,
-          [expiry, ...ids],
-        );
-        const [rows] = await c.query(
-          `SELECT * FROM ${T} WHERE \`id\` IN (${inList(ids.length)}) ORDER BY \`id\``,
-          ids,
-        );
-        await c.query('COMMIT');
+          return taken;
+        });
+        st.claims++;
+        if (rows.length === 0) return;
         if (batchDelete) {
           // The ceiling: the claim's rows settled in one statement.
-          await c.query(
-            `DELETE FROM ${T} WHERE \`locked_until\` = ? AND \`id\` IN (${inList(rows.length)})`,
-            [expiry, ...rows.map((r) => r.id)],
+          await again(c, () =>
+            c.query(`DELETE FROM ${T} WHERE \`locked_until\` = ? AND \`id\` IN (${inList(rows.length)})`, [
+              expiry,
+              ...rows.map((r) => r.id),
+            ]),
           );
           st.done += rows.length;
           st.batches++;
           continue;
         }
         for (const r of rows) {
-          await c.query(`DELETE FROM ${T} WHERE \`id\` = ? AND \`locked_until\` = ?`, [r.id, expiry]);
+          await again(c, () =>
+            c.query(`DELETE FROM ${T} WHERE \`id\` = ? AND \`locked_until\` = ?`, [r.id, expiry]),
+          );
           st.done++;
         }
       }
@@ -213,14 +225,15 @@ function mysqlLoops(T, batchDelete) {
             cand.key,
           ]);
           if (Number(lock.ok) !== 1) continue;
-          const [res] = await c.query(
-            `UPDATE ${T} AS r SET r.\`attempt\` = r.\`attempt\` + 1 WHERE r.\`id\` = ? AND TRUE`,
-            [cand.id],
+          const [res] = await again(c, () =>
+            c.query(`UPDATE ${T} AS r SET r.\`attempt\` = r.\`attempt\` + 1 WHERE r.\`id\` = ? AND TRUE`, [
+              cand.id,
+            ]),
           );
           if (res.affectedRows === 0) st.wasted++;
           else {
             await c.query(`SELECT * FROM ${T} WHERE \`id\` = ?`, [cand.id]);
-            await c.query(`DELETE FROM ${T} WHERE \`id\` = ?`, [cand.id]);
+            await again(c, () => c.query(`DELETE FROM ${T} WHERE \`id\` = ?`, [cand.id]));
             st.done++;
           }
           await c.query(`SELECT RELEASE_LOCK(${lockName('?')}) AS \`ok\``, [cand.key, cand.key, cand.key]);
