@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import type { Events, ReleaseReason } from './events.js';
 import { AdvisoryForm } from './forms/advisory.js';
-import type { ClaimForm, FormContext, Held } from './forms/form.js';
+import type { BatchWaiter, ClaimForm, FormContext, Held } from './forms/form.js';
 import { LeaseForm } from './forms/lease.js';
 import { RowLockForm } from './forms/row-lock.js';
 import { RowLockBatchForm } from './forms/row-lock-batch.js';
@@ -498,10 +498,7 @@ export class Subscription {
     if (lane >= 0) this.laneBusy[lane] = true;
     const d = new Delivery(this, h, lane);
     d.slot = this.deliveries.add(d);
-    void d.process().then(
-      () => this.ended(d),
-      () => this.ended(d),
-    );
+    d.process();
   }
 
   /** A delivery's handler returned (lease form, claim ahead): its worker is free before it settles. */
@@ -512,8 +509,8 @@ export class Subscription {
     this.free(d);
   }
 
-  /** A delivery ended, settled or not. */
-  private ended(d: Delivery): void {
+  /** A delivery ended, settled or not (it says so itself, once). */
+  ended(d: Delivery): void {
     this.deliveries.delete(d.slot, d);
     if (d.early) {
       this.settling--;
@@ -680,7 +677,7 @@ function laneOf(key: unknown, lanes: number): number {
 }
 
 /** One claimed row on its way through its handler to its settlement. */
-export class Delivery {
+export class Delivery implements BatchWaiter {
   /** Made when the handler first reads `ctx.signal`: most handlers never do, and a signal is not free. */
   private controller: AbortController | undefined;
   private aborted: { reason: unknown } | undefined;
@@ -696,6 +693,8 @@ export class Delivery {
   freed = false;
   /** Its slot among the subscription's deliveries in work. */
   slot = -1;
+  /** The outcome a settlement that joined the form's batched statement applies (see {@link batchSettled}). */
+  private batchedAs: 'ack' | 'drop' | undefined;
 
   constructor(
     private readonly sub: Subscription,
@@ -720,11 +719,13 @@ export class Delivery {
   }
 
   /**
-   * Decode, run the handler, settle by its outcome. Never throws. The common delivery (no schema,
-   * no transaction, no timeout) runs through plain promise callbacks, not an async function: one
-   * delivery's frame and microtasks are what every row costs.
+   * Decode, run the handler, settle by its outcome, then tell the subscription the delivery ended.
+   * Never throws. The common delivery (no schema, no transaction, no timeout) runs through plain
+   * callbacks, not an async function, and its ack joins the form's batched statement with no
+   * promise of its own: one delivery's frame and microtasks are what every row costs, and what a
+   * row waiting on the batch keeps alive.
    */
-  process(): Promise<void> {
+  process(): void {
     const decoding = this.decode();
     const s = this.sub.settings;
     // A held connection needs the full path only to open the handler's transaction (transactional
@@ -734,26 +735,42 @@ export class Delivery {
       (s.transactional && this.held.conn !== undefined) ||
       s.timeoutMs !== undefined
     ) {
-      return this.processInFull(decoding);
+      this.ends(this.processInFull(decoding));
+      return;
     }
-    if ('error' in decoding) return this.settleUndecodable(decoding.error);
+    if ('error' in decoding) {
+      this.ends(this.settleUndecodable(decoding.error));
+      return;
+    }
     let result: unknown;
     try {
       result = this.sub.internals.handler(decoding.message, this.context());
     } catch (err) {
-      return this.failed(err);
+      this.ends(this.failed(err));
+      return;
     }
     if (isThenable(result)) {
-      return Promise.resolve(result).then(
-        (r) => this.returned(r),
-        (err: unknown) => this.failed(err),
+      Promise.resolve(result).then(
+        (r) => this.ends(this.returned(r)),
+        (err: unknown) => this.ends(this.failed(err)),
       );
+      return;
     }
-    return this.returned(result);
+    this.ends(this.returned(result));
   }
 
-  /** The handler returned `result`: its outcome settles the delivery. */
-  private returned(result: unknown): Promise<void> {
+  /** The delivery ends once `settling` has; undefined: a batched settlement ends it (see {@link batchSettled}). */
+  private ends(settling: Promise<void> | undefined): void {
+    if (settling === undefined) return;
+    const end = () => this.sub.ended(this);
+    settling.then(end, end);
+  }
+
+  /**
+   * The handler returned `result`: its outcome settles the delivery. Answers undefined where the
+   * settlement joined the form's batched statement.
+   */
+  private returned(result: unknown): Promise<void> | undefined {
     let outcome: Outcome;
     try {
       outcome = outcomeOf(result);
@@ -761,7 +778,35 @@ export class Delivery {
       return this.failed(err);
     }
     this.sub.returned(this);
+    if (this.settlement === undefined && this.joinBatch(outcome.kind)) return undefined;
     return this.finish(outcome);
+  }
+
+  /**
+   * An ack or a drop the handler returned, where the form batches it (see
+   * {@link ClaimForm.settleBatched}): it settles as {@link settle} would, heard by
+   * {@link batchSettled}.
+   */
+  private joinBatch(kind: Outcome['kind']): boolean {
+    const form = this.sub.form;
+    if (form.settleBatched === undefined || (kind !== 'ack' && kind !== 'drop')) return false;
+    if (!form.settleBatched(this.held, kind === 'ack' ? ACK : DROP, this)) return false;
+    this.batchedAs = kind;
+    this.settlement = BATCHED;
+    return true;
+  }
+
+  /** The end of a settlement that joined the form's batched statement: as {@link apply} and {@link finish} tell it. */
+  batchSettled(error: Error | undefined): void {
+    const kind = this.batchedAs!;
+    if (error === undefined) {
+      this.applied(kind === 'ack' ? ACK : DROP, kind);
+    } else {
+      if (!(error instanceof LeaseLostError) && !(error instanceof ClosedError))
+        this.sub.passOver.add(this.held.id, this.sub.failureMs(this.held.attempt));
+      this.report(error);
+    }
+    this.sub.ended(this);
   }
 
   /** {@link process} with every step: a schema, a delivery transaction, a timeout. */
@@ -1043,6 +1088,16 @@ export class Delivery {
 }
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/** The plans of an ack and a drop, the same for every row. */
+const ACK: Plan = { kind: 'finish', outcome: 'ack' };
+const DROP: Plan = { kind: 'finish', outcome: 'drop' };
+
+/**
+ * A delivery's settlement once it joined the form's batched statement: there is no promise of the
+ * row's own to wait for, and a second settle still fails as already settled.
+ */
+const BATCHED: Promise<void> = Promise.resolve();
 
 /** A settlement failure's kind: the one the form classified, else the dialect's classification. */
 function kindOf(dialect: Dialect, err: unknown): ErrorKind {

@@ -14,6 +14,15 @@ import type { Plan } from '../outcome.js';
  */
 export type HeldState = 'in_work' | 'settling' | 'settled' | 'released' | 'lost';
 
+/** Hears the end of a settlement that joined a batched statement. */
+export interface BatchWaiter {
+  /**
+   * The settlement ended: `error` undefined where the row settled, else why not (`LeaseLostError`,
+   * `SettlementError`), exactly as {@link ClaimForm.settle} would have thrown it.
+   */
+  batchSettled(error: Error | undefined): void;
+}
+
 /** A claimed row and what holds it. */
 export interface Held {
   readonly row: Row;
@@ -66,6 +75,13 @@ export interface ClaimForm {
   /** Applies a plan; throws `LeaseLostError`, `SettlementError` or `ClosedError`. */
   settle(h: Held, plan: Plan): Promise<void>;
   /**
+   * {@link settle} without a promise of the row's own, where the form can: it answers false (and
+   * does nothing) where it cannot, else the settlement joins the form's next batched statement and
+   * `waiter` hears its end. A backlog settles through here, so the only thing a row waiting on the
+   * batch keeps alive is its waiter.
+   */
+  settleBatched?(h: Held, plan: Plan, waiter: BatchWaiter): boolean;
+  /**
    * A delivery dropped unsettled: its row goes back to the queue as the form says. `undelivered`:
    * no handler saw the row (released at stop), so an attempt the claim counted is taken back.
    */
@@ -115,11 +131,14 @@ export function settlementOf(
   plan: Plan,
   opts: { countAttempt: boolean; clearLease: boolean; inTransaction: boolean },
 ): Settlement | undefined {
-  const now = new Date();
+  const now = instant();
   const token = h.token === undefined ? {} : { token: h.token };
   switch (plan.kind) {
     case 'finish':
-      return { kind: 'finish', id: h.id, now, ...token };
+      // An ack is what every row settles by: no object beyond the settlement itself.
+      return h.token === undefined
+        ? { kind: 'finish', id: h.id, now }
+        : { kind: 'finish', id: h.id, now, token: h.token };
     case 'deadLetter':
       if (ctx.deadLetter === undefined) return undefined;
       return {
@@ -145,6 +164,19 @@ export function settlementOf(
       };
     }
   }
+}
+
+let lastInstant = new Date(0);
+
+/**
+ * Now, as a `Date` shared by every settlement made within the same millisecond: the acks of a
+ * backlog are made hundreds to the millisecond, and each waits on its batched statement. Never
+ * mutated.
+ */
+function instant(): Date {
+  const ms = Date.now();
+  if (lastInstant.getTime() !== ms) lastInstant = new Date(ms);
+  return lastInstant;
 }
 
 /** A failed settlement statement, typed with the dialect's classification of its error. */

@@ -5,6 +5,7 @@ import type { Plan } from '../outcome.js';
 import { Slots } from '../slots.js';
 import {
   attemptBefore,
+  type BatchWaiter,
   type ClaimForm,
   destroyQuietly,
   type FormContext,
@@ -37,8 +38,8 @@ export class LeaseForm implements ClaimForm {
   private extending: Promise<void> | undefined;
   /** Set by {@link stop}: no extension statement is sent after it. */
   private stopped = false;
-  /** Acks waiting for the next batched settlement statement, and the promise they share. */
-  private open: { items: FinishSettlement[]; done: Promise<BatchDone> } | undefined;
+  /** Acks waiting for the next batched settlement statement (see {@link join}). */
+  private open: Batch | undefined;
 
   constructor(
     private readonly ctx: FormContext,
@@ -118,35 +119,49 @@ export class LeaseForm implements ClaimForm {
 
   /**
    * Settles a delivery. An ack of a row in work (no transaction, no extension in flight) joins the
-   * next batched statement through plain promise callbacks; everything else takes
-   * {@link settleInFull}.
+   * next batched statement (see {@link settleBatched}); everything else takes {@link settleInFull}.
    */
   settle(h: Held, plan: Plan): Promise<void> {
-    const { ctx } = this;
+    const s = this.batchedSettlement(h, plan);
+    if (s === undefined) return this.settleInFull(h, plan);
+    return new Promise<void>((resolve, reject) => {
+      this.settleBatched(
+        h,
+        plan,
+        { batchSettled: (err) => (err === undefined ? resolve() : reject(err)) },
+        s,
+      );
+    });
+  }
+
+  /**
+   * An ack of a row in work, with no transaction and no extension in flight, joins the next
+   * batched statement; `waiter` hears how it ended. Answers false, doing nothing, for any other.
+   */
+  settleBatched(h: Held, plan: Plan, waiter: BatchWaiter, given?: FinishSettlement): boolean {
+    const s = given ?? this.batchedSettlement(h, plan);
+    if (s === undefined) return false;
+    h.state = 'settling';
+    this.unbook(h);
+    this.join(s, h, waiter);
+    return true;
+  }
+
+  /** The batched settlement of `plan`, where {@link settleBatched} may take it. */
+  private batchedSettlement(h: Held, plan: Plan): FinishSettlement | undefined {
     if (
       this.extending !== undefined ||
       h.state !== 'in_work' ||
       h.conn !== undefined ||
       !this.batchable(plan)
     )
-      return this.settleInFull(h, plan);
-    const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
-    if (s?.kind !== 'finish' || s.token === undefined) return this.settleInFull(h, plan);
-    h.state = 'settling';
-    const key = bookKey(h.id);
-    this.unbook(h);
-    return this.finishBatched(s as FinishSettlement).then(
-      (done) => {
-        const failed = done.failed?.get(key);
-        if (failed !== undefined) return this.settleFailed(h, failed.error);
-        if (!done.changed.has(key)) {
-          h.state = 'lost';
-          throw new LeaseLostError(ctx.table.table, h.id);
-        }
-        h.state = 'settled';
-      },
-      (err: unknown) => this.settleFailed(h, err),
-    );
+      return undefined;
+    const s = settlementOf(this.ctx, h, plan, {
+      countAttempt: false,
+      clearLease: true,
+      inTransaction: false,
+    });
+    return s?.kind === 'finish' && s.token !== undefined ? (s as FinishSettlement) : undefined;
   }
 
   /** A settlement that failed: the row keeps its lease until it runs out, as after a crash. */
@@ -175,11 +190,11 @@ export class LeaseForm implements ClaimForm {
       if (h.tx && h.conn !== undefined) {
         changed = await this.settleInTransaction(h, plan);
       } else if (s?.kind === 'finish' && s.token !== undefined && this.batchable(plan)) {
-        const key = bookKey(h.id);
-        const done = await this.finishBatched(s as FinishSettlement);
-        const failed = done.failed?.get(key);
-        if (failed !== undefined) throw failed.error;
-        changed = done.changed.has(key) ? 1 : 0;
+        const result = await new Promise<BatchResult>((resolve) =>
+          this.join(s as FinishSettlement, h, resolve),
+        );
+        if (typeof result === 'object') throw result.error;
+        changed = result ? 1 : 0;
       } else {
         changed = await withConnection(ctx, (conn) => this.statement(conn, h, s, plan));
       }
@@ -219,35 +234,75 @@ export class LeaseForm implements ClaimForm {
 
   /**
    * Acks of one moment settle in one statement: the first ack of a turn of the event loop opens a
-   * batch that flushes once the turn ends, and every ack queued meanwhile joins it and shares its
-   * one promise, which answers the keys (see `bookKey`) of the rows that still held their tokens
-   * and changed, and the acks that failed on their own.
+   * batch that flushes once the turn ends, and every ack queued meanwhile joins it. Once the
+   * statement has run, each row's `waiter` hears how it ended; a function hears the batch's own
+   * answer for the row instead, and the row's state is left to it.
    */
-  private finishBatched(s: FinishSettlement): Promise<BatchDone> {
-    if (this.open === undefined) {
-      const items: FinishSettlement[] = [];
-      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+  private join(s: FinishSettlement, h: Held, waiter: Batch['waiters'][number]): void {
+    let batch = this.open;
+    if (batch === undefined) {
+      const opened: Batch = { items: [], held: [], waiters: [] };
+      this.open = batch = opened;
+      setImmediate(() => {
         this.open = undefined;
-        return this.flush(items);
+        void this.flush(opened);
       });
-      this.open = { items, done };
     }
-    this.open.items.push(s);
-    return this.open.done;
+    batch.items.push(s);
+    batch.held.push(h);
+    batch.waiters.push(waiter);
   }
 
-  private async flush(items: readonly FinishSettlement[]): Promise<BatchDone> {
+  /** Runs a batch's statements, then tells each row's waiter how it ended. Never throws. */
+  private async flush(batch: Batch): Promise<void> {
     const { ctx } = this;
     const done: BatchDone = { changed: new Set(), failed: undefined };
-    let conn: Connection | undefined = await ctx.pool.acquire();
+    let error: { error: unknown } | undefined;
+    let conn: Connection | undefined;
     try {
-      for (let i = 0; i < items.length; i += SETTLE_BATCH) {
-        conn = await this.flushChunk(conn, items.slice(i, i + SETTLE_BATCH), done);
+      conn = await ctx.pool.acquire();
+      for (let i = 0; i < batch.items.length; i += SETTLE_BATCH) {
+        conn = await this.flushChunk(conn, batch.items.slice(i, i + SETTLE_BATCH), done);
       }
+    } catch (err) {
+      error = { error: err };
     } finally {
       if (conn !== undefined) ctx.pool.release(conn);
     }
-    return done;
+    for (let i = 0; i < batch.items.length; i++) {
+      const h = batch.held[i]!;
+      const key = bookKey(h.id);
+      const result: BatchResult = error ?? done.failed?.get(key) ?? done.changed.has(key);
+      const waiter = batch.waiters[i]!;
+      try {
+        if (typeof waiter === 'function') waiter(result);
+        else waiter.batchSettled(this.settledAs(h, result));
+      } catch (err) {
+        // A waiter that throws must not keep the rows after it from hearing theirs.
+        ctx.logger.error('a batched settlement could not report its end', {
+          table: ctx.table.table,
+          id: h.id,
+          error: err,
+        });
+      }
+    }
+  }
+
+  /**
+   * A batched row's end, from the batch's answer for it: settled (undefined), lost to another
+   * claim, or failed (the row keeps its lease until it runs out, as after a crash).
+   */
+  private settledAs(h: Held, result: BatchResult): Error | undefined {
+    if (result === true) {
+      h.state = 'settled';
+      return undefined;
+    }
+    if (result === false) {
+      h.state = 'lost';
+      return new LeaseLostError(this.ctx.table.table, h.id);
+    }
+    h.state = 'released';
+    return result.error instanceof LeaseLostError ? result.error : settlementError(this.ctx, h, result.error);
   }
 
   /**
@@ -474,6 +529,19 @@ export class LeaseForm implements ClaimForm {
 
 /** Settlements per batched statement at most. */
 const SETTLE_BATCH = 500;
+
+/**
+ * Acks waiting for one batched statement, index by index: each row's settlement, its held record,
+ * and who hears its end.
+ */
+interface Batch {
+  readonly items: FinishSettlement[];
+  readonly held: Held[];
+  readonly waiters: (BatchWaiter | ((r: BatchResult) => void))[];
+}
+
+/** The batch's answer for one row: changed (it still held its token), not changed, or failed alone. */
+type BatchResult = boolean | { error: unknown };
 
 /** What one batched settlement did: the keys of the rows it changed, the acks that failed alone. */
 interface BatchDone {
