@@ -25,7 +25,11 @@ export interface BatchWaiter {
 
 /** A claimed row and what holds it. */
 export interface Held {
-  readonly row: Row;
+  /**
+   * The row as the claim read it. A lease row whose ack joined a batched statement lets go of it
+   * (an empty row): nothing reads it after, and hundreds of rows wait on each batch.
+   */
+  row: Row;
   readonly id: unknown;
   /** The attempt as it stood before the claim: 1 on the first delivery, in every form. */
   readonly attempt: number;

@@ -1,5 +1,5 @@
 import type { FinishSettlement, Settlement } from '../dialect.js';
-import type { Connection } from '../driver.js';
+import type { Connection, Row } from '../driver.js';
 import { ClosedError, ConfigError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import { Slots } from '../slots.js';
@@ -143,6 +143,9 @@ export class LeaseForm implements ClaimForm {
     if (s === undefined) return false;
     h.state = 'settling';
     this.unbook(h);
+    // No custom statement takes it (see batchable), and a handler's ctx keeps its own: nothing
+    // here reads the row again.
+    h.row = LET_GO;
     this.join(s, h, waiter);
     return true;
   }
@@ -526,6 +529,9 @@ export class LeaseForm implements ClaimForm {
     giveBack(this.ctx, h);
   }
 }
+
+/** The row of a held record whose ack joined a batched statement (see {@link Held.row}). */
+const LET_GO: Row = Object.freeze({});
 
 /** Settlements per batched statement at most. */
 const SETTLE_BATCH = 500;
