@@ -136,7 +136,6 @@ export function settlementOf(
   opts: { countAttempt: boolean; clearLease: boolean; inTransaction: boolean },
 ): Settlement | undefined {
   const now = instant();
-  const token = h.token === undefined ? {} : { token: h.token };
   switch (plan.kind) {
     case 'finish':
       // An ack is what every row settles by: no object beyond the settlement itself.
@@ -151,7 +150,7 @@ export function settlementOf(
         now,
         target: ctx.deadLetter,
         inTransaction: opts.inTransaction,
-        ...token,
+        ...tokenOf(h),
       };
     case 'return': {
       const countAttempt = opts.countAttempt && ctx.table.attempt !== undefined;
@@ -164,10 +163,15 @@ export function settlementOf(
         countAttempt,
         clearLease: opts.clearLease,
         ...retryAfter,
-        ...token,
+        ...tokenOf(h),
       };
     }
   }
+}
+
+/** The lease's token as a settlement carries it, where the row has one. */
+function tokenOf(h: Held): { token?: Date } {
+  return h.token === undefined ? {} : { token: h.token };
 }
 
 let lastInstant = new Date(0);
