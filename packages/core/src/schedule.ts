@@ -296,13 +296,18 @@ export class ScheduleRunner {
     }
     // Ticks the policy passed over count as dealt with; a failed tick is due again.
     if (!failed && newest !== undefined) this.cursor = Math.max(this.cursor ?? newest, newest);
-    this.arm();
+    this.arm(failed);
   }
 
-  /** A timer to the next tick after the cursor (or now), in steps where it is beyond `setTimeout`'s reach. */
-  private arm(): void {
+  /**
+   * A timer to the next tick after the cursor, in steps where it is beyond `setTimeout`'s reach. A
+   * tick that came while this one was being published (a slow database, a slow payload function)
+   * is due at once, so a broker busy past the next tick still publishes it; after a failed tick the
+   * timer waits for the next tick after now, so a database that is down is not tried in a loop.
+   */
+  private arm(failed = false): void {
     if (this.stopped) return;
-    const from = Math.max(this.cursor ?? Date.now(), Date.now());
+    const from = failed || this.cursor === undefined ? Date.now() : this.cursor;
     const next = this.settings.cron.nextRun(new Date(from));
     this.nextAt = next;
     if (next === null) return;
