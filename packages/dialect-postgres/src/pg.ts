@@ -224,6 +224,43 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
+/** Array element text a PostgreSQL array literal takes as it is, without quotes or escapes. */
+const PLAIN = /^[0-9A-Za-z_.:+-]+$/;
+/** The one plain word an array literal reads as NULL. */
+const NULL_WORD = /^null$/i;
+
+/**
+ * The array literal (`{1,2,3}`) of an array of whole numbers and plain words (ids: integers, their
+ * text, uuids), or undefined for an array with anything else in it (NULL, a quote, a space, a
+ * word that reads as NULL), which `pg` then quotes and escapes itself. A settlement's ids are one
+ * array parameter (`id = ANY($1)`): `pg` quotes each element through two regular expressions and
+ * a concatenation, about 550 bytes allocated per id, where this takes one join.
+ */
+function plainArrayLiteral(values: readonly unknown[]): string | undefined {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'number' ? Number.isSafeInteger(v) : typeof v === 'bigint') parts[i] = String(v);
+    else if (typeof v === 'string' && PLAIN.test(v) && (v.length !== 4 || !NULL_WORD.test(v))) parts[i] = v;
+    else return undefined;
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** The statement's values with each plain array as its literal ({@link plainArrayLiteral}); the same array where none is. */
+function plainArrays(params: readonly unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    if (!Array.isArray(v)) continue;
+    const literal = plainArrayLiteral(v);
+    if (literal === undefined) continue;
+    out ??= [...params];
+    out[i] = literal;
+  }
+  return out ?? (params as unknown[]);
+}
+
 /** One checked-out client as a core `Connection`; `id` is the backend pid (behind a pooler, the pooler's key). */
 class PgConnection implements Connection {
   constructor(
@@ -252,8 +289,9 @@ class PgConnection implements Connection {
     try {
       const name =
         !this.named || params === undefined || params.length === 0 ? undefined : statementName(sql);
-      // No copy: pg reads the values when it sends the statement, and no caller changes them meanwhile.
-      const values = params as unknown[] | undefined;
+      // No copy (but for an array turned into its literal): pg reads the values when it sends the
+      // statement, and no caller changes them meanwhile.
+      const values = params === undefined ? undefined : plainArrays(params);
       return (
         name === undefined
           ? send(this.client, sql, values)
