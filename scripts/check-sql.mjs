@@ -288,7 +288,20 @@ export function checkSql(
    * Why an element of an array may carry a value; with `index`, the array holds tuples and only
    * their element `index` counts (a callback's `([a, b]) => ..`).
    */
+  /** {@link whyArrayUncached} with the cycle guard {@link why} has: an array met again on its own path adds nothing new. */
+  const arraysInProgress = new Set();
   function whyArray(a, index) {
+    const k = `${index ?? ''}@${a.getSourceFile().fileName}:${a.pos}:${a.end}`;
+    if (arraysInProgress.has(k)) return undefined;
+    arraysInProgress.add(k);
+    try {
+      return whyArrayUncached(a, index);
+    } finally {
+      arraysInProgress.delete(k);
+    }
+  }
+
+  function whyArrayUncached(a, index) {
     const element = (x) => {
       if (index === undefined) return why(x);
       if (ts.isArrayLiteralExpression(x) && x.elements[index]) return why(x.elements[index]);
@@ -302,6 +315,15 @@ export function checkSql(
     if (ts.isParenthesizedExpression(a) || ts.isAsExpression(a) || ts.isNonNullExpression(a))
       return whyArray(a.expression, index);
     if (ts.isConditionalExpression(a)) return whyArray(a.whenTrue, index) ?? whyArray(a.whenFalse, index);
+    // No array at all: nothing in it.
+    if (ts.isIdentifier(a) && a.text === 'undefined') return undefined;
+    // `x ?? y`, `x || y`: either array.
+    if (
+      ts.isBinaryExpression(a) &&
+      (a.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken ||
+        a.operatorToken.kind === ts.SyntaxKind.BarBarToken)
+    )
+      return whyArray(a.left, index) ?? whyArray(a.right, index);
     if (ts.isArrayLiteralExpression(a))
       return all(a.elements, (x) => (ts.isSpreadElement(x) ? whyArray(x.expression, index) : element(x)));
     if (ts.isCallExpression(a)) {

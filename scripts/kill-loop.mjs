@@ -1,6 +1,7 @@
 // Crash loop (R-OPS-8): starts N fresh worker processes (scripts/kill-loop-worker.mjs) one after
-// another, per driver, and ends every session each one opens during its first `killMs`
-// (pg_terminate_backend / KILL, as fast as the database answers), then lets it run and counts:
+// another, per driver, and ends every session each one opens during its first `killMs`, counted
+// from the first session killed (pg_terminate_backend / KILL, as fast as the database answers),
+// then lets it run and counts:
 //   crashed  - the worker exited by itself (a process the driver brought down),
 //   stalled  - alive but settled none of 5 rows added after the kills stopped within `settleMs` (default 10 s:
 //              the workers' 5 s lease plus 5 s, since a claim that committed while its answer was
@@ -37,6 +38,8 @@ const myReq = createRequire(`${root}packages/dialect-mysql/package.json`);
 const N = Number(args.n);
 const KILL_MS = Number(args['kill-ms']);
 const SETTLE_MS = Number(args['settle-ms']);
+/** How long a worker may take to open its first session before the kill window gives up on it. */
+const START_MS = 60_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** One admin session per database family: table setup, row inserts, kills. */
@@ -142,6 +145,15 @@ async function runOne(driver, a, i) {
     if (m?.type === 'settled') settled = m.settled;
   });
   let kills = 0;
+  // The kill window opens at the first session killed, not at the fork: on a loaded machine a
+  // worker takes seconds to load its modules, and a window timed from the fork closed before the
+  // worker opened a session (CI saw a run of 10 workers with no kill at all). A worker that opens
+  // none within START_MS is killed by nothing and counts as it ends.
+  const startBy = Date.now() + START_MS;
+  while (kills === 0 && exited === undefined && Date.now() < startBy) {
+    kills += await a.kill(app);
+    if (kills === 0) await sleep(5);
+  }
   const end = Date.now() + KILL_MS;
   while (Date.now() < end && exited === undefined) kills += await a.kill(app);
   // Fresh rows after the kills: a live worker must settle something even if it finished the

@@ -106,7 +106,21 @@ if [ "$(id -u)" = 0 ]; then
   chown -R postgres "$dir" || exit 1
   user_args=(-u postgres)
 fi
-"$bin" -d "${user_args[@]}" "$dir/pgbouncer.ini" >&2 || {
+# The daemon gets no descriptor beyond stdin, stdout and stderr: one it inherited would stay open
+# for its whole life, and a caller run under `flock LOCK ..` (.ci/run under the machine's heavy
+# lock) hands the lock's descriptor down, so a PgBouncer started there held that lock until it
+# stopped.
+no_inherited_fds() {
+  local fd
+  # No redirection on the loop: bash would keep stderr in a descriptor above 9 for its length,
+  # the loop would close that copy, and stderr would stay /dev/null after it (every message lost).
+  for fd in /proc/self/fd/*; do
+    fd="${fd##*/}"
+    if [ "$fd" -gt 2 ] && [ "$fd" != 255 ]; then eval "exec $fd>&-"; fi
+  done
+  return 0
+}
+(no_inherited_fds && exec "$bin" -d "${user_args[@]}" "$dir/pgbouncer.ini") >&2 || {
   echo "pgbouncer.sh: pgbouncer did not start; its log:" >&2
   tail -n 20 "$dir/pgbouncer.log" >&2 2>/dev/null
   exit 1

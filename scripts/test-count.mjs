@@ -27,8 +27,18 @@ function testedPackages() {
   return found;
 }
 
-/** Adds one vitest JSON report to the totals. */
-function add(totals, report) {
+/** Adds one vitest JSON report to the totals, and the failed tests' names and first message lines to `failures`. */
+function add(totals, report, failures = []) {
+  for (const file of report.testResults ?? []) {
+    if (file.status === 'failed' && (file.assertionResults ?? []).every((a) => a.status !== 'failed')) {
+      failures.push(`${file.name}: ${(file.message ?? '').split('\n')[0].slice(0, 300)}`);
+    }
+    for (const a of file.assertionResults ?? []) {
+      if (a.status !== 'failed') continue;
+      const why = (a.failureMessages ?? []).join(' ').split('\n')[0].slice(0, 300);
+      failures.push(`${file.name.split('/').slice(-3).join('/')} > ${a.fullName ?? a.title}: ${why}`);
+    }
+  }
   totals.passed += report.numPassedTests ?? 0;
   totals.failed += report.numFailedTests ?? 0;
   totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
@@ -56,6 +66,7 @@ if (args[0] === '--save') {
   for (const pkg of testedPackages()) console.log(pkg);
 } else if (args.length > 0) {
   const total = fresh();
+  const failures = [];
   for (const dir of args) {
     const run = fresh();
     const missing = [];
@@ -63,7 +74,7 @@ if (args[0] === '--save') {
       if (!name.endsWith('.json')) continue;
       const data = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       if (name.startsWith('missing.')) missing.push(...data);
-      else add(run, data);
+      else add(run, data, failures);
     }
     if (!existsSync(dir)) missing.push(dir);
     for (const m of missing) console.log(`${dir}: no test report from ${m}`);
@@ -71,6 +82,8 @@ if (args[0] === '--save') {
     console.log(`${dir}: ${line(run)}`);
     for (const k of Object.keys(total)) total[k] += run[k];
   }
+  // The failed tests last, just above the count, where a reader of the log's tail finds them.
+  for (const f of failures) console.log(`failed: ${f}`);
   console.log(line(total));
 } else {
   const totals = fresh();

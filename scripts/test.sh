@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `pnpm test`: every package's tests, in lanes side by side: the packages whose tests use
-# PostgreSQL, those that use MariaDB, and those that use no server. Each lane runs its packages one
+# PostgreSQL, those that use MariaDB, those that use no server, and those that start servers of
+# their own (packages/clusters: every PostgreSQL line from 11 to 18, a primary and its standby, a
+# Galera cluster; on ports and in directories of their own). Each lane runs its packages one
 # at a time, so no two packages share a server: the PostgreSQL tests restart PostgreSQL and end
 # sessions by database, the MariaDB tests restart MariaDB and kill every session of their database.
 # Packages that use both servers, and any package no lane names, run after the lanes, one at a
@@ -17,8 +19,9 @@ cd "$(dirname "$0")/.."
 
 PG_LANE=(packages/dialect-postgres packages/dashboard examples/tutorial)
 MYSQL_LANE=(packages/dialect-mysql)
-FREE_LANE=(packages/core packages/sql packages/conformance packages/opentelemetry packages/dialect-sqlite
-  packages/dialect-mssql packages/docs-check examples/pack examples/pglite-dialect)
+FREE_LANE=(packages/core packages/sql packages/conformance packages/opentelemetry packages/health packages/dialect-sqlite
+  packages/dialect-mssql packages/docs-check examples/pack examples/pglite-dialect examples/sqlite3-dialect)
+OWN_SERVERS_LANE=(packages/clusters)
 QUICK_PACKAGES=(packages/core packages/dialect-sqlite examples/pack)
 
 own_reports=0
@@ -42,9 +45,10 @@ only_existing() { local p; for p in "$@"; do [ -d "$p" ] && echo "$p"; done; }
 mapfile -t PG_LANE < <(only_existing "${PG_LANE[@]}")
 mapfile -t MYSQL_LANE < <(only_existing "${MYSQL_LANE[@]}")
 mapfile -t FREE_LANE < <(only_existing "${FREE_LANE[@]}")
+mapfile -t OWN_SERVERS_LANE < <(only_existing "${OWN_SERVERS_LANE[@]}")
 LAST=()
 for pkg in "${ALL[@]}"; do
-  case " ${PG_LANE[*]} ${MYSQL_LANE[*]} ${FREE_LANE[*]} " in *" $pkg "*) ;; *) LAST+=("$pkg") ;; esac
+  case " ${PG_LANE[*]} ${MYSQL_LANE[*]} ${FREE_LANE[*]} ${OWN_SERVERS_LANE[*]} " in *" $pkg "*) ;; *) LAST+=("$pkg") ;; esac
 done
 
 # Reports of an earlier run never count for this one.
@@ -84,6 +88,7 @@ free_lane() {
 }
 lane postgres "${PG_LANE[@]}" &
 lane mysql "${MYSQL_LANE[@]}" &
+lane servers "${OWN_SERVERS_LANE[@]}" &
 free_lane &
 wait
 if [ "${#LAST[@]}" -gt 0 ]; then

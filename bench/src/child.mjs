@@ -1,19 +1,30 @@
 /**
  * A child process runs one timed case, so its peak RSS and CPU are its own: the spec comes in
- * BENCH_SPEC, the result goes back over IPC, control messages (W5) come and go the same way.
+ * BENCH_SPEC, the result goes back over IPC, control messages (W5's, W6's) come and go the same
+ * way: handed to the handlers `on` registers, or kept for `next`. A spec with a `role` is a W6
+ * process (sustained.mjs forks it): the producer or a consumer of one case.
  */
+import { EventEmitter } from 'node:events';
+
 const spec = JSON.parse(process.env.BENCH_SPEC);
-const inbox = [];
+const events = new EventEmitter();
 const waiting = new Map();
+const inbox = [];
 process.on('message', (m) => {
-  const w = waiting.get(m.type);
-  if (w) {
+  if (events.listenerCount(m.type) > 0) events.emit(m.type, m);
+  else if (waiting.has(m.type)) {
+    const w = waiting.get(m.type);
     waiting.delete(m.type);
     w(m);
   } else inbox.push(m);
 });
 const control = {
   send: (m) => process.send(m),
+  on: (type, fn) => {
+    events.on(type, fn);
+    for (let i = inbox.findIndex((m) => m.type === type); i >= 0; i = inbox.findIndex((m) => m.type === type))
+      fn(inbox.splice(i, 1)[0]);
+  },
   next: (type) =>
     new Promise((resolve) => {
       const i = inbox.findIndex((m) => m.type === type);
@@ -23,6 +34,12 @@ const control = {
 };
 
 async function main() {
+  if (spec.role !== undefined) {
+    const w6 = await import('./run-sustained.mjs');
+    const result = await w6[spec.role](spec, control);
+    process.send({ type: 'result', result }, () => process.exit(0));
+    return;
+  }
   // Only the runner the case needs is loaded, so its RSS carries no other library.
   const lib = await import(
     spec.kind === 'sqlinbox'

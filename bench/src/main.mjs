@@ -12,6 +12,11 @@
  *   pnpm bench -- --out /tmp/r.json --docs /tmp/docs   # the table and chart into /tmp/docs instead of docs/
  *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
  *   pnpm bench -- --node-flags=--max-semi-space-size=8    # Node options for every case's process, every system alike
+ *   pnpm bench -- --full --only '^sustained-[ad]-pg-(sqlinbox-lease-sql|graphile|pgboss)'   # W6, a part of it
+ *   pnpm bench -- --full --w6-seconds 300 --w6-rates 'pg-sqlinbox-lease-sql=9000,pg-graphile-tuned=3000'
+ *                              # W6's case length, and fixed rates instead of the search for (a), (b), (d), (e)
+ *   pnpm bench -- --full --w6-target 1000000   # W6 (c): the backlog the overload stops at
+ *   pnpm bench -- --full --w6-stock-table      # W6 on PostgreSQL tables without ddl()'s storage parameters
  *
  * Every system runs on one Node: unless `--node current`, this script starts itself again on Node
  * `--node` (scripts/node.sh installs it from the npm registry into ~/.cache on first use), and the
@@ -33,6 +38,7 @@ import { plan } from './plan.mjs';
 import { writeReport } from './report.mjs';
 import { loadBullmq } from './run-peers.mjs';
 import { after, before, cleanup, cleanupAll, myq, pgq, prepare } from './setup.mjs';
+import { runSustained, line as sustainedLine } from './sustained.mjs';
 import { machine } from './sys.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,6 +60,11 @@ const { values } = parseArgs({
     docs: { type: 'string' },
     node: { type: 'string', default: '24' },
     'node-flags': { type: 'string' },
+    'w6-seconds': { type: 'string' },
+    'w6-window': { type: 'string' },
+    'w6-rates': { type: 'string' },
+    'w6-target': { type: 'string' },
+    'w6-stock-table': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -158,8 +169,18 @@ async function recovery(spec) {
   return result;
 }
 
+/** The rows per claim the engine reached in its drain `id`, in its latest run (the limit loops' k). */
+let engineK = () => undefined;
+
 async function runCase(spec) {
   if (spec.workload === 'recovery') return recovery(spec);
+  if (spec.k === 'engine') {
+    const k = engineK(spec.engineOf);
+    if (k === undefined)
+      throw new Error(`${spec.engineOf} did not run before ${spec.id}: no batch size to loop at`);
+    const result = await runCase({ ...spec, k });
+    return { ...result, k };
+  }
   await prepare(spec);
   const b = await before(spec);
   const result = await child(spec).done;
@@ -261,6 +282,12 @@ async function main() {
   // stretch of the machine (a checkpoint, a busy disk, another process) falls on every system
   // alike rather than on one system's three runs, and the ratios compare neighbours in time.
   const entries = cases.map((spec) => ({ ...spec, runs: [] }));
+  engineK = (id) => {
+    const run = entries.find((e) => e.id === id)?.runs.at(-1);
+    return run?.rowsPerClaim ? Math.max(1, Math.round(run.rowsPerClaim)) : undefined;
+  };
+  // W6 runs once, after the rounds, on servers of its own (sustained.mjs).
+  const sustained = entries.filter((e) => e.workload === 'sustained');
   let failed = 0;
   const file = values.out
     ? fromCaller(values.out)
@@ -277,6 +304,7 @@ async function main() {
   for (let r = 0; r < repetitions; r++) {
     if (repetitions > 1) log(`round ${r + 1} of ${repetitions}`);
     for (const entry of entries) {
+      if (entry.workload === 'sustained') continue;
       const { runs, ...spec } = entry;
       // A case whose child could not load a workspace package (a rebuild beside the run removes
       // dist/ for a moment) is tried again after a pause, twice at most.
@@ -301,6 +329,33 @@ async function main() {
       log(summary(entry));
     }
   }
+  if (sustained.length > 0) {
+    log(`W6, sustained load: ${sustained.length} cases`);
+    const num = (k) => (values[k] === undefined ? undefined : Number(values[k]));
+    const rates = Object.fromEntries(
+      (values['w6-rates'] ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => {
+          const [k, v] = kv.split('=');
+          return [k.trim(), Number(v)];
+        }),
+    );
+    failed += await runSustained(
+      sustained,
+      {
+        mode,
+        seconds: num('w6-seconds'),
+        window: num('w6-window'),
+        overloadTarget: num('w6-target'),
+        stockTable: values['w6-stock-table'],
+        commit: meta.versions.commit,
+        rates,
+      },
+      log,
+      save,
+    );
+  }
   const out = save();
   log(`wrote ${file}`);
   // What the run made is dropped; a failure here (a server gone meanwhile) costs no result.
@@ -318,6 +373,7 @@ function summary(e) {
   const ok = e.runs.filter((r) => !r.error);
   if (ok.length === 0) return `  ${e.id}: FAILED ${e.runs[0].error}`;
   const r = ok[0];
+  if (e.workload === 'sustained') return `  ${e.id}: ${sustainedLine(r)}`;
   if (e.workload === 'latency')
     return `  ${e.id}: p50 ${r.p50} ms, p99 ${r.p99} ms (${r.received}/${r.sent})${r.stealPct ? `, steal ${r.stealPct}%` : ''}`;
   if (e.workload === 'recovery') return `  ${e.id}: redelivered after ${r.redeliveredMs} ms`;

@@ -27,10 +27,32 @@ export function plan(mode, scale = 1) {
       for (const f of ['priority', 'keyed'])
         add({ db, kind: 'sqlinbox', form: 'lease', flow: f, workers: w });
   };
+  // FIFO at speed (R-LOAD-6): one group, and 20 groups, drained by 8 workers at the broker's default
+  // poll interval, right after the plain table of the same form and workers. Sized for the engine
+  // that claims a group's next row as its predecessor settles; an engine that waits for a poll per
+  // row takes 500 s for the full run's one group of 500.
+  const fifo = (db, form) => {
+    if (!full && form !== 'lease') return;
+    for (const groups of [1, 20]) {
+      const jobs = groups === 1 ? (full ? 500 : 20) : full ? 4_000 : 200;
+      cases.push({
+        workload: 'drain',
+        db,
+        kind: 'sqlinbox',
+        form,
+        flow: 'fifo',
+        groups,
+        workers: 8,
+        jobs,
+        pollInterval: 1000,
+      });
+    }
+  };
   // PostgreSQL: sqlinbox's three forms, the raw loops, the peers.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'pg', kind: 'sqlinbox', form, workers: w });
     if (form === 'lease') flow('pg');
+    if (form !== 'advisory') fifo('pg', form);
     for (const w of rawWorkers) for (const k of ks) add({ db: 'pg', kind: 'raw', form, workers: w, k });
   }
   add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, claimBatch: 1 });
@@ -39,6 +61,26 @@ export function plan(mode, scale = 1) {
   add({ db: 'pg', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
   // The ceiling of the lease form: the raw loop settling each claim's rows in one DELETE.
   add({ db: 'pg', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
+  // The limit (R-LOAD-4): the raw loops at the batch size the engine itself reached in this round
+  // (its rows per claim, read from the sqlinbox drain of the same form and workers that ran just
+  // before), one settlement statement per claim, prepared.
+  add({
+    db: 'pg',
+    kind: 'raw',
+    form: 'lease',
+    workers: 32,
+    k: 'engine',
+    batchDelete: true,
+    engineOf: 'drain-pg-sqlinbox-lease-w32',
+  });
+  add({
+    db: 'pg',
+    kind: 'raw',
+    form: 'advisory',
+    workers: 32,
+    k: 'engine',
+    engineOf: 'drain-pg-sqlinbox-advisory-w32',
+  });
   for (const w of workerCounts) {
     add({ db: 'pg', kind: 'graphile', variant: 'default', workers: w });
     add({ db: 'pg', kind: 'graphile', variant: 'tuned', workers: w });
@@ -56,16 +98,43 @@ export function plan(mode, scale = 1) {
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
     if (form === 'lease') flow('mysql');
+    if (form !== 'advisory') fifo('mysql', form);
     for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
   }
   add({ db: 'mysql', kind: 'sqlinbox', form: 'lease', workers: 32, prefetch: 64 });
   add({ db: 'mysql', kind: 'raw', form: 'lease', workers: 32, k: 50, batchDelete: true });
+  add({
+    db: 'mysql',
+    kind: 'raw',
+    form: 'lease',
+    workers: 32,
+    k: 'engine',
+    batchDelete: true,
+    engineOf: 'drain-mysql-sqlinbox-lease-w32',
+  });
+  add({
+    db: 'mysql',
+    kind: 'raw',
+    form: 'advisory',
+    workers: 32,
+    k: 'engine',
+    engineOf: 'drain-mysql-sqlinbox-advisory-w32',
+  });
   // SQLite: lease and advisory; the raw loop is one synchronous loop.
   for (const form of ['lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'sqlite', kind: 'sqlinbox', form, workers: w });
     for (const k of ks) add({ db: 'sqlite', kind: 'raw', form, workers: 1, k });
   }
   add({ db: 'sqlite', kind: 'raw', form: 'lease', workers: 1, k: 50, batchDelete: true });
+  add({
+    db: 'sqlite',
+    kind: 'raw',
+    form: 'lease',
+    workers: 1,
+    k: 'engine',
+    batchDelete: true,
+    engineOf: 'drain-sqlite-sqlinbox-lease-w32',
+  });
 
   // W3: latency at each rate, PostgreSQL, 8 workers, after a warm-up at the same rate whose jobs
   // are reported apart (start-up: connections opening on both sides, the JIT compiling; at 1,000
@@ -129,6 +198,44 @@ export function plan(mode, scale = 1) {
     }
   }
 
+  // W6: sustained load on the bench's own servers (sustained.mjs), once per run. Every form of
+  // sqlinbox on PostgreSQL and MariaDB with plain-SQL producers, the lease form also with publish,
+  // graphile-worker tuned and pg-boss on the same PostgreSQL, SQLite's lease form with three
+  // consumer processes. Quick mode: the lease form and the peers on PostgreSQL, the lease form on
+  // MariaDB and SQLite, for seconds.
+  const w6 = (c) => cases.push({ workload: 'sustained', workers: 8, consumers: 1, ...c });
+  const letters = full ? ['a', 'b', 'c', 'd', 'e'] : ['a', 'd', 'c'];
+  const w6Systems = [
+    { db: 'pg', kind: 'sqlinbox', form: 'lease', producer: 'sql' },
+    ...(full
+      ? [
+          { db: 'pg', kind: 'sqlinbox', form: 'lease', producer: 'publish' },
+          { db: 'pg', kind: 'sqlinbox', form: 'rowlock', producer: 'sql' },
+          { db: 'pg', kind: 'sqlinbox', form: 'advisory', producer: 'sql' },
+        ]
+      : []),
+    { db: 'pg', kind: 'graphile', variant: 'tuned', producer: 'publish' },
+    { db: 'pg', kind: 'pgboss', variant: 'work 100 burst', batch: 100, producer: 'publish' },
+    { db: 'mysql', kind: 'sqlinbox', form: 'lease', producer: 'sql' },
+    ...(full
+      ? [
+          { db: 'mysql', kind: 'sqlinbox', form: 'rowlock', producer: 'sql' },
+          { db: 'mysql', kind: 'sqlinbox', form: 'advisory', producer: 'sql' },
+        ]
+      : []),
+    { db: 'sqlite', kind: 'sqlinbox', form: 'lease', producer: 'sql', consumers: 3 },
+  ];
+  for (const letter of letters)
+    for (const sys of w6Systems) {
+      // Quick mode: every system's (a), and (c), (d) for sqlinbox's lease form on PostgreSQL.
+      const lead =
+        sys.db === 'pg' && sys.kind === 'sqlinbox' && sys.form === 'lease' && sys.producer === 'sql';
+      if (!full && letter !== 'a' && !lead) continue;
+      // The hot key needs per-key concurrency: sqlinbox's lease form, graphile-worker's named queues.
+      if (letter === 'e' && !(sys.form === 'lease' || sys.kind === 'graphile')) continue;
+      w6({ ...sys, case: letter, ...(letter === 'e' ? { keys: true } : {}) });
+    }
+
   cases.forEach((c, i) => {
     c.id = caseId(c);
     c.file = `c${i}`;
@@ -137,9 +244,21 @@ export function plan(mode, scale = 1) {
 }
 
 export function caseId(c) {
+  if (c.workload === 'sustained')
+    return [
+      'sustained',
+      c.case,
+      c.db,
+      c.kind,
+      c.form,
+      c.variant?.replaceAll(' ', ''),
+      c.kind === 'sqlinbox' ? c.producer : undefined,
+    ]
+      .filter(Boolean)
+      .join('-');
   const parts = [c.workload === 'drain' && c.memory ? `memory${c.memory}` : c.workload, c.db, c.kind];
   if (c.form) parts.push(c.form);
-  if (c.flow) parts.push(c.flow);
+  if (c.flow) parts.push(c.flow === 'fifo' ? `fifo${c.groups}` : c.flow);
   if (c.keys) parts.push('keys');
   if (c.variant) parts.push(c.variant.replaceAll(' ', ''));
   if (c.claimBatch) parts.push(`cb${c.claimBatch}`);

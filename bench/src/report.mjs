@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sustainedSection, sustainedVerdicts } from './report-sustained.mjs';
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -19,6 +20,8 @@ const median = (xs) => {
 export function fold(entry) {
   const ok = entry.runs.filter((r) => !r.error);
   if (ok.length === 0) return { ...entry, failed: entry.runs[0]?.error ?? 'no run' };
+  // W6 runs once: its figures are its summary's (report-sustained.mjs reads the run itself).
+  if (entry.workload === 'sustained') return { ...entry, reps: ok.length };
   const key =
     entry.workload === 'latency' ? 'p50' : entry.workload === 'recovery' ? 'redeliveredMs' : 'jobsPerSec';
   const values = ok.map((r) => r[key]);
@@ -53,13 +56,14 @@ function systemOf(e) {
     let s = `sqlinbox ${FORM[e.form]}`;
     if (e.flow === 'priority') s += ', priority table';
     if (e.flow === 'keyed') s += ', keyed table';
+    if (e.flow === 'fifo') s += `, FIFO table, ${e.groups} group${e.groups > 1 ? 's' : ''}`;
     if (e.claimBatch) s += `, claimBatch(${e.claimBatch})`;
     if (e.prefetch) s += `, prefetch(${e.prefetch})`;
     return s;
   }
   if (e.kind === 'raw' && e.form === 'probe') return 'the publish statement alone, nothing consuming (raw)';
   if (e.kind === 'raw')
-    return `raw ${FORM[e.form]} loop, k=${e.k}${e.batchDelete ? ', one DELETE per claim' : ''}`;
+    return `raw ${FORM[e.form]} loop, k=${e.k}${e.engineOf ? " (the engine's rows per claim)" : ''}${e.batchDelete ? ', one DELETE per claim' : ''}`;
   if (e.kind === 'graphile') return `graphile-worker ${e.variant}`;
   if (e.kind === 'bullmq') return "BullMQ's PostgreSQL backend, defaults";
   if (e.kind === 'pgboss') {
@@ -179,6 +183,62 @@ export function verdicts(byId, mode) {
     'drain-pg-sqlinbox-advisory-w32',
     'drain-pg-raw-advisory-k50-w32',
     0.85,
+    'need ≥',
+  );
+  // FIFO at speed (R-LOAD-6): one group's drain rate, and 20 groups' over one group's.
+  for (const [db, name] of [
+    ['pg', 'PostgreSQL'],
+    ['mysql', 'MariaDB'],
+  ])
+    for (const form of ['lease', 'rowlock']) {
+      const one = get(`drain-${db}-sqlinbox-${form}-fifo1-w8`);
+      const twenty = get(`drain-${db}-sqlinbox-${form}-fifo20-w8`);
+      if (!one) continue;
+      v.push({
+        claim: `FIFO: ${name} ${FORM[form]}, one group, 8 workers, default poll interval`,
+        pass: one.median >= 300 && !one.outOfOrder,
+        detail: `${n0(one.median)} rows/s (need ≥ 300)${one.outOfOrder ? `; ${one.outOfOrder} rows out of order` : ''}`,
+      });
+      if (twenty)
+        v.push({
+          claim: `FIFO: ${name} ${FORM[form]}, 20 groups over one group`,
+          pass: twenty.median / one.median >= 10 && !twenty.outOfOrder,
+          detail: `${n0(twenty.median)} / ${n0(one.median)} rows/s = ${n2(twenty.median / one.median)}x (need ≥ 10x)${twenty.outOfOrder ? `; ${twenty.outOfOrder} rows out of order` : ''}`,
+        });
+    }
+  // The limit (R-LOAD-4): each form against the raw loop of its own batch size (the engine's rows
+  // per claim in the same round; the row lock form claims one row).
+  for (const [db, name] of [
+    ['pg', 'PostgreSQL'],
+    ['mysql', 'MariaDB'],
+  ]) {
+    ratio(
+      `The limit: ${name} lease, 32 workers, vs the raw lease loop at its own rows per claim, one DELETE per claim`,
+      `drain-${db}-sqlinbox-lease-w32`,
+      `drain-${db}-raw-lease-batchdelete-kengine-w32`,
+      0.5,
+      'need ≥',
+    );
+    ratio(
+      `The limit: ${name} advisory, 32 workers, vs the raw advisory loop at its own candidates per claim`,
+      `drain-${db}-sqlinbox-advisory-w32`,
+      `drain-${db}-raw-advisory-kengine-w32`,
+      0.5,
+      'need ≥',
+    );
+    ratio(
+      `The limit: ${name} row lock, 32 workers, vs the raw row lock loop at its own batch (k=1)`,
+      `drain-${db}-sqlinbox-rowlock-w32`,
+      `drain-${db}-raw-rowlock-k1-w32`,
+      0.5,
+      'need ≥',
+    );
+  }
+  ratio(
+    'The limit: SQLite lease, 32 workers, vs the raw lease loop at its own rows per claim, one DELETE per claim',
+    'drain-sqlite-sqlinbox-lease-w32',
+    'drain-sqlite-raw-lease-batchdelete-kengine-w1',
+    0.5,
     'need ≥',
   );
   // From just before the publish call, and (pick-up) from the publish's return: its commit.
@@ -395,7 +455,7 @@ export function writeReport(out, docs) {
   const results = out.results.filter((e) => e.experiment === undefined);
   const folded = results.map(fold);
   const byId = new Map(folded.map((e) => [e.id, e]));
-  const v = verdicts(byId, meta.mode);
+  const v = [...verdicts(byId, meta.mode), ...sustainedVerdicts(byId)];
   const workerCounts = [
     ...new Set(
       folded.filter((e) => e.workload === 'drain' && !e.memory && e.kind !== 'raw').map((e) => e.workers),
@@ -607,6 +667,8 @@ export function writeReport(out, docs) {
     const figure = e.failed ? `failed: ${e.failed.slice(0, 60)}` : rate(e);
     md.push(`| ${e.db} | ${FORM[e.form]} | ${figure} | ${e.deliveredBeforeKill ?? '–'} |`);
   }
+  const w6 = sustainedSection(results, dir);
+  if (w6) md.push('', w6);
   md.push('');
   md.push('## Why');
   md.push('');
@@ -642,15 +704,18 @@ export function flowSection(byId, folded) {
     if (!e.flow) continue;
     rows++;
     if (e.workload === 'drain') {
-      const plain = `drain-${e.db}-sqlinbox-lease-w${e.workers}`;
+      const plain = `drain-${e.db}-sqlinbox-${e.form}-w${e.workers}`;
       const p = byId.get(plain);
-      if (p && e.flow === 'priority')
-        md.push(
-          `| ${DB[e.db]} | drain, lease, ${e.workers} workers | plain | ${n0(p.jobs)} | ${rate(p)} | 1x |`,
-        );
-      md.push(
-        `| ${DB[e.db]} | drain, lease, ${e.workers} workers | ${e.flow === 'priority' ? 'priority (n % 10)' : 'keyed (a key per row)'} | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, plain)} |`,
-      );
+      const how = `drain, ${FORM[e.form]}, ${e.workers} workers`;
+      if (p && (e.flow === 'priority' || (e.flow === 'fifo' && e.groups === 1)))
+        md.push(`| ${DB[e.db]} | ${how} | plain | ${n0(p.jobs)} | ${rate(p)} | 1x |`);
+      const kind =
+        e.flow === 'priority'
+          ? 'priority (n % 10)'
+          : e.flow === 'keyed'
+            ? 'keyed (a key per row)'
+            : `FIFO, ${e.groups} group${e.groups > 1 ? 's' : ''}${e.pollInterval ? `, poll ${e.pollInterval} ms` : ''}${e.outOfOrder ? `, ${e.outOfOrder} OUT OF ORDER` : ''}`;
+      md.push(`| ${DB[e.db]} | ${how} | ${kind} | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, plain)} |`);
     } else if (e.workload === 'enqueue') {
       const plain = `enqueue-${e.db}-sqlinbox-lease-chunk${e.chunk}`;
       const p = byId.get(plain);

@@ -12,7 +12,7 @@ import { describe, openAdapter } from './tables.mjs';
  * they settled, by wrapping the dialect's `prepare` (the engine itself is untouched): rows per
  * claim and rows per settlement statement are what the batch sizes really were.
  */
-function instrument(adapter) {
+export function instrument(adapter) {
   const stats = { claims: 0, rows: 0, empty: 0, wasted: 0, settleStatements: 0, settledRows: 0 };
   const dialect = adapter.dialect;
   const wrapped = Object.create(dialect);
@@ -50,11 +50,13 @@ function instrument(adapter) {
       stats.settledRows++;
       return ops.settle(conn, s);
     };
-    if (ops.settleMany !== undefined) {
-      w.settleMany = (conn, list) => {
-        stats.settleStatements++;
-        stats.settledRows += list.length;
-        return ops.settleMany(conn, list);
+    if (ops.batch !== undefined) {
+      w.batch = {
+        settleMany: (conn, list) => {
+          stats.settleStatements++;
+          stats.settledRows += list.length;
+          return ops.batch.settleMany(conn, list);
+        },
       };
     }
     return w;
@@ -75,8 +77,12 @@ export async function drain(spec) {
   const { adapter: raw, close } = await openAdapter(spec.db, spec.workers + 2, spec.file);
   const { adapter, stats } = instrument(raw);
   const table = describe(spec.db, spec.form, spec.flow);
-  const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 200 });
+  const broker = new Broker(adapter, { logger: silentLogger, pollInterval: spec.pollInterval ?? 200 });
   const done = ledger(spec.jobs);
+  // FIFO tables: row n is in group n % groups; a row started before an earlier row of its group is
+  // out of order.
+  const lastOf = new Map();
+  let outOfOrder = 0;
   let first = 0;
   let last = 0;
   let settled = 0;
@@ -89,6 +95,11 @@ export async function drain(spec) {
   });
   broker.subscribe(subscription(spec, table), async (m) => {
     done.mark(m.n);
+    if (spec.groups) {
+      const g = m.n % spec.groups;
+      if (m.n < (lastOf.get(g) ?? 0)) outOfOrder++;
+      lastOf.set(g, m.n);
+    }
   });
   const rss = rssSampler();
   // CPU from the start: a synchronous driver (SQLite) may drain before a timer fires.
@@ -110,6 +121,7 @@ export async function drain(spec) {
     heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
+    ...(spec.groups ? { outOfOrder } : {}),
     claims: stats.claims,
     rowsPerClaim: stats.claims ? stats.rows / stats.claims : null,
     emptyClaims: stats.empty,

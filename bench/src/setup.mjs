@@ -24,7 +24,7 @@ import {
 } from './config.mjs';
 import { sleep } from './measure.mjs';
 import { bossOptions, bullConnection, loadBullmq, QUEUE } from './run-peers.mjs';
-import { describe, KEY, PRIORITY, tableName } from './tables.mjs';
+import { describe, GROUP, KEY, PRIORITY, tableName } from './tables.mjs';
 
 let pgAdmin;
 let myAdmin;
@@ -72,7 +72,9 @@ export async function prepare(spec) {
           ? [`, "${PRIORITY}"`, ', g % 10']
           : spec.flow === 'keyed'
             ? [`, "${KEY}"`, ", 'k' || g"]
-            : ['', ''];
+            : spec.flow === 'fifo'
+              ? [`, "${GROUP}"`, `, 'g' || (g % ${Number(spec.groups)})`]
+              : ['', ''];
       await pgq(
         `INSERT INTO "${PG_SCHEMA}".jobs (payload${cols}) SELECT jsonb_build_object('n', g, 'p', 'abcdef')${vals} FROM generate_series(1, $1::int) g`,
         [n],
@@ -133,7 +135,9 @@ export async function prepare(spec) {
           ? [`, \`${PRIORITY}\``, ', (seq + ?) % 10']
           : spec.flow === 'keyed'
             ? [`, \`${KEY}\``, ", CONCAT('k', seq + ?)"]
-            : ['', ''];
+            : spec.flow === 'fifo'
+              ? [`, \`${GROUP}\``, `, CONCAT('g', (seq + ?) % ${Number(spec.groups)})`]
+              : ['', ''];
       await myq(
         `INSERT INTO \`${t}\` (payload${cols}) SELECT JSON_OBJECT('n', seq + ?, 'p', 'abcdef')${vals} FROM seq_1_to_${m}`,
         spec.flow ? [i, i] : [i],

@@ -15,6 +15,8 @@ export function tableName(db) {
 /** The priority column and the unique key column of the flow-control tables. */
 export const PRIORITY = 'priority';
 export const KEY = 'job_key';
+/** The FIFO tables' group column: row n is in group `g<n % groups>`. */
+export const GROUP = 'job_group';
 
 /**
  * The description of the benchmark's table in one form; `flow` adds a priority column
@@ -26,7 +28,13 @@ export function describe(db, form, flow) {
     id: { column: 'id', generated: true },
     attempt: { column: 'attempt', generated: true },
     payload: 'payload',
-    ...(flow === 'priority' ? { priority: PRIORITY } : flow === 'keyed' ? { uniqueKey: KEY } : {}),
+    ...(flow === 'priority'
+      ? { priority: PRIORITY }
+      : flow === 'keyed'
+        ? { uniqueKey: KEY }
+        : flow === 'fifo'
+          ? { group: GROUP }
+          : {}),
   };
   if (form === 'lease') return inbox({ ...base, lease: 'locked_until' });
   if (form === 'advisory') return inbox({ ...base, advisory: 'bench-{id}' });
@@ -60,4 +68,25 @@ export async function openAdapter(db, connections, file) {
   const { default: Database } = await import('better-sqlite3');
   const adapter = sqlite({ filename: sqliteFile(file), connections, driver: Database });
   return { adapter, close: () => adapter.close() };
+}
+
+/** W6's hot-key case: the key column and the rows of one key in work at once (lease form). */
+export const HOT_KEY_COLUMN = 'job_key';
+export const HOT_KEY_LIMIT = 1;
+
+/**
+ * W6's table: the form's description; for the hot-key case (`spec.keys`) with per-key concurrency
+ * on a key column, at most {@link HOT_KEY_LIMIT} row of a key in work at once.
+ */
+export function describeSustained(spec) {
+  const d = describe(spec.db, spec.form);
+  if (!spec.keys) return d;
+  return inbox({
+    table: d.table,
+    id: { column: 'id', generated: true },
+    attempt: { column: 'attempt', generated: true },
+    payload: 'payload',
+    lease: 'locked_until',
+    concurrency: { key: HOT_KEY_COLUMN, limit: HOT_KEY_LIMIT },
+  });
 }

@@ -76,15 +76,15 @@ test('R-KIT-1 the statement builder, packed and installed, serves a dialect writ
     join(app, 'main.mjs'),
     `
 import { inbox } from '@sqlinbox/core';
-import { QueueStatements, SqlTable } from '@sqlinbox/sql';
-// A dialect of a database with numbered placeholders and square-bracket identifiers.
-class Outside extends QueueStatements {
+import { QueueSql, QueueStatements, SqlSyntax, SqlTable } from '@sqlinbox/sql';
+// The syntax of a database with numbered placeholders and square-bracket identifiers.
+class Outside extends SqlSyntax {
   placeholder(i) { return ':' + i; }
   ident(name) { return '[' + name + ']'; }
 }
 const jobs = inbox({ table: 'jobs', id: 'id', payload: 'payload', lease: 'locked_until' });
-const ops = new SqlTable(new Outside(jobs));
-console.log(JSON.stringify({ claim: ops.sql.claimLease(5, new Date(0), new Date(1000)), take: typeof ops.advisory.take }));
+const ops = new SqlTable(new QueueStatements(new QueueSql(new Outside(), jobs)));
+console.log(JSON.stringify({ claim: ops.sql.lease.claim(5, new Date(0), new Date(1000)), take: typeof ops.advisory.take }));
 `,
   );
   const out = JSON.parse(execFileSync('node', ['main.mjs'], { cwd: app, encoding: 'utf8' }).trim());

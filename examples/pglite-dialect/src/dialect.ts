@@ -8,6 +8,7 @@ import {
   type DdlOptions,
   type Dialect,
   type ErrorKind,
+  type Form,
   type IsolationLevel,
   type PrepareOptions,
   type Row,
@@ -15,12 +16,17 @@ import {
   type TableOps,
 } from '@sqlinbox/core';
 import {
+  AdvisoryStatements,
+  ConcurrencyStatements,
   describeWith,
   informationSchemaColumn,
   informationSchemaSql,
   type Params,
+  PublishStatements,
   QueueDdl,
+  QueueSql,
   QueueStatements,
+  SqlSyntax,
   SqlTable,
   type Statement,
 } from '@sqlinbox/sql';
@@ -47,8 +53,8 @@ export const pgliteCapabilities = capabilities({
   fifoGuard: false,
 });
 
-/** PostgreSQL's statements, with PGlite's `$n` placeholders and its advisory locks. */
-export class PgliteStatements extends QueueStatements {
+/** PostgreSQL's syntax with PGlite's `$n` placeholders. */
+export class PgliteSyntax extends SqlSyntax {
   /** A Date is typed, so PGlite serializes it as an instant wherever the server cannot infer a type. */
   override placeholder(index: number, value: unknown): string {
     if (value instanceof Date) return `$${index}::timestamptz`;
@@ -58,27 +64,69 @@ export class PgliteStatements extends QueueStatements {
     return `$${index}`;
   }
   override readonly tickTimeType = 'TIMESTAMPTZ';
+}
+
+/** Publishing: the keyed insert names the partial unique index's condition. */
+export class PglitePublish extends PublishStatements {
   /**
    * PostgreSQL picks the partial unique index only when this `WHERE` implies the index's own, and
    * the builder's index says `key IS NOT NULL` too.
    */
   override onConflict(keyColumn: string): string {
-    const key = this.ident(keyColumn); // the hook gets the bare name, and writes its own leading space
-    const where = [`${key} IS NOT NULL`];
-    if (this.t.processedAt !== undefined) where.push(`${this.ident(this.t.processedAt)} IS NULL`);
-    return ` ON CONFLICT (${key}) WHERE ${where.join(' AND ')} DO NOTHING`;
+    return `${this.target(keyColumn)} DO NOTHING`;
   }
+
+  /** A replacing publish (debounce) meets the same index: the builder's update of an unstarted holder. */
+  override onReplace(keyColumn: string, columns: readonly string[]): string {
+    const id = this.q.id;
+    const set = columns.length === 0 ? [`${id} = q.${id}`] : columns.map((c) => `${c} = EXCLUDED.${c}`);
+    return `${this.target(keyColumn)} DO UPDATE SET ${set.join(', ')} WHERE ${this.unstarted('q')}`;
+  }
+
+  /** The conflict target naming the partial unique index's condition. */
+  private target(keyColumn: string): string {
+    const key = this.q.ident(keyColumn); // the hook gets the bare name, and writes its own leading space
+    const where = [`${key} IS NOT NULL`];
+    if (this.t.processedAt !== undefined) where.push(`${this.q.ident(this.t.processedAt)} IS NULL`);
+    return ` ON CONFLICT (${key}) WHERE ${where.join(' AND ')}`;
+  }
+}
+
+/** The advisory form on PostgreSQL's advisory locks. */
+export class PgliteAdvisory extends AdvisoryStatements {
   /** A 64-bit key from the text: `pg_try_advisory_lock(bigint)` takes no text. */
   advisoryKey(p: Params, key: string): string {
     return `hashtextextended(${p.bind(key)}, 0)`;
   }
   override lock(key: string): Statement {
-    const p = this.params();
+    const p = this.q.params();
     return p.statement(`SELECT pg_try_advisory_lock(${this.advisoryKey(p, key)}) AS ok`);
   }
   override unlock(key: string): Statement {
-    const p = this.params();
+    const p = this.q.params();
     return p.statement(`SELECT pg_advisory_unlock(${this.advisoryKey(p, key)}) AS ok`);
+  }
+}
+
+/**
+ * Per-key concurrency in the lease form: every connection shares PGlite's one session, which runs
+ * one statement at a time, and a claim's transaction owns it until it ends, so two claims of a
+ * table never overlap and the builder's claim needs no turn.
+ */
+export class PgliteConcurrency extends ConcurrencyStatements {
+  override readonly forms: readonly Form[] = ['lease'];
+}
+
+const syntax = new PgliteSyntax();
+
+/** PostgreSQL's statements, with PGlite's `$n` placeholders and its advisory locks. */
+export class PgliteStatements extends QueueStatements {
+  constructor(t: AnyTable, opts?: PrepareOptions) {
+    super(new QueueSql(syntax, t, opts), {
+      publish: PglitePublish,
+      advisory: PgliteAdvisory,
+      concurrency: PgliteConcurrency,
+    });
   }
 }
 
@@ -202,10 +250,14 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
     classifyError: classifyPgliteError,
     ddl(table: AnyTable, o: DdlOptions = {}): string[] {
       const s = new PgliteStatements(table);
-      const out = new QueueDdl(s).ddl({ deadLetterTable: o.deadLetterTable });
-      const ticks = o.schedules === undefined ? [] : s.ticksDdl(o.schedules);
-      const rates = table.rateLimit === undefined ? [] : s.ratesDdl(table.rateLimit.table);
-      return [...out, ...ticks, ...rates];
+      const out = new QueueDdl(s.q).ddl({ deadLetterTable: o.deadLetterTable });
+      // Retention records its turns in a tick table too: printed where the schedules' is another.
+      const turns = table.retention?.ticksTable;
+      const tickTables = [o.schedules, turns === o.schedules ? undefined : turns];
+      const ticks = tickTables.flatMap((n) => (n === undefined ? [] : s.schedules.ddl(n)));
+      const rates = table.rateLimit === undefined ? [] : s.rates.ddl(table.rateLimit.table);
+      const control = table.control === undefined ? [] : s.control.ddl(table.control.table);
+      return [...out, ...ticks, ...rates, ...control];
     },
   };
 }

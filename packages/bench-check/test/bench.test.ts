@@ -4,7 +4,7 @@
  * temporary folder and read back.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,9 +34,25 @@ interface Run {
 interface LatencyEntry extends Entry {
   rate: number;
 }
+interface Window {
+  t: number;
+  produced: number;
+  consumed: number;
+  backlog: number;
+  p99: number | null;
+  dead?: number;
+  tableMB?: number;
+}
+interface SustainedRun {
+  error?: string;
+  rate: number | null;
+  windows: Window[];
+  summary: { consumedPerSec: number; p99: number | null };
+}
 interface Entry {
   id: string;
-  workload: 'drain' | 'latency' | 'enqueue' | 'recovery';
+  workload: 'drain' | 'latency' | 'enqueue' | 'recovery' | 'sustained';
+  case?: 'a' | 'b' | 'c' | 'd' | 'e';
   db: 'pg' | 'mysql' | 'sqlite';
   kind: 'sqlinbox' | 'raw' | 'graphile' | 'pgboss' | 'bullmq';
   form?: 'rowlock' | 'lease' | 'advisory';
@@ -225,6 +241,70 @@ describe('pnpm bench', () => {
     const lines = chart.match(/<path\b/g)?.length ?? 0;
     expect(lines).toBeGreaterThanOrEqual(8);
     expect(chart.match(/<circle\b/g)?.length ?? 0).toBeGreaterThanOrEqual(lines);
+  });
+
+  it('R-LOAD-1 runs producers and consumers together on servers of its own, reporting each window and a chart per system', () => {
+    const w6 = results.results.filter((e) => e.workload === 'sustained');
+    const ids = w6.map((e) => e.id);
+    for (const id of [
+      'sustained-a-pg-sqlinbox-lease-sql',
+      'sustained-a-pg-graphile-tuned',
+      'sustained-a-pg-pgboss-work100burst',
+      'sustained-a-mysql-sqlinbox-lease-sql',
+      'sustained-a-sqlite-sqlinbox-lease-sql',
+      'sustained-c-pg-sqlinbox-lease-sql',
+      'sustained-d-pg-sqlinbox-lease-sql',
+    ])
+      expect(ids, id).toContain(id);
+    for (const e of w6) {
+      const run = e.runs[0] as unknown as SustainedRun;
+      expect(run.error, e.id).toBeUndefined();
+      expect(run.windows.length, `${e.id}: windows`).toBeGreaterThan(1);
+      const produced = run.windows.reduce((a, w) => a + w.produced, 0);
+      const consumed = run.windows.reduce((a, w) => a + w.consumed, 0);
+      expect(produced, `${e.id}: produced`).toBeGreaterThan(0);
+      expect(consumed, `${e.id}: consumed`).toBeGreaterThan(0);
+      // The backlog is what was produced and not yet consumed, window by window.
+      for (const w of run.windows) expect(w.backlog, `${e.id} at ${w.t} s`).toBeGreaterThanOrEqual(-1);
+      if (e.db === 'pg') {
+        expect(
+          run.windows.some((w) => (w.dead ?? 0) > 0),
+          `${e.id}: dead tuples read`,
+        ).toBe(true);
+        expect(
+          run.windows.every((w) => (w.tableMB ?? 0) > 0),
+          `${e.id}: table size read`,
+        ).toBe(true);
+      }
+    }
+    const w6md = table.slice(table.indexOf('## W6'), table.indexOf('## Why'));
+    expect(w6md).toContain('### (a) the sustainable rate, held');
+    expect(w6md).toContain(
+      '### (d) half the sustainable rate, a REPEATABLE READ transaction held in the middle',
+    );
+    expect(w6md).toMatch(
+      /!\[PostgreSQL: sqlinbox lease \(plain-SQL producer\)\]\(benchmarks\/w6-pg-sqlinbox-lease-sql\.svg\)/,
+    );
+    const svg = readFileSync(join(dir, 'docs', 'benchmarks', 'w6-pg-sqlinbox-lease-sql.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.match(/<polyline\b/g)?.length ?? 0).toBeGreaterThanOrEqual(4);
+    expect(stdout).toMatch(
+      /(PASS|FAIL) {2}W6 PostgreSQL sustainable rate: sqlinbox lease vs graphile-worker tuned/,
+    );
+  });
+
+  it('R-LOAD-1 stops the servers it started and removes their data directories', () => {
+    const ours = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return /sqlinbox-bench-(pg|my)-/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+        } catch {
+          return false;
+        }
+      });
+    expect(ours).toEqual([]);
+    expect(readdirSync(tmpdir()).filter((f) => /^sqlinbox-bench-(pg|my)-/.test(f))).toEqual([]);
   });
 
   it('R-PLUS-6 leaves no schema or table of its own behind in PostgreSQL or MariaDB', async () => {

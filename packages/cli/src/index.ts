@@ -1,11 +1,13 @@
 /**
- * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `show <id>`, `dashboard`.
+ * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `pause|resume [group]`,
+ * `show <id>`, `dashboard`.
  * Each run opens one small pool (two connections), runs one command through the admin API and
  * closes it; `dashboard` serves the web dashboard on it until SIGINT or SIGTERM.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { type AddressInfo, isIPv4 } from 'node:net';
 import { resolve } from 'node:path';
 import {
   type Adapter,
@@ -14,9 +16,14 @@ import {
   type AnyTable,
   type ChangeReport,
   ConfigError,
+  ConnectionStringError,
+  checkConnectionString,
   type DeadLetterTarget,
+  type Dialect,
   type InboxInput,
   inbox,
+  migrate,
+  type PausedState,
   type QueueStats,
   SCHEDULE_TABLE,
   type Selection,
@@ -24,6 +31,11 @@ import {
   validateIdentifier,
 } from '@sqlinbox/core';
 import { cac } from 'cac';
+import { closest } from 'fastest-levenshtein';
+
+/** This package's version, as `sqlinbox --version` prints it. */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
 
 /** Exit codes. */
 export const EXIT = {
@@ -62,7 +74,10 @@ export interface Io {
   out(text: string): void;
   /** Writes errors and warnings (standard error). */
   err(text: string): void;
-  /** The environment read for `SQLINBOX_URL` and `SQLINBOX_DASHBOARD_SECRET`. */
+  /**
+   * The environment read for `SQLINBOX_URL`, and for `dashboard` `SQLINBOX_DASHBOARD_SECRET`,
+   * `SQLINBOX_DASHBOARD_USER`, `SQLINBOX_DASHBOARD_PASSWORD` and `SQLINBOX_DASHBOARD_TOKEN`.
+   */
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -81,6 +96,10 @@ interface Flags {
   retryAfter?: string;
   processedAt?: string;
   group?: string;
+  lastError?: string;
+  errorClass?: string;
+  failedAt?: string;
+  createdAt?: string;
   deadLetterTable?: string;
   deadLetterGroup?: string;
   schedules?: string | boolean;
@@ -98,7 +117,19 @@ interface Flags {
   basePath?: string;
   actions?: boolean;
   errorColumn?: string;
+  dialect?: string;
+  dryRun?: boolean;
   help?: boolean;
+}
+
+/** The dialect `--dialect` names, for `ddl` without a database. */
+async function dialectNamed(name: string): Promise<Dialect> {
+  const n = name.toLowerCase();
+  if (n === 'postgres' || n === 'postgresql')
+    return (await import('@sqlinbox/dialect-postgres')).postgresDialect;
+  if (n === 'mysql' || n === 'mariadb') return (await import('@sqlinbox/dialect-mysql')).mysqlDialect;
+  if (n === 'sqlite') return (await import('@sqlinbox/dialect-sqlite')).sqliteDialect;
+  throw new UsageError(`unknown --dialect ${name}: use postgres, mysql (or mariadb) or sqlite`);
 }
 
 /** Opens the database a URL names: `postgres://`, `mysql://` or `mariadb://`, `sqlite:<path>`. */
@@ -110,6 +141,11 @@ export async function openUrl(url: string): Promise<
 > {
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
+    checkConnectionString(url, {
+      option: 'the URL',
+      schemes: ['postgres', 'postgresql'],
+      example: 'postgres://user:password@localhost:5432/app',
+    });
     const { default: pgLib } = await import('pg');
     const { pg } = await import('@sqlinbox/dialect-postgres/pg');
     const pool = new pgLib.Pool({ connectionString: url, max: 2 });
@@ -118,6 +154,11 @@ export async function openUrl(url: string): Promise<
     return { ...adapter, close: async () => await pool.end() };
   }
   if (scheme === 'mysql' || scheme === 'mariadb') {
+    checkConnectionString(url, {
+      option: 'the URL',
+      schemes: ['mysql', 'mariadb'],
+      example: 'mysql://user:password@localhost:3306/app',
+    });
     const { default: mysql } = await import('mysql2/promise');
     const { mysql2 } = await import('@sqlinbox/dialect-mysql/mysql2');
     const pool = mysql.createPool({ uri: `mysql:${url.slice(scheme.length + 1)}`, connectionLimit: 2 });
@@ -154,6 +195,10 @@ function queuesOf(flags: Flags, config: CliConfig | undefined): { name: string; 
       ['retryAfter', flags.retryAfter],
       ['processedAt', flags.processedAt],
       ['group', flags.group],
+      ['lastError', flags.lastError],
+      ['errorClass', flags.errorClass],
+      ['failedAt', flags.failedAt],
+      ['createdAt', flags.createdAt],
     ] as const) {
       if (v !== undefined) q[k] = v;
     }
@@ -198,7 +243,120 @@ function readConfig(path: string | undefined): CliConfig | undefined {
       `the config file ${path} needs a "queues" object: { "queues": { "jobs": { "table": "jobs", ... } } }`,
     );
   }
+  checkKeys(path, '', c as unknown as Record<string, unknown>, ['url', 'queues']);
+  if (c.url !== undefined && typeof c.url !== 'string') {
+    throw new UsageError(
+      `the config file ${path}: "url" must be a string such as "postgres://app@db:5432/app"`,
+    );
+  }
+  for (const [name, q] of Object.entries(c.queues)) checkQueue(path, name, q);
   return c;
+}
+
+/** The keys a queue of the config file may have, and the ones it must. */
+const QUEUE_KEYS = [
+  'table',
+  'id',
+  'payload',
+  'attempt',
+  'lease',
+  'advisory',
+  'retryAfter',
+  'processedAt',
+  'group',
+  'partitionKey',
+  'priority',
+  'uniqueKey',
+  'expiresAt',
+  'lastError',
+  'errorClass',
+  'failedAt',
+  'createdAt',
+  'concurrency',
+  'columns',
+  'isolation',
+  'mode',
+  'clock',
+  'rateLimit',
+  'retention',
+  'control',
+  'deadLetter',
+  'errorColumn',
+] as const;
+const COLUMN_KEYS = [
+  'lease',
+  'retryAfter',
+  'processedAt',
+  'group',
+  'partitionKey',
+  'priority',
+  'uniqueKey',
+  'expiresAt',
+  'lastError',
+  'errorClass',
+  'failedAt',
+  'createdAt',
+];
+const EXAMPLE_QUEUE =
+  '{ "table": "jobs", "id": { "column": "id", "generated": true }, "payload": "payload" }';
+
+/**
+ * One queue of a config file, checked before `inbox()` reads it: every key known (a typo named
+ * with the key it is closest to), the required ones there, each of the type it takes. The message
+ * names the file, the queue and the key.
+ */
+function checkQueue(path: string, name: string, q: unknown): void {
+  const where = `the config file ${path}, queue "${name}"`;
+  if (typeof q !== 'object' || q === null || Array.isArray(q)) {
+    throw new UsageError(`${where}: a queue is an object such as ${EXAMPLE_QUEUE}`);
+  }
+  const o = q as Record<string, unknown>;
+  checkKeys(path, `queue "${name}", `, o, QUEUE_KEYS);
+  if (typeof o.table !== 'string' || o.table === '') {
+    throw new UsageError(`${where}: "table" is missing; it names the queue table, e.g. "table": "jobs"`);
+  }
+  if (o.id === undefined) {
+    throw new UsageError(
+      `${where}: "id" is missing; it names the id column, e.g. "id": { "column": "id", "generated": true } (generated: the database fills it)`,
+    );
+  }
+  const column = (key: string, value: unknown, objectOk: boolean) => {
+    if (value === undefined || typeof value === 'string') return;
+    if (
+      objectOk &&
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { column?: unknown }).column === 'string'
+    )
+      return;
+    throw new UsageError(
+      `${where}: "${key}" must be a column name${objectOk ? ` or { "column": "...", "generated": true }` : ''} (got ${JSON.stringify(value)})`,
+    );
+  };
+  column('id', o.id, true);
+  column('attempt', o.attempt, true);
+  column('payload', o.payload, true);
+  for (const k of COLUMN_KEYS) column(k, o[k], false);
+  if (o.advisory !== undefined && typeof o.advisory !== 'string') {
+    throw new UsageError(`${where}: "advisory" must be a key template such as "jobs-{id}"`);
+  }
+  const dl = o.deadLetter as Record<string, unknown> | undefined;
+  if (
+    dl !== undefined &&
+    (typeof dl !== 'object' || dl === null || (typeof dl.table !== 'string' && typeof dl.group !== 'string'))
+  ) {
+    throw new UsageError(`${where}: "deadLetter" must be { "table": "jobs_dead" } or { "group": "dead" }`);
+  }
+}
+
+/** Refuses a key not in `known`, naming it and the known key it is closest to. */
+function checkKeys(path: string, where: string, o: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of Object.keys(o)) {
+    if (known.includes(key)) continue;
+    throw new UsageError(
+      `the config file ${path}: ${where}unknown key "${key}" (did you mean "${closest(key, known as string[])}"?)`,
+    );
+  }
 }
 
 function describeQueue(q: QueueConfig): {
@@ -242,6 +400,10 @@ function rowJson(r: AdminRow) {
     lockedUntil: r.lockedUntil?.toISOString() ?? null,
     group: r.group,
     processedAt: r.processedAt?.toISOString() ?? null,
+    lastError: r.lastError,
+    errorClass: r.errorClass,
+    failedAt: r.failedAt?.toISOString() ?? null,
+    createdAt: r.createdAt?.toISOString() ?? null,
     preview: r.preview,
     truncated: r.truncated,
   };
@@ -252,6 +414,10 @@ function rowLine(r: AdminRow): string {
   if (r.group !== null) parts.push(`group=${r.group}`);
   if (r.retryAfter !== null) parts.push(`due=${r.retryAfter.toISOString()}`);
   if (r.lockedUntil !== null) parts.push(`lease=${r.lockedUntil.toISOString()}`);
+  if (r.createdAt !== null) parts.push(`created=${r.createdAt.toISOString()}`);
+  if (r.failedAt !== null) parts.push(`failed=${r.failedAt.toISOString()}`);
+  if (r.errorClass !== null || r.lastError !== null)
+    parts.push(`error=${json(`${r.errorClass ?? 'Error'}: ${r.lastError ?? ''}`)}`);
   parts.push(json(r.preview + (r.truncated ? '…' : '')));
   return parts.join('  ');
 }
@@ -259,7 +425,18 @@ function rowLine(r: AdminRow): string {
 function statsLine(name: string, s: QueueStats): string {
   const age = s.oldestReadyAgeMs == null ? '-' : `${Math.round(s.oldestReadyAgeMs / 1000)}s`;
   const seen = s.inWorkSeen === 'none' ? ' (rows in work not visible here)' : '';
-  return `${name}: ready=${s.ready} delayed=${s.delayed} inWork=${s.inWork} dead=${s.dead} oldestReady=${age}${seen}`;
+  const paused = s.paused === undefined ? '' : ` paused=${pausedText(s.paused)}`;
+  return `${name}: ready=${s.ready} delayed=${s.delayed} inWork=${s.inWork} dead=${s.dead} oldestReady=${age}${paused}${seen}`;
+}
+
+/** What is paused, in a word: `queue`, the groups, or `no`. */
+function pausedText(p: PausedState): string {
+  const parts = [...(p.queue ? ['queue'] : []), ...p.groups.map((g) => `group:${g}`)];
+  return parts.length === 0 ? 'no' : parts.join(',');
+}
+
+function pausedLine(name: string, p: PausedState): string {
+  return `${name}: paused=${pausedText(p)}`;
 }
 
 function reportOut(io: Io, asJson: boolean, verb: string, r: ChangeReport): number {
@@ -321,19 +498,30 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--retry-after <column>', 'The retry_after column')
     .option('--processed-at <column>', 'The processed_at column')
     .option('--group <column>', 'The FIFO group column')
+    .option('--last-error <column>', "The failure record: the last error's message")
+    .option('--error-class <column>', "The failure record: the last error's class")
+    .option('--failed-at <column>', 'The failure record: when the row last failed, or died')
+    .option('--created-at <column>', 'When the row was inserted')
     .option('--dead-letter-table <table>', 'Dead letters live in this table')
     .option('--dead-letter-group <group>', 'Dead letters are rows of this group')
     .option('--json', 'Machine-readable output on stdout');
 
   cli
-    .command('ddl', 'Print the CREATE TABLE and indexes of the queue (and its dead-letter table)')
+    .command(
+      'ddl',
+      'Print the CREATE TABLE and indexes of the queue (and its dead-letter table); with --dialect, without a database',
+    )
     .option('--schedules [table]', 'Also the tick table of schedules (default: sqlinbox_schedules)')
+    .option('--dialect <name>', 'postgres, mysql (or mariadb) or sqlite: print its DDL without connecting')
     .action(() => {
       action = async () => {
         const config = readConfig(flags.config);
         const { table, deadLetter } = one(flags, config, 'ddl');
-        const admin = await open(config);
-        void admin;
+        let dialect: Dialect;
+        if (flags.dialect === undefined) {
+          await open(config);
+          dialect = adapter!.dialect;
+        } else dialect = await dialectNamed(flags.dialect);
         const dlt =
           deadLetter !== undefined && 'table' in deadLetter ? { deadLetterTable: deadLetter.table } : {};
         const ticks =
@@ -345,8 +533,54 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
                 undefined,
                 true,
               );
-        const stmts = adapter!.dialect.ddl(table, ticks === undefined ? dlt : { ...dlt, schedules: ticks });
+        const stmts = dialect.ddl(table, ticks === undefined ? dlt : { ...dlt, schedules: ticks });
         io.out(flags.json ? json(stmts) : stmts.map((s) => `${s};`).join('\n'));
+        return EXIT.ok;
+      };
+    });
+
+  cli
+    .command(
+      'migrate',
+      "Create the queues' tables (and dead-letter and tick tables) where missing, and record what ran; safe to run from several deploys at once",
+    )
+    .option('--dry-run', 'Print the statements and which versions are not applied yet; run nothing')
+    .option('--schedules [table]', 'Also the tick table of schedules (default: sqlinbox_schedules)')
+    .action(() => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const qs = queuesOf(flags, config).map((q) => describeQueue(q.q));
+        const schedules =
+          flags.schedules === undefined || flags.schedules === false
+            ? undefined
+            : validateIdentifier(
+                flags.schedules === true ? SCHEDULE_TABLE : String(flags.schedules),
+                'ticks table',
+                undefined,
+                true,
+              );
+        await open(config);
+        const report = await migrate(
+          adapter!,
+          qs.map((q) => ({
+            table: q.table,
+            ...(q.deadLetter !== undefined && 'table' in q.deadLetter
+              ? { deadLetterTable: q.deadLetter.table }
+              : {}),
+            ...(schedules === undefined ? {} : { schedules }),
+          })),
+          { dryRun: flags.dryRun === true },
+        );
+        if (flags.json) io.out(json(report));
+        else if (report.dryRun) {
+          for (const s of report.steps) {
+            io.out(`-- ${s.table}: version ${s.version}, ${s.recorded ? 'applied' : 'not applied yet'}`);
+            if (!s.recorded) io.out(s.statements.map((x) => `${x};`).join('\n'));
+          }
+        } else {
+          for (const s of report.steps)
+            io.out(`${s.table}: version ${s.version} ${s.recorded ? 'was applied already' : 'applied'}`);
+        }
         return EXIT.ok;
       };
     });
@@ -434,6 +668,29 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       };
     });
 
+  for (const verb of ['pause', 'resume'] as const) {
+    cli
+      .command(
+        `${verb} [group]`,
+        verb === 'pause'
+          ? "Pause the queue (or one FIFO group of it) in its control table: every broker stops starting its handlers within a second (the queue's config names control)"
+          : 'Resume the queue (or one FIFO group of it): every broker claims it again within a second',
+      )
+      .action((group: string | undefined) => {
+        action = async () => {
+          const config = readConfig(flags.config);
+          const { table } = one(flags, config, verb);
+          const admin = await open(config);
+          const scope = group === undefined ? {} : { group: String(group) };
+          await admin[verb](table, scope);
+          const paused = await admin.paused(table);
+          if (flags.json) io.out(json(paused));
+          else io.out(pausedLine(table.table, paused));
+          return EXIT.ok;
+        };
+      });
+  }
+
   cli
     .command('show <id>', 'One row by id, from the queue table or its dead-letter table')
     .action((id: string) => {
@@ -455,9 +712,15 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   cli
     .command('dashboard', 'Serve the web dashboard of the queues until interrupted (read-only by default)')
     .option('--port <n>', 'The port to listen on (default 3000; 0 picks a free one)')
-    .option('--host <host>', 'The address to listen on (default 127.0.0.1: this machine only)')
+    .option(
+      '--host <host>',
+      'The address to listen on (default 127.0.0.1: this machine only); any other needs a login, as --actions does',
+    )
     .option('--base-path <path>', 'Serve under this path, e.g. /queues (default: the root)')
-    .option('--actions', 'Enable requeue and delete (default: read-only)')
+    .option(
+      '--actions',
+      'Enable the actions (default: read-only); needs SQLINBOX_DASHBOARD_USER and SQLINBOX_DASHBOARD_PASSWORD, or SQLINBOX_DASHBOARD_TOKEN',
+    )
     .option('--error-column <column>', "A column holding a row's last error, shown beside dead letters")
     .action(() => {
       action = async () => {
@@ -469,6 +732,17 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         }
         const host = flags.host === undefined ? '127.0.0.1' : String(flags.host);
         const basePath = flags.basePath === undefined ? '' : String(flags.basePath).replace(/\/+$/, '');
+        const credentials = dashboardCredentials(io.env);
+        if (credentials === undefined && (!isLoopback(host) || flags.actions === true)) {
+          const why = isLoopback(host)
+            ? '--actions lets whoever reaches the port change rows'
+            : `--host ${host} listens beyond this machine`;
+          throw new UsageError(
+            `the dashboard refuses to start without a login: ${why}. Set SQLINBOX_DASHBOARD_USER and ` +
+              'SQLINBOX_DASHBOARD_PASSWORD (HTTP basic authentication, for browsers), or SQLINBOX_DASHBOARD_TOKEN ' +
+              '(Authorization: Bearer, for scripts), or both; or serve it read-only on 127.0.0.1',
+          );
+        }
         const admin = await open(config);
         const { dashboard } = await import('@sqlinbox/dashboard');
         let handler: ReturnType<typeof dashboard>;
@@ -483,6 +757,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
             basePath,
             readOnly: flags.actions !== true,
             secret: io.env.SQLINBOX_DASHBOARD_SECRET || undefined,
+            credentials,
           });
         } catch (err) {
           throw new UsageError(messageOf(err));
@@ -496,7 +771,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
           const { port: bound } = server.address() as AddressInfo;
           const shown = host.includes(':') ? `[${host}]` : host;
           io.out(
-            `sqlinbox dashboard on http://${shown}:${bound}${basePath}/ (${flags.actions ? 'actions enabled' : 'read-only'}; Ctrl-C stops it)`,
+            `sqlinbox dashboard on http://${shown}:${bound}${basePath}/ (${flags.actions ? 'actions enabled' : 'read-only'}; ${loginText(credentials)}; Ctrl-C stops it)`,
           );
           await new Promise<void>((resolve) => {
             process.once('SIGINT', resolve);
@@ -517,11 +792,19 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       };
     });
 
-  cli.help();
+  cli.version(VERSION);
+  cli.help((sections) => {
+    // cac prints a command's usage but not its description: the description goes right under it.
+    const command = cli.matchedCommand;
+    if (command === undefined || command.description === '') return sections;
+    const at = sections.findIndex((s) => s.title === 'Usage');
+    sections.splice(at + 1, 0, { title: 'Description', body: `  ${command.description}` });
+    return sections;
+  });
   try {
     const parsed = cli.parse(['node', 'sqlinbox', ...argv], { run: false });
     flags = parsed.options as Flags;
-    if (flags.help) return EXIT.ok;
+    if (flags.help || (flags as { version?: boolean }).version) return EXIT.ok;
     if (cli.matchedCommand === undefined) {
       if (parsed.args.length > 0)
         throw new UsageError(`unknown command ${parsed.args[0]}; see sqlinbox --help`);
@@ -533,11 +816,48 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return await action();
   } catch (err) {
     io.err(`sqlinbox: ${messageOf(err)}`);
-    if (err instanceof UsageError || (err as Error)?.name === 'CACError') return EXIT.usage;
+    if (
+      err instanceof UsageError ||
+      err instanceof ConnectionStringError ||
+      (err as Error)?.name === 'CACError'
+    )
+      return EXIT.usage;
     return EXIT.failed;
   } finally {
     await adapter?.close().catch(() => undefined);
   }
+}
+
+/**
+ * The dashboard's login from the environment: basic authentication (`SQLINBOX_DASHBOARD_USER` and
+ * `SQLINBOX_DASHBOARD_PASSWORD`), a bearer token (`SQLINBOX_DASHBOARD_TOKEN`), both, or undefined.
+ * Read from the environment, never from flags, so no password shows in the process list.
+ */
+function dashboardCredentials(
+  env: Readonly<Record<string, string | undefined>>,
+): { user?: string; password?: string; token?: string } | undefined {
+  const user = env.SQLINBOX_DASHBOARD_USER || undefined;
+  const password = env.SQLINBOX_DASHBOARD_PASSWORD || undefined;
+  const token = env.SQLINBOX_DASHBOARD_TOKEN || undefined;
+  if ((user === undefined) !== (password === undefined)) {
+    throw new UsageError('set SQLINBOX_DASHBOARD_USER and SQLINBOX_DASHBOARD_PASSWORD together');
+  }
+  if (user === undefined && token === undefined) return undefined;
+  return { ...(user === undefined ? {} : { user, password }), ...(token === undefined ? {} : { token }) };
+}
+
+/** Whether an address to listen on is this machine only: `localhost`, 127.0.0.0/8, ::1. */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return isIPv4(v4) && v4.startsWith('127.');
+}
+
+function loginText(c: { user?: string; token?: string } | undefined): string {
+  if (c === undefined) return 'no login';
+  const kinds = [c.user === undefined ? '' : 'basic', c.token === undefined ? '' : 'bearer token'];
+  return `login: ${kinds.filter((k) => k !== '').join(' or ')}`;
 }
 
 /** JSON text of a value; a bigint (an id some drivers answer as one) as its decimal text. */

@@ -139,12 +139,12 @@ for (const target of targets) {
           lease: 'locked_until',
         });
         const ops = adapter.dialect.prepare(table);
-        expect(await ops.recordTick!(conn, ticks, 'nightly', at)).toBe(true);
-        expect(await ops.recordTick!(conn, ticks, 'nightly', at)).toBe(false);
-        expect(await ops.recordTick!(conn, ticks, 'hourly', at)).toBe(true);
-        expect((await ops.lastTick!(conn, ticks, 'nightly'))?.toISOString()).toBe(at.toISOString());
-        expect(await ops.pruneTicks!(conn, ticks, 'nightly', new Date(at.getTime() + 1))).toBe(1);
-        expect(await ops.lastTick!(conn, ticks, 'nightly')).toBeNull();
+        expect(await ops.schedules!.recordTick(conn, ticks, 'nightly', at)).toBe(true);
+        expect(await ops.schedules!.recordTick(conn, ticks, 'nightly', at)).toBe(false);
+        expect(await ops.schedules!.recordTick(conn, ticks, 'hourly', at)).toBe(true);
+        expect((await ops.schedules!.lastTick(conn, ticks, 'nightly'))?.toISOString()).toBe(at.toISOString());
+        expect(await ops.schedules!.pruneTicks(conn, ticks, 'nightly', new Date(at.getTime() + 1))).toBe(1);
+        expect(await ops.schedules!.lastTick(conn, ticks, 'nightly')).toBeNull();
         const bad = await sqlinbox(['ddl', '--url', target.url, ...flags, '--schedules', 'no;table']);
         expect(bad.code).not.toBe(0);
       } finally {
@@ -286,7 +286,7 @@ for (const target of targets) {
       }
     });
 
-    test(`R-ADM-4 R-ADM-5 dashboard serves the queues until stopped, read-only unless --actions (${target.name})`, async () => {
+    test(`R-ADM-4 R-ADM-5 R-LIFE-8 dashboard serves the queues until stopped, read-only unless --actions; actions or an address beyond loopback only with a login (basic or bearer) (${target.name})`, async () => {
       const name = `cli_${randomBytes(4).toString('hex')}`;
       const flags = [
         '--table',
@@ -331,24 +331,72 @@ for (const target of targets) {
         expect(refused.status).toBe(403);
         expect(await ro.stop()).toBe(0);
 
+        // Actions, or an address beyond this machine, need a login: refused without one, saying how.
+        for (const extra of [['--actions'], ['--host', '0.0.0.0']]) {
+          const refusedStart = await sqlinbox([
+            'dashboard',
+            '--url',
+            target.url,
+            ...flags,
+            '--port',
+            '0',
+            ...extra,
+          ]);
+          expect(refusedStart.code).toBe(2);
+          expect(refusedStart.err).toContain('refuses to start without a login');
+          expect(refusedStart.err).toContain('SQLINBOX_DASHBOARD_USER and SQLINBOX_DASHBOARD_PASSWORD');
+          expect(refusedStart.err).toContain('SQLINBOX_DASHBOARD_TOKEN');
+        }
+        const halfLogin = await sqlinbox(['dashboard', '--url', target.url, ...flags, '--actions'], {
+          SQLINBOX_DASHBOARD_USER: 'ops',
+        });
+        expect(halfLogin.code).toBe(2);
+        expect(halfLogin.err).toContain('together');
+
+        const token = 'a-token-of-sixteen-or-more';
         const ops = await serveDashboard(
           ['dashboard', '--port', '0', '--actions', '--base-path', '/queues', ...flags],
-          { SQLINBOX_URL: target.url },
+          {
+            SQLINBOX_URL: target.url,
+            SQLINBOX_DASHBOARD_USER: 'ops',
+            SQLINBOX_DASHBOARD_PASSWORD: 'pa:ss wörd',
+            SQLINBOX_DASHBOARD_TOKEN: token,
+          },
         );
+        expect(ops.line).toContain('login: basic or bearer token');
         expect(ops.url).toMatch(/\/queues$/);
-        const page = await fetch(`${ops.url}/queues/${name}?state=dead`);
+        const basic = `Basic ${Buffer.from('ops:pa:ss wörd').toString('base64')}`;
+        const anonymous = await fetch(`${ops.url}/`);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic realm="sqlinbox"/);
+        const wrong = await fetch(`${ops.url}/`, {
+          headers: { authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` },
+        });
+        expect(wrong.status).toBe(401);
+        expect((await fetch(`${ops.url}/`, { headers: { authorization: `Bearer ${token}x` } })).status).toBe(
+          401,
+        );
+        const viaToken = await fetch(`${ops.url}/api/stats`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(viaToken.status).toBe(200);
+        expect(JSON.parse(await viaToken.text()).queues[name].stats).toMatchObject({ dead: 2 });
+        const page = await fetch(`${ops.url}/queues/${name}?state=dead`, {
+          headers: { authorization: basic },
+        });
         const html = await page.text();
         const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
-        const token = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+        const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
         const done = await fetch(`${ops.url}/queues/${name}/requeue`, {
           method: 'POST',
           redirect: 'manual',
           headers: {
+            authorization: basic,
             origin: new URL(ops.url).origin,
             cookie,
             'content-type': 'application/x-www-form-urlencoded',
           },
-          body: new URLSearchParams({ id: String(dead[0]), csrf: token }),
+          body: new URLSearchParams({ id: String(dead[0]), csrf }),
         });
         expect(done.status).toBe(303);
         expect(await ops.stop()).toBe(0);
@@ -464,3 +512,152 @@ test('R-ADM-4 stats --watch prints the counts again every interval until stopped
     await adapter.close();
   }
 });
+
+describe('what a new user meets first', () => {
+  test('R-USER-1 --version prints the package version; every command has a description in its help', async () => {
+    const { version } = JSON.parse(
+      (await import('node:fs')).readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    const v = await sqlinbox(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.out).toContain(`sqlinbox/${version}`);
+    const all = await sqlinbox(['--help']);
+    expect(all.code).toBe(0);
+    const commands = ['ddl', 'stats', 'dead', 'show', 'dashboard'];
+    for (const command of commands) {
+      const listed = all.out.split('\n').find((l) => l.trimStart().startsWith(`${command} `));
+      expect(listed, command).toMatch(/\S+\s{2,}\S+/);
+      const one = await sqlinbox([command, '--help']);
+      expect(one.code, command).toBe(0);
+      const lines = one.out.split('\n');
+      const at = lines.indexOf('Description:');
+      expect(at, `${command} --help has a description`).toBeGreaterThan(0);
+      expect(lines[at + 1]!.trim().length, command).toBeGreaterThan(20);
+    }
+  });
+
+  test('R-USER-4 a config file without "id", with a typo or a wrong type says which key and how to fix it', async () => {
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name);
+      writeFileSync(path, JSON.stringify(value));
+      return path;
+    };
+    const noId = write('no-id.json', { queues: { jobs: { table: 'jobs' } } });
+    const r1 = await sqlinbox(['ddl', '--config', noId, '--url', 'sqlite:./none.db']);
+    expect(r1.code).toBe(2);
+    expect(r1.err).toContain(`the config file ${noId}, queue "jobs": "id" is missing`);
+    expect(r1.err).toContain('"id": { "column": "id", "generated": true }');
+    expect(r1.err).not.toContain('Cannot read properties');
+
+    const typo = write('typo.json', { queues: { jobs: { table: 'jobs', id: 'id', leese: 'locked_until' } } });
+    const r2 = await sqlinbox(['stats', '--config', typo]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toContain('queue "jobs", unknown key "leese" (did you mean "lease"?)');
+
+    const top = write('top.json', { urls: 'postgres://x/y', queues: {} });
+    const r3 = await sqlinbox(['stats', '--config', top]);
+    expect(r3.err).toContain('unknown key "urls" (did you mean "url"?)');
+
+    const wrong = write('wrong.json', { queues: { jobs: { table: 'jobs', id: 'id', lease: 30 } } });
+    const r4 = await sqlinbox(['stats', '--config', wrong]);
+    expect(r4.code).toBe(2);
+    expect(r4.err).toContain('"lease" must be a column name (got 30)');
+  });
+
+  test('R-USER-4 a connection string that is no URL is refused with an example, never tried as a host', async () => {
+    const r = await sqlinbox(['stats', '--table', 'jobs', '--url', 'postgres://not a url']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      '"postgres://not a url" is not a connection string: it cannot be parsed as a URL',
+    );
+    expect(r.err).toContain('postgres://user:password@localhost:5432/app');
+    expect(r.err).not.toContain('ENOTFOUND');
+    const m = await sqlinbox(['stats', '--table', 'jobs', '--url', 'mysql://root:hunter2@bad host/x']);
+    expect(m.code).toBe(2);
+    expect(m.err).toContain('mysql://root:***@bad host/x');
+    expect(m.err).not.toContain('hunter2');
+  });
+});
+
+test('R-USER-3 ddl --dialect prints the DDL without a database: no URL, no SQLite file', async () => {
+  const { postgresDialect } = await import('@sqlinbox/dialect-postgres');
+  const { mysqlDialect } = await import('@sqlinbox/dialect-mysql');
+  const { sqliteDialect } = await import('@sqlinbox/dialect-sqlite');
+  const table = inbox({
+    table: 'jobs',
+    id: { column: 'id', generated: true },
+    attempt: { column: 'attempt', generated: true },
+    payload: 'payload',
+    lease: 'locked_until',
+  });
+  for (const [name, dialect] of [
+    ['postgres', postgresDialect],
+    ['mariadb', mysqlDialect],
+    ['sqlite', sqliteDialect],
+  ] as const) {
+    const r = await sqlinbox([
+      'ddl',
+      '--dialect',
+      name,
+      '--table',
+      'jobs',
+      '--lease',
+      'locked_until',
+      '--json',
+    ]);
+    expect(r.code, `${name}: ${r.err}`).toBe(0);
+    expect(JSON.parse(r.out)).toEqual(dialect.ddl(table as AnyTable, {}));
+  }
+  const bad = await sqlinbox(['ddl', '--dialect', 'oracle', '--table', 'jobs']);
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain('unknown --dialect oracle: use postgres, mysql (or mariadb) or sqlite');
+});
+
+for (const target of targets) {
+  test(`R-USER-3 two deploys run sqlinbox migrate at once: one applies, the other waits and finds it recorded; a dry run prints the SQL (${target.name})`, async () => {
+    const name = `mig_${randomBytes(4).toString('hex')}`;
+    const args = [
+      '--url',
+      target.url,
+      '--table',
+      name,
+      '--lease',
+      'locked_until',
+      '--dead-letter-table',
+      `${name}_dead`,
+    ];
+    const adapter = await openUrl(target.url);
+    const conn = await adapter.pool.acquire();
+    try {
+      const dry = await sqlinbox(['migrate', '--dry-run', ...args]);
+      expect(dry.code, dry.err).toBe(0);
+      expect(dry.out).toMatch(new RegExp(`^-- ${name}: version \\d+, not applied yet$`, 'm'));
+      expect(dry.out).toContain(`${name}_dead`);
+      const [a, b] = await Promise.all([sqlinbox(['migrate', ...args]), sqlinbox(['migrate', ...args])]);
+      expect([a.code, b.code], a.err + b.err).toEqual([0, 0]);
+      const lines = [a.out.trim(), b.out.trim()].sort();
+      expect(lines[0]).toMatch(new RegExp(`^${name}: version (\\d+) applied$`));
+      expect(lines[1]).toMatch(new RegExp(`^${name}: version (\\d+) was applied already$`));
+      const version = /version (\d+)/.exec(lines[0]!)![1];
+      const recorded = await conn.query<{ n: unknown }>(
+        `SELECT COUNT(*) AS n FROM sqlinbox_migrations WHERE target = '${name}'`,
+      );
+      expect(Number(recorded.rows[0]!.n)).toBe(1);
+      // The tables are there: a row goes in and comes out.
+      await conn.query(`INSERT INTO ${name} (payload) VALUES ('{}')`);
+      expect((await conn.query(`SELECT * FROM ${name}_dead`)).rows).toEqual([]);
+      const again = await sqlinbox(['migrate', '--dry-run', ...args]);
+      expect(again.out.trim()).toBe(`-- ${name}: version ${version}, applied`);
+    } finally {
+      for (const t of [name, `${name}_dead`])
+        await conn.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      await conn.query(`DELETE FROM sqlinbox_migrations WHERE target = '${name}'`).catch(() => undefined);
+      const left = await conn
+        .query<{ n: unknown }>('SELECT COUNT(*) AS n FROM sqlinbox_migrations')
+        .catch(() => null);
+      if (left !== null && Number(left.rows[0]!.n) === 0) await conn.query('DROP TABLE sqlinbox_migrations');
+      adapter.pool.release(conn);
+      await adapter.close();
+    }
+  });
+}

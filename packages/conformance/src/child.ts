@@ -15,12 +15,15 @@
  * - `mode: 'rate'` (rate limits across processes): acks every row of a rate-limited table,
  *   noting the instant each row was claimed and each handler started, until the parent sends
  *   `stop`; then it shuts down and reports those instants.
+ * - `mode: 'control'` (pause and resume across processes): handles every row by sleeping
+ *   `sleepMs`, telling the parent each handler's start and end and each `paused`/`resumed` event
+ *   as it happens, until the parent sends `stop`.
  */
 import { pathToFileURL } from 'node:url';
 import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control';
   /** `mode: 'concurrency'`: how long each handler sleeps, in milliseconds. */
   sleepMs?: number;
   module: string;
@@ -104,6 +107,28 @@ async function main(): Promise<void> {
       await broker.shutdown({ timeout: 10_000 });
       await adapter.close?.();
       process.send?.({ type: 'done', starts, claims }, () => process.exit(0));
+    });
+    await broker.start();
+    process.send?.({ type: 'ready' });
+    return;
+  }
+
+  if (input.mode === 'control') {
+    for (const e of ['paused', 'resumed'] as const) {
+      broker.on(e, (x: { scope: string; value: string | null }) =>
+        process.send?.({ type: 'notice', event: e, scope: x.scope, value: x.value, at: Date.now() }),
+      );
+    }
+    broker.subscribe(q, async (_m: unknown, ctx: { id: unknown }) => {
+      process.send?.({ type: 'start', id: String(ctx.id), at: Date.now() });
+      await new Promise((r) => setTimeout(r, input.sleepMs ?? 20));
+      process.send?.({ type: 'end', id: String(ctx.id), at: Date.now() });
+    });
+    process.on('message', async (m: any) => {
+      if (m?.type !== 'stop') return;
+      await broker.shutdown({ timeout: 10_000 });
+      await adapter.close?.();
+      process.send?.({ type: 'done' }, () => process.exit(0));
     });
     await broker.start();
     process.send?.({ type: 'ready' });

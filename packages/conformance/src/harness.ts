@@ -37,6 +37,10 @@ export interface TableExtras {
   readonly priority?: boolean;
   /** A unique key column, `job_key`. */
   readonly uniqueKey?: boolean;
+  /** A deadline column, `expires_at`. */
+  readonly expiresAt?: boolean;
+  /** The failure record: `last_error`, `error_class`, `failed_at`, `created_at`. */
+  readonly failureRecord?: boolean;
   /** Per-key concurrency on a column `ckey`, with this limit. */
   readonly concurrency?: number;
   /** Advisory key template; default `<table>-{id}`. */
@@ -47,6 +51,8 @@ export interface TableExtras {
   readonly isolation?: InboxInput['isolation'];
   /** A dead-letter table beside it, `<table>_dlq`, created and dropped with it. */
   readonly deadLetterTable?: boolean;
+  /** A retention (`inbox({ retention })`); its `deadAt` column is created with the table. */
+  readonly retention?: InboxInput['retention'];
   /** Advisory form: a custom lock (given with `unlock`). */
   readonly lock?: InboxInput['lock'];
   /** Advisory form: a custom unlock (given with `lock`). */
@@ -126,9 +132,17 @@ export class Harness {
     if (extras.partitionKey) input.partitionKey = 'pkey';
     if (extras.priority) input.priority = 'priority';
     if (extras.uniqueKey) input.uniqueKey = 'job_key';
+    if (extras.expiresAt) input.expiresAt = 'expires_at';
+    if (extras.failureRecord) {
+      input.lastError = 'last_error';
+      input.errorClass = 'error_class';
+      input.failedAt = 'failed_at';
+      input.createdAt = 'created_at';
+    }
     if (extras.concurrency !== undefined) input.concurrency = { key: 'ckey', limit: extras.concurrency };
     if (extras.columns) input.columns = extras.columns;
     if (extras.isolation) input.isolation = extras.isolation;
+    if (extras.retention) input.retention = extras.retention;
     if (extras.lock) {
       input.lock = extras.lock;
       input.unlock = extras.unlock;

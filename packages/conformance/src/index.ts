@@ -1,13 +1,18 @@
 import type { Capabilities, Form } from '@sqlinbox/core';
-import { afterEach, beforeEach, describe, test } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, test } from 'vitest';
 import { Harness } from './harness.js';
+import { collectSkips, NEEDS, reportSkips, skip } from './scenario-skips.js';
 import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
-import { concurrencyScenarios } from './scenarios/concurrency.js';
+import { concurrencyForms, concurrencyScenarios } from './scenarios/concurrency.js';
 import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
+import { controlScenarios } from './scenarios/control.js';
 import { crashScenarios } from './scenarios/crash.js';
 import { deadLetterScenarios } from './scenarios/dead-letter.js';
+import { debounceScenarios } from './scenarios/debounce.js';
+import { expiryScenarios } from './scenarios/expiry.js';
+import { failureRecordScenarios } from './scenarios/failure-record.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { flowScenarios } from './scenarios/flow.js';
 import { hostileScenarios } from './scenarios/hostile.js';
@@ -19,6 +24,7 @@ import { orderingScenarios } from './scenarios/ordering.js';
 import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rateScenarios } from './scenarios/rate.js';
+import { retentionScenarios } from './scenarios/retention.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { scheduleScenarios } from './scenarios/schedule.js';
 import { settleScenarios } from './scenarios/settle.js';
@@ -76,7 +82,16 @@ export interface ConformanceOptions {
    * (e.g. 20) on one adapter per database family.
    */
   readonly rateSeconds?: number;
+  /**
+   * The time each scenario and hook may take, in ms, where the scenario sets none of its own
+   * (default 60,000). The suite sets it itself, so it runs under vitest's defaults (5 s per test),
+   * where a schedule or crash scenario takes longer than that.
+   */
+  readonly timeout?: number;
 }
+
+/** What {@link ConformanceOptions.timeout} defaults to. */
+export const SCENARIO_TIMEOUT = 60_000;
 
 /**
  * Registers the whole sqlinbox conformance suite for one adapter, in the calling vitest file:
@@ -86,8 +101,10 @@ export interface ConformanceOptions {
  * await runConformance(myTarget);
  * ```
  * It opens the adapter once to read what it can do (its capabilities: forms, transactional mode,
- * FIFO guard, connections), and registers every scenario those allow. Scenarios create their own
- * tables with the dialect's DDL and drop them after.
+ * FIFO guard, connections), and registers every scenario those allow; each one left out is
+ * registered as skipped with its reason in its title, and the list is printed once registered.
+ * Scenarios create their own tables with the dialect's DDL and drop them after. The suite sets its
+ * own timeouts ({@link ConformanceOptions.timeout}): no vitest configuration is needed.
  */
 export async function runConformance(
   target: ConformanceTarget,
@@ -95,10 +112,16 @@ export async function runConformance(
 ): Promise<void> {
   const probe = await target.open({ poolSize: 2 });
   const caps: Capabilities = probe.dialect.capabilities;
+  const byKey = concurrencyForms(probe.dialect);
   await probe.close();
   const forms = caps.forms.filter((f) => options.forms === undefined || options.forms.includes(f));
+  const timeout = options.timeout ?? SCENARIO_TIMEOUT;
+  const suite = `sqlinbox conformance: ${target.name}`;
 
-  describe(`sqlinbox conformance: ${target.name}`, () => {
+  describe(suite, { timeout }, () => {
+    const skipped = collectSkips();
+    // Runs once every scenario is registered (vitest collects the nested blocks after this body).
+    beforeAll(() => reportSkips(suite, skipped));
     let harness: Harness | undefined;
     const h = () => {
       if (harness === undefined) throw new Error('no harness: scenarios run inside the suite');
@@ -106,11 +129,21 @@ export async function runConformance(
     };
     beforeEach(() => {
       harness = new Harness(target, caps);
-    });
+    }, timeout);
     afterEach(async () => {
       await harness?.cleanup();
       harness = undefined;
-    });
+    }, timeout);
+
+    for (const form of ['rowlock', 'lease', 'advisory'] as const) {
+      if (forms.includes(form)) continue;
+      skip(
+        `the ${form} form's scenarios`,
+        caps.forms.includes(form)
+          ? 'left out by options.forms'
+          : `the adapter takes no ${form} form (capabilities.forms: ${caps.forms.join(', ')})`,
+      );
+    }
 
     test('R-SHAPE-5 R-SHAPE-4 the adapter states what it can do, and this suite runs on it', () => {
       if (caps.forms.length === 0) throw new Error('an adapter must take at least one claim form');
@@ -134,13 +167,19 @@ export async function runConformance(
         batchScenarios(h, form, caps);
         orderingScenarios(h, form);
         flowScenarios(h, form);
-        concurrencyScenarios(h, form, caps);
+        debounceScenarios(h, form);
+        expiryScenarios(h, form);
+        retentionScenarios(h, form);
+        failureRecordScenarios(h, form);
+        concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);
+        controlScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);
         if (caps.transactional) transactionalScenarios(h, form, caps);
+        else skip(`transactional mode's scenarios (${form})`, NEEDS.transactional);
         if (form === 'lease') leaseScenarios(h, caps);
         if (form === 'lease') batchedAckKillScenarios(h, target);
         if (form === 'advisory') advisoryScenarios(h, caps);
@@ -167,7 +206,7 @@ export async function runHostileCorpus(target: ConformanceTarget): Promise<void>
   const probe = await target.open({ poolSize: 2 });
   const caps: Capabilities = probe.dialect.capabilities;
   await probe.close();
-  describe(`sqlinbox hostile corpus: ${target.name}`, () => {
+  describe(`sqlinbox hostile corpus: ${target.name}`, { timeout: SCENARIO_TIMEOUT }, () => {
     let harness: Harness | undefined;
     const h = () => {
       if (harness === undefined) throw new Error('no harness: scenarios run inside the suite');
@@ -175,11 +214,11 @@ export async function runHostileCorpus(target: ConformanceTarget): Promise<void>
     };
     beforeEach(() => {
       harness = new Harness(target, caps);
-    });
+    }, SCENARIO_TIMEOUT);
     afterEach(async () => {
       await harness?.cleanup();
       harness = undefined;
-    });
+    }, SCENARIO_TIMEOUT);
     for (const form of caps.forms) describe(`${form} form`, () => hostileScenarios(h, form, caps));
   });
 }

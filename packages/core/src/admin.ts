@@ -1,6 +1,8 @@
+import { type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
 import { type AnyTable, keyOf, namedColumns } from './description.js';
 import type {
   Adapter,
+  AdminOps,
   BeginOptions,
   DeadLetterTarget,
   PickQuery,
@@ -51,6 +53,14 @@ export interface AdminRow {
   readonly group: string | null;
   /** When the row was settled (`processed_at`), or null: unsettled, or no such column. */
   readonly processedAt: Date | null;
+  /** The last error's message (the failure record), or null: none yet, or no such column. */
+  readonly lastError: string | null;
+  /** The last error's class (its `name`, or `expired`), or null: none yet, or no such column. */
+  readonly errorClass: string | null;
+  /** When the row last failed, or died, or null: never, or no such column. */
+  readonly failedAt: Date | null;
+  /** When the row was inserted, or null: no such column (or a row inserted without a value). */
+  readonly createdAt: Date | null;
   /** The payload's first characters (bytes read as UTF-8, JSON as its text). */
   readonly preview: string;
   /** Whether the preview was cut. */
@@ -111,7 +121,30 @@ export class Admin {
    * {@link QueueStats.inWorkSeen}) and the age of the oldest ready row.
    */
   async stats(table: AnyTable, opts: AdminTableOptions = {}): Promise<QueueStats> {
-    return this.withConn(table, opts, (conn, ops) => ops.stats(conn, new Date(), { inWork: true }));
+    const stats = await this.withConn(table, opts, (conn, ops) =>
+      ops.stats(conn, new Date(), { inWork: true }),
+    );
+    if (table.control === undefined) return stats;
+    return { ...stats, paused: await this.paused(table) };
+  }
+
+  /**
+   * Pauses the queue, or one FIFO group of it (`scope.group`), in the table's control table (its
+   * description's `control`): every broker subscribed to it starts no handler of it within a
+   * second; handlers in work finish and settle. Pausing twice is one pause.
+   */
+  async pause(table: AnyTable, scope: PauseScope = {}): Promise<void> {
+    await setPaused(this.adapter.dialect, this.adapter.pool, table, true, scope);
+  }
+
+  /** Ends a pause (the queue's, or the group's): brokers claim its rows again within a second. */
+  async resume(table: AnyTable, scope: PauseScope = {}): Promise<void> {
+    await setPaused(this.adapter.dialect, this.adapter.pool, table, false, scope);
+  }
+
+  /** What is paused of the queue: the whole queue, and the groups. */
+  paused(table: AnyTable): Promise<PausedState> {
+    return readPaused(this.adapter.dialect, this.adapter.pool, table);
   }
 
   /**
@@ -494,11 +527,21 @@ export class Admin {
       lockedUntil: table.lease === undefined ? null : instant(r[table.lease]),
       group: table.group === undefined || r[table.group] == null ? null : String(r[table.group]),
       processedAt: table.processedAt === undefined ? null : instant(r[table.processedAt]),
+      lastError: textOf(table.lastError, r),
+      errorClass: textOf(table.errorClass, r),
+      failedAt: table.failedAt === undefined ? null : instant(r[table.failedAt]),
+      createdAt: table.createdAt === undefined ? null : instant(r[table.createdAt]),
       preview,
       truncated,
       row,
     };
   }
+}
+
+/** A text column's value, or null where the table has no such column or the row holds none. */
+function textOf(column: string | undefined, r: Row): string | null {
+  const v = column === undefined ? undefined : r[column];
+  return v == null ? null : String(v);
 }
 
 function reasonOf(row: AdminRow | null, dead: boolean): SkipReason {
@@ -509,17 +552,14 @@ function reasonOf(row: AdminRow | null, dead: boolean): SkipReason {
   return 'in-work';
 }
 
-function need<K extends 'list' | 'pick' | 'requeue' | 'remove' | 'reschedule'>(
-  ops: TableOps,
-  member: K,
-): NonNullable<TableOps[K]> {
-  const f = ops[member];
-  if (f === undefined) {
+function need<K extends keyof AdminOps>(ops: TableOps, member: K): AdminOps[K] {
+  const admin = ops.admin;
+  if (admin === undefined) {
     throw new ConfigError(`the dialect has no admin statement ${member}`, {
-      fix: 'use a dialect that implements the admin members of TableOps',
+      fix: 'use a dialect that implements the admin feature of TableOps',
     });
   }
-  return (f as (...args: unknown[]) => unknown).bind(ops) as NonNullable<TableOps[K]>;
+  return (admin[member] as (...args: unknown[]) => unknown).bind(admin) as AdminOps[K];
 }
 
 const list = (ops: TableOps) => need(ops, 'list');

@@ -1,7 +1,8 @@
+import type { ControlTable } from './control-table.js';
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
-import type { Duration } from './queue.js';
-import { type RateLimit, type RateLimitInput, rateLimitOf } from './rate.js';
+import type { RateLimit } from './rate-limit.js';
+import type { Retention } from './retention.js';
 
 /**
  * A table description says which table holds a queue and what each column means. It comes in two
@@ -111,6 +112,7 @@ export interface ColumnRole {
 export interface TableDescription<
   F extends Form = Form,
   I extends IsolationLevel | undefined = IsolationLevel | undefined,
+  P = unknown,
 > {
   /** Marks the value as a table description. */
   readonly kind: 'sqlinbox.table';
@@ -148,6 +150,25 @@ export interface TableDescription<
   /** Unique key column (text): one unsettled row per key; `publish(.., { key })` fills it. */
   readonly uniqueKey: string | undefined;
   /**
+   * The deadline column (an instant): a row whose deadline has passed is never handed to a
+   * handler, and leaves as expired; `publish(.., { expiresAt })` fills it. Undefined: no deadline.
+   */
+  readonly expiresAt?: string | undefined;
+  /**
+   * The last error's message column (text, cut to 1,000 characters): written by the settlement
+   * of a failed delivery (retry or dead letter), kept by the dead letter. Undefined: not kept.
+   */
+  readonly lastError?: string | undefined;
+  /**
+   * The last error's class column (text): the thrown error's `name`, or `expired` for a row that
+   * left past its deadline. Written with {@link lastError}. Undefined: not kept.
+   */
+  readonly errorClass?: string | undefined;
+  /** The instant of the last failure, or of the death (an instant). Undefined: not kept. */
+  readonly failedAt?: string | undefined;
+  /** The instant the row was inserted (an instant; `ddl()` gives it the database's now as default). */
+  readonly createdAt?: string | undefined;
+  /**
    * Per-key concurrency: at most `limit` rows of one value of `column` in work at once, across
    * every broker on the table; undefined: no limit.
    */
@@ -171,7 +192,46 @@ export interface TableDescription<
    * in the database (see `RateLimit`). Undefined: no rate limit.
    */
   readonly rateLimit?: RateLimit | undefined;
+  /**
+   * How long settled rows are kept before the brokers that subscribe the table delete them (see
+   * `Retention`). Undefined: kept until something else deletes them.
+   */
+  readonly retention?: Retention | undefined;
+  /**
+   * The control table where pauses of this queue are kept (see `ControlTable`); every broker
+   * subscribed to the table reads it once a second. Undefined: the queue cannot be paused.
+   */
+  readonly control?: ControlTable | undefined;
+  /**
+   * Type-level only, never present at runtime: the message type `P` the payload column carries,
+   * stated by `table(..).payload<P>(..)` or {@link typed}. `queue(d)` hands the handler a `P` and
+   * `publish(d, ..)` takes one; unknown (the default) leaves both untyped.
+   */
+  readonly '~payload'?: P;
 }
+
+/** What {@link typed} adds to a description's type: its message type, at the type level only. */
+export interface Typed<P> {
+  /** Type-level only, never present at runtime: the message type `P` of the payload column. */
+  readonly '~payload'?: P;
+}
+
+/** The message type a description states (see {@link typed}); unknown where it states none. */
+export type PayloadOf<D> = D extends Typed<infer P> ? P : unknown;
+
+/**
+ * States the message type of a description, once, for the handler and `publish`: type-level only,
+ * the description is answered as it is.
+ * ```ts
+ * const emails = typed<{ to: string }>()(inbox({ table: 'emails', id: 'id', payload: 'payload' }));
+ * ```
+ * The builder spelling says it in `.payload<{ to: string }>('payload')`.
+ */
+export function typed<P>(): <D extends AnyTable>(description: D) => D & Typed<P> {
+  return asTyped as never;
+}
+
+const asTyped = <D>(description: D): D => description;
 
 /**
  * Per-key concurrency of a table: at most `limit` rows with one value of `column` are in work at
@@ -319,134 +379,6 @@ export function parseKeyTemplate(template: string, table: string): KeyPart[] {
   return parts;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The declarative spelling
-
-type ColumnSpec = string | { readonly column: string; readonly generated?: boolean };
-type PayloadSpec = string | { readonly column: string; readonly type?: PayloadType };
-
-/** The declarative spelling of a table description. */
-export interface InboxInput {
-  /** Table name, optionally schema-qualified. */
-  readonly table: string;
-  /** The id column; `{ column, generated: true }` when the database fills it. */
-  readonly id: ColumnSpec;
-  /** The payload column; JSON unless `type` says `text` or `bytes`. */
-  readonly payload?: PayloadSpec;
-  /** The attempt column (default 1 on insert). Without it attempts are not counted. */
-  readonly attempt?: ColumnSpec;
-  /** Selects the lease form: the `locked_until` column. */
-  readonly lease?: string;
-  /** Selects the advisory lock form: a key template such as `"accounts-{account}"`. */
-  readonly advisory?: string;
-  /** Rows are not due before this instant; enables `retryAfter(d)`. */
-  readonly retryAfter?: string;
-  /** Settled rows are stamped here instead of deleted. */
-  readonly processedAt?: string;
-  /** FIFO group column. */
-  readonly group?: string;
-  /** Partition key column for `workersByKey(n)`. */
-  readonly partitionKey?: string;
-  /**
-   * Priority column (an integer, `NOT NULL DEFAULT 0` in the printed DDL): a claim takes the
-   * highest priority first, then claim order. Default: none, claim order only.
-   */
-  readonly priority?: string;
-  /**
-   * Unique key column (text): while a row with a key is unsettled, a publish with the same key
-   * inserts nothing and answers the existing row's id. Default: none.
-   */
-  readonly uniqueKey?: string;
-  /**
-   * Per-key concurrency: at most `limit` rows with one value of column `key` in work at once,
-   * across every broker on the table (lease form). Default: no limit.
-   */
-  readonly concurrency?: {
-    /** The key column; a row whose value is NULL has no limit. */
-    readonly key: string;
-    /** Most rows of one key in work at once: a positive integer. */
-    readonly limit: number;
-  };
-  /** Other columns of the table the description names (e.g. for key placeholders). */
-  readonly columns?: readonly string[];
-  /** Isolation level of row-lock claims and transactional-mode transactions. */
-  readonly isolation?: IsolationLevel;
-  /** SQLite transaction mode (default `deferred`). */
-  readonly mode?: SqliteMode;
-  /** Whose clock decides "now" (default `host`). A lease table takes the host's. */
-  readonly clock?: Clock;
-  /** Custom lock and unlock: together, and only in the advisory form. */
-  readonly lock?: CustomLock;
-  /** Custom unlock, given with `lock`. */
-  readonly unlock?: CustomUnlock;
-  /** Custom settlement statements per outcome. */
-  readonly custom?: CustomStatements;
-  /**
-   * At most `max` deliveries started per `per` (fixed windows on the database clock) across every
-   * broker on the table, the budget held in the table `sqlinbox_rates` (or `table`), which `ddl()`
-   * prints. Default: no rate limit.
-   */
-  readonly rateLimit?: RateLimitInput;
-}
-
-type ColName<S> = S extends string ? S : S extends { readonly column: infer C extends string } ? C : never;
-type Prop<D, K extends string, Else = never> = D extends { readonly [P in K]: infer V } ? V : Else;
-
-/** Every column name a declarative description declares. */
-type DeclaredColumns<D extends InboxInput> =
-  | ColName<Prop<D, 'id'>>
-  | ColName<Prop<D, 'payload'>>
-  | ColName<Prop<D, 'attempt'>>
-  | ColName<Prop<D, 'lease'>>
-  | ColName<Prop<D, 'retryAfter'>>
-  | ColName<Prop<D, 'processedAt'>>
-  | ColName<Prop<D, 'group'>>
-  | ColName<Prop<D, 'partitionKey'>>
-  | ColName<Prop<D, 'priority'>>
-  | ColName<Prop<D, 'uniqueKey'>>
-  | (Prop<D, 'concurrency', undefined> extends { readonly key: infer C extends string } ? C : never)
-  | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
-
-type FormOf<D> = D extends { lease: string }
-  ? 'lease'
-  : D extends { advisory: string }
-    ? 'advisory'
-    : 'rowlock';
-
-type Has<D, K extends string> = D extends { readonly [P in K]: infer V }
-  ? undefined extends V
-    ? false
-    : true
-  : false;
-
-/** The first rule a declarative description breaks, as a message; `never` when it keeps them all. */
-export type DescriptionProblem<D extends InboxInput> =
-  Has<D, 'lease'> extends true
-    ? Has<D, 'advisory'> extends true
-      ? 'a table takes one claim form: set `lease` or `advisory`, not both'
-      : D extends {
-            /** A description that reads the database clock. */
-            clock: 'database';
-          }
-        ? 'a lease table reads the host clock: every settlement names the expiry its claim computed on the host'
-        : LockRule<D>
-    : LockRule<D>;
-
-type LockRule<D extends InboxInput> =
-  Has<D, 'lock'> extends Has<D, 'unlock'>
-    ? Has<D, 'lock'> extends true
-      ? Has<D, 'advisory'> extends true
-        ? PlaceholderRule<D>
-        : 'custom `lock` and `unlock` belong to the advisory lock form only'
-      : PlaceholderRule<D>
-    : 'custom `lock` and `unlock` come together: give both or neither';
-
-type PlaceholderRule<D extends InboxInput> = D extends { advisory: infer K extends string }
-  ? [Exclude<Placeholders<K>, DeclaredColumns<D>>] extends [never]
-    ? never
-    : `advisory key placeholder {${Exclude<Placeholders<K>, DeclaredColumns<D>> & string}} names no declared column`
-  : never;
-
 /**
  * What a description's type shows of its flow-control columns: `undefined` where it has none, so
  * a `priority` or `key` publish option on such a table is a type error.
@@ -458,96 +390,8 @@ export interface FlowColumns<P extends string | undefined, K extends string | un
   readonly uniqueKey: K;
 }
 
-/** A description value's type, from its declarative input. */
-export type DescriptionOf<D extends InboxInput> = TableDescription<
-  FormOf<D>,
-  D extends {
-    /** The isolation level the input declares. */
-    isolation: infer I extends IsolationLevel;
-  }
-    ? I
-    : undefined
-> &
-  FlowColumns<
-    Has<D, 'priority'> extends true ? string : undefined,
-    Has<D, 'uniqueKey'> extends true ? string : undefined
-  >;
-
-type Checked<D extends InboxInput> = [DescriptionProblem<D>] extends [never]
-  ? D
-  : D & { readonly 'type error': DescriptionProblem<D> };
-
-/**
- * Describes a queue table, declaratively.
- *
- * ```ts
- * const jobs = inbox({ table: 'report_jobs', id: { column: 'id', generated: true },
- *   attempt: 'attempt', lease: 'locked_until', payload: 'payload' });
- * ```
- * Type errors: `lease` beside `advisory`; `lease` with `clock: 'database'`; `lock` without
- * `unlock` (or either outside the advisory form); a key placeholder that names no declared column.
- */
-export function inbox<const D extends InboxInput>(input: Checked<D>): DescriptionOf<D> {
-  const d = input as InboxInput;
-  const table = validateIdentifier(d.table, 'table', undefined, true);
-  const col = (spec: ColumnSpec | undefined, what: string): ColumnRole | undefined =>
-    spec === undefined
-      ? undefined
-      : typeof spec === 'string'
-        ? { column: validateIdentifier(spec, what, table), generated: false }
-        : { column: validateIdentifier(spec.column, what, table), generated: spec.generated ?? false };
-  const name = (s: string | undefined, what: string) =>
-    s === undefined ? undefined : validateIdentifier(s, what, table);
-  if (d.lease !== undefined && d.advisory !== undefined) {
-    throw new ConfigError('a table takes one claim form: set lease or advisory, not both', { table });
-  }
-  const payload =
-    d.payload === undefined
-      ? undefined
-      : typeof d.payload === 'string'
-        ? { column: validateIdentifier(d.payload, 'payload', table), type: 'json' as const }
-        : { column: validateIdentifier(d.payload.column, 'payload', table), type: d.payload.type ?? 'json' };
-  return finish({
-    kind: 'sqlinbox.table',
-    form: d.lease !== undefined ? 'lease' : d.advisory !== undefined ? 'advisory' : 'rowlock',
-    table,
-    id: col(d.id, 'id')!,
-    payload,
-    attempt: col(d.attempt, 'attempt'),
-    lease: name(d.lease, 'lease'),
-    key: d.advisory === undefined ? undefined : parseKeyTemplate(d.advisory, table),
-    retryAfter: name(d.retryAfter, 'retryAfter'),
-    processedAt: name(d.processedAt, 'processedAt'),
-    group: name(d.group, 'group'),
-    partitionKey: name(d.partitionKey, 'partitionKey'),
-    priority: name(d.priority, 'priority'),
-    uniqueKey: name(d.uniqueKey, 'uniqueKey'),
-    concurrency: concurrencyOf(d.concurrency, table),
-    columns: (d.columns ?? []).map((c) => validateIdentifier(c, 'column', table)),
-    isolation: d.isolation,
-    mode: d.mode,
-    clock: d.clock ?? 'host',
-    lock: d.lock,
-    unlock: d.unlock,
-    custom: d.custom ?? {},
-    ...(d.rateLimit === undefined ? {} : { rateLimit: rateLimitOf(d.rateLimit, table, validateIdentifier) }),
-  }) as DescriptionOf<D>;
-}
-
-/** The declarative `concurrency` input, validated; undefined where the input has none. */
-function concurrencyOf(c: InboxInput['concurrency'], table: string): Concurrency | undefined {
-  if (c === undefined) return undefined;
-  if (c === null || typeof c !== 'object') {
-    throw new ConfigError('concurrency is { key, limit }', {
-      table,
-      fix: "e.g. { key: 'account', limit: 2 }",
-    });
-  }
-  return validateConcurrency(c.key, c.limit, table);
-}
-
 /** Rules both spellings share, checked at run time too (for plain JavaScript callers). */
-function finish(t: AnyTable): AnyTable {
+export function finishDescription(t: AnyTable): AnyTable {
   if (t.form === 'lease' && t.clock === 'database') {
     throw new ConfigError('a lease table reads the host clock', {
       table: t.table,
@@ -564,223 +408,16 @@ function finish(t: AnyTable): AnyTable {
   if (t.lock !== undefined && t.form !== 'advisory') {
     throw new ConfigError('custom lock and unlock belong to the advisory lock form', { table: t.table });
   }
+  if (t.retention?.processedMs !== undefined && t.processedAt === undefined) {
+    throw new ConfigError(
+      'retention.processed needs a processedAt column: this table deletes its rows at the ack, so it keeps no processed rows',
+      { table: t.table, fix: "declare processedAt: 'processed_at', or drop retention.processed" },
+    );
+  }
   if (t.isolation !== undefined && t.mode !== undefined) {
     throw new ConfigError('declare an isolation level or a SQLite mode, not both', { table: t.table });
   }
   return Object.freeze(t);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The builder spelling
-
-interface BuilderState {
-  form: Form;
-  clock: Clock;
-  iso: IsolationLevel | undefined;
-  own: boolean;
-  prio: string | undefined;
-  ukey: string | undefined;
-}
-
-type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & {
-  [P in K]: V;
-} extends infer R extends BuilderState
-  ? R
-  : never;
-
-/** Methods always available on the builder. */
-interface BuilderBase<S extends BuilderState> {
-  payload(column: string, type?: PayloadType): TableBuilder<S>;
-  attempt(column: string, opts?: { generated?: boolean }): TableBuilder<S>;
-  retryAfter(column: string): TableBuilder<S>;
-  processedAt(column: string): TableBuilder<S>;
-  group(column: string): TableBuilder<S>;
-  partitionKey(column: string): TableBuilder<S>;
-  /** The priority column (integer): highest first, then claim order. */
-  priority(column: string): TableBuilder<Set<S, 'prio', string>>;
-  /** The unique key column (text): one unsettled row per key. */
-  uniqueKey(column: string): TableBuilder<Set<S, 'ukey', string>>;
-  /** Per-key concurrency: at most `limit` rows of one value of `column` in work at once. */
-  concurrency(column: string, limit: number): TableBuilder<S>;
-  columns(...names: string[]): TableBuilder<S>;
-  isolation<I extends IsolationLevel>(level: I): TableBuilder<Set<S, 'iso', I>>;
-  mode(mode: SqliteMode): TableBuilder<S>;
-  custom(statements: CustomStatements): TableBuilder<S>;
-  /**
-   * At most `max` deliveries started per `per` across every broker (see {@link InboxInput.rateLimit});
-   * `opts.table` names the budget table (default `sqlinbox_rates`).
-   */
-  rateLimit(max: number, per: Duration, opts?: { table?: string }): TableBuilder<S>;
-  /** The finished description. */
-  build(): TableDescription<S['form'], S['iso']> & FlowColumns<S['prio'], S['ukey']>;
-}
-
-/** `.lease(..)` while no form is chosen and the clock is the host's. */
-interface LeaseMethod<S extends BuilderState> {
-  lease(column: string): TableBuilder<Set<S, 'form', 'lease'>>;
-}
-/** `.advisory(..)` while no form is chosen. */
-interface AdvisoryMethod<S extends BuilderState> {
-  advisory(parts: readonly KeyPart[]): TableBuilder<Set<S, 'form', 'advisory'>>;
-}
-/** `.clock(..)` outside the lease form. */
-interface ClockMethod<S extends BuilderState> {
-  clock<C extends Clock>(clock: C): TableBuilder<Set<S, 'clock', C>>;
-}
-/** `.own({ lock, unlock })`: both together, advisory form only, once. */
-interface OwnMethod<S extends BuilderState> {
-  own(fns: { lock: CustomLock; unlock: CustomUnlock }): TableBuilder<Set<S, 'own', true>>;
-}
-
-/** The builder; its methods appear and disappear with what the description already says. */
-export type TableBuilder<S extends BuilderState> = BuilderBase<S> &
-  (S['form'] extends 'rowlock' ? AdvisoryMethod<S> & (S['clock'] extends 'host' ? LeaseMethod<S> : {}) : {}) &
-  (S['form'] extends 'lease' ? {} : ClockMethod<S>) &
-  (S['form'] extends 'advisory' ? (S['own'] extends false ? OwnMethod<S> : {}) : {});
-
-type Draft = { -readonly [K in keyof AnyTable]: AnyTable[K] };
-
-class Builder {
-  constructor(private readonly d: Draft) {}
-  private with(patch: Partial<Draft>): Builder {
-    return new Builder({ ...this.d, ...patch });
-  }
-  private col(name: string, what: string) {
-    return validateIdentifier(name, what, this.d.table);
-  }
-  payload(column: string, type: PayloadType = 'json') {
-    return this.with({ payload: { column: this.col(column, 'payload'), type } });
-  }
-  attempt(column: string, opts: { generated?: boolean } = {}) {
-    return this.with({
-      attempt: { column: this.col(column, 'attempt'), generated: opts.generated ?? false },
-    });
-  }
-  retryAfter(column: string) {
-    return this.with({ retryAfter: this.col(column, 'retryAfter') });
-  }
-  processedAt(column: string) {
-    return this.with({ processedAt: this.col(column, 'processedAt') });
-  }
-  group(column: string) {
-    return this.with({ group: this.col(column, 'group') });
-  }
-  partitionKey(column: string) {
-    return this.with({ partitionKey: this.col(column, 'partitionKey') });
-  }
-  priority(column: string) {
-    return this.with({ priority: this.col(column, 'priority') });
-  }
-  uniqueKey(column: string) {
-    return this.with({ uniqueKey: this.col(column, 'uniqueKey') });
-  }
-  concurrency(column: string, limit: number) {
-    return this.with({ concurrency: validateConcurrency(column, limit, this.d.table) });
-  }
-  columns(...names: string[]) {
-    return this.with({ columns: [...this.d.columns, ...names.map((n) => this.col(n, 'column'))] });
-  }
-  isolation(level: IsolationLevel) {
-    return this.with({ isolation: level });
-  }
-  mode(mode: SqliteMode) {
-    return this.with({ mode });
-  }
-  custom(statements: CustomStatements) {
-    return this.with({ custom: { ...this.d.custom, ...statements } });
-  }
-  rateLimit(max: number, per: Duration, opts: { table?: string } = {}) {
-    const input: RateLimitInput = opts.table === undefined ? { max, per } : { max, per, table: opts.table };
-    return this.with({ rateLimit: rateLimitOf(input, this.d.table, validateIdentifier) });
-  }
-  lease(column: string) {
-    if (this.d.form !== 'rowlock')
-      throw new ConfigError('a table takes one claim form', { table: this.d.table });
-    return this.with({ form: 'lease', lease: this.col(column, 'lease') });
-  }
-  advisory(parts: readonly KeyPart[]) {
-    if (this.d.form !== 'rowlock')
-      throw new ConfigError('a table takes one claim form', { table: this.d.table });
-    const key = parts.map((p) =>
-      'column' in p ? { column: this.col(p.column, 'advisory key column') } : { literal: String(p.literal) },
-    );
-    if (!key.some((p) => 'column' in p)) {
-      throw new ConfigError('an advisory key names no column', {
-        table: this.d.table,
-        fix: 'add KeyPart.column(..)',
-      });
-    }
-    return this.with({ form: 'advisory', key });
-  }
-  clock(clock: Clock) {
-    return this.with({ clock });
-  }
-  own(fns: { lock: CustomLock; unlock: CustomUnlock }) {
-    return this.with({ lock: fns.lock, unlock: fns.unlock });
-  }
-  build(): AnyTable {
-    return finish({ ...this.d });
-  }
-}
-
-/**
- * Describes a queue table with a builder (the seed's "by hand" spelling):
- * ```ts
- * const jobs = table('jobs', 'job_id', { generated: true })
- *   .advisory([KeyPart.literal('jobs-'), KeyPart.column('job_id')])
- *   .attempt('attempt').payload('payload').build();
- * ```
- */
-export function table(
-  name: string,
-  id: string,
-  opts: { generated?: boolean } = {},
-): TableBuilder<{
-  /** The claim form so far: row lock until `.lease(..)` or `.advisory(..)`. */
-  form: 'rowlock';
-  /** The clock so far: the host's. */
-  clock: 'host';
-  /** No isolation level declared yet. */
-  iso: undefined;
-  /** No custom lock and unlock yet. */
-  own: false;
-  /** No priority column yet. */
-  prio: undefined;
-  /** No unique key column yet. */
-  ukey: undefined;
-}> {
-  const t = validateIdentifier(name, 'table', undefined, true);
-  return new Builder({
-    kind: 'sqlinbox.table',
-    form: 'rowlock',
-    table: t,
-    id: { column: validateIdentifier(id, 'id', t), generated: opts.generated ?? false },
-    payload: undefined,
-    attempt: undefined,
-    lease: undefined,
-    key: undefined,
-    retryAfter: undefined,
-    processedAt: undefined,
-    group: undefined,
-    partitionKey: undefined,
-    priority: undefined,
-    uniqueKey: undefined,
-    concurrency: undefined,
-    columns: [],
-    isolation: undefined,
-    mode: undefined,
-    clock: 'host',
-    lock: undefined,
-    unlock: undefined,
-    custom: {},
-  }) as unknown as TableBuilder<{
-    form: 'rowlock';
-    clock: 'host';
-    iso: undefined;
-    own: false;
-    prio: undefined;
-    ukey: undefined;
-  }>;
 }
 
 /** Every column the description names, with the role it plays (for startup validation). */
@@ -802,7 +439,13 @@ export function namedColumns(t: AnyTable): {
   add(t.partitionKey, 'partitionKey');
   add(t.priority, 'priority');
   add(t.uniqueKey, 'uniqueKey');
+  add(t.expiresAt, 'expiresAt');
+  add(t.lastError, 'lastError');
+  add(t.errorClass, 'errorClass');
+  add(t.failedAt, 'failedAt');
+  add(t.createdAt, 'createdAt');
   add(t.concurrency?.column, 'concurrencyKey');
+  add(t.retention?.deadAt, 'deadAt');
   for (const p of t.key ?? []) if ('column' in p) add(p.column, 'advisory key');
   for (const c of t.columns) add(c, 'column');
   return out;

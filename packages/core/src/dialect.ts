@@ -1,7 +1,8 @@
+import type { ControlOps, PausedState } from './control-table.js';
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
-import type { RateGrant, RateReservation } from './rate.js';
+import type { RateGrant, RateReservation } from './rate-limit.js';
 
 /**
  * What a dialect can do. Every flag has a default (see {@link defaultCapabilities}), so a flag
@@ -40,12 +41,6 @@ export interface Capabilities {
   readonly claimAhead: boolean;
   /** Column kinds that hold an instant (`timestamp`, or `integer` for epoch milliseconds). */
   readonly timeKinds: readonly ColumnKind[];
-  /**
-   * Optional: the claim forms in which the dialect holds a table's per-key concurrency (see
-   * {@link TableOps.claimLeaseByKey}); a table declaring one in another form is refused at start.
-   * Default: none.
-   */
-  readonly concurrencyForms?: readonly Form[] | undefined;
 }
 
 /** The capabilities a dialect has unless it says otherwise; {@link capabilities} fills from these. */
@@ -93,6 +88,17 @@ export interface Candidate {
   readonly key: string;
 }
 
+/**
+ * A failed delivery, as its settlement writes it into the failure record's columns (where the
+ * table has them): the error's message and class. Made by `failureOf`.
+ */
+export interface FailureRecord {
+  /** The error's message, cut to 1,000 characters. */
+  readonly message: string;
+  /** The error's class: its `name` (cut to 255 characters), or `expired`. */
+  readonly name: string;
+}
+
 /** What a settlement statement does to one row. `now` is the instant the settlement started. */
 export type Settlement =
   /** ack and drop: delete the row, or stamp `processed_at` where the table has one; clears the lease. */
@@ -130,6 +136,11 @@ export type Settlement =
       readonly retryAfter?: Date;
       /** Whether to clear the lease column (`locked_until = NULL`). */
       readonly clearLease: boolean;
+      /**
+       * The delivery's failure: written into the failure record's columns with `now` as the
+       * failure time, where the table has them. Absent: the record is left as it is.
+       */
+      readonly failure?: FailureRecord;
     }
   /** Move to the dead letter: set the row's group, or move it to a table of the same columns. */
   | {
@@ -145,9 +156,14 @@ export type Settlement =
       readonly target: DeadLetterTarget;
       /** Whether the connection is already inside a transaction (row lock form, transactional mode). */
       readonly inTransaction: boolean;
+      /**
+       * The delivery's failure, written into the failure record's columns where the table has
+       * them; `now` is written as the failure time whether or not there is one.
+       */
+      readonly failure?: FailureRecord;
     };
 
-/** A `finish` settlement that carries its lease token (see {@link TableOps.settleMany}). */
+/** A `finish` settlement that carries its lease token (see {@link BatchSettleOps.settleMany}). */
 export type FinishSettlement = Extract<
   Settlement,
   {
@@ -197,6 +213,15 @@ export interface Insert {
    * the key, the insert writes nothing and answers that row's id instead.
    */
   readonly key?: string;
+  /**
+   * With `key`: where an unsettled row that has not started (its attempt not yet counted) holds
+   * the key, write this message's payload and `notBefore` (NULL where none) into it instead of
+   * inserting, and answer its id; a row that has started is left as it is and its id answered.
+   * Default: false.
+   */
+  readonly replace?: boolean;
+  /** The deadline column's value (tables with one): never delivered after this instant. */
+  readonly expiresAt?: Date;
   /** Extra column values (validated identifiers), e.g. the columns an advisory key names. */
   readonly columns?: Readonly<Record<string, unknown>>;
 }
@@ -225,13 +250,15 @@ export interface QueueStats {
    * no `retry_after` column, or rows published without a delay).
    */
   readonly oldestReadyAgeMs?: number | null;
+  /** Where the table declares a control table: what is paused of it (the queue, the groups). */
+  readonly paused?: PausedState;
 }
 
 /** A row's state as the admin API reads it. `done`: stamped `processed_at`. */
 export type RowState = 'ready' | 'delayed' | 'inWork' | 'dead' | 'done';
 
 /**
- * Rows for the admin API's list (see {@link TableOps.list}), in id order after `after` (keyset
+ * Rows for the admin API's list (see {@link AdminOps.list}), in id order after `after` (keyset
  * paging). `state` is the state SQL can see: rows in work in the row lock and advisory forms read
  * as `ready` here, and the admin API probes them.
  */
@@ -249,7 +276,7 @@ export interface ListQuery {
 }
 
 /**
- * Rows the admin API is about to change (see {@link TableOps.pick}): `dead` rows (of the
+ * Rows the admin API is about to change (see {@link AdminOps.pick}): `dead` rows (of the
  * dead-letter group or table) or live ones (unsettled, not dead), optionally only `ids` or only
  * rows whose group column is `group`.
  */
@@ -318,14 +345,6 @@ export interface TableOps {
    * into the lease column, counts the attempt, commits, and returns the rows after the update.
    */
   claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
-  /**
-   * Optional: {@link claimLease} for a table that declares per-key concurrency: takes, of each key,
-   * no more rows than keep that key's rows in work (a lease running at `now`) at or below the
-   * limit, in claim order, and commits. Claims of the table are serialized in the database for the
-   * claim's length, so brokers claiming at once never both take a key's last slot. Without it a
-   * table with concurrency is refused at start.
-   */
-  claimLeaseByKey?(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
   /** Moves each lease that still holds its token to `expiry`; returns the ids it moved. */
   extendLeases(
     conn: Connection,
@@ -336,12 +355,6 @@ export interface TableOps {
   readonly advisory: Advisory;
   /** Runs one settlement; answers the rows it changed (0: the row was gone or, with a token, lost). */
   settle(conn: Connection, s: Settlement): Promise<number>;
-  /**
-   * Optional: many lease-form `finish` settlements (ack and drop) in one statement, each with its
-   * token. Answers the ids it changed; an id missing from the answer lost its lease. The engine
-   * batches the acks of one moment through it; without it, each settles on its own.
-   */
-  settleMany?(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]>;
   /**
    * Inserts messages; answers their ids in order. A message whose `key` an unsettled row holds
    * (or an earlier message of the same call) inserts nothing and answers that row's id; a unique
@@ -356,53 +369,125 @@ export interface TableOps {
    */
   stats(conn: Connection, now: Date, opts?: { inWork?: boolean }): Promise<QueueStats>;
   /**
-   * Optional (admin API): rows by the state SQL sees, in id order, each with a column
-   * `sqlinbox_state` naming its {@link RowState}. Time columns as the driver returns them.
+   * Optional (per-key concurrency): the lease claim of a table that declares `concurrency`, and the
+   * forms it holds it in. Without it a table with concurrency is refused at start.
    */
-  list?(conn: Connection, q: ListQuery): Promise<Row[]>;
+  readonly concurrency?: ConcurrencyOps | undefined;
   /**
-   * Optional (admin API), inside a transaction the caller opened: the rows a change may touch,
-   * locked `FOR UPDATE SKIP LOCKED` where the database has row locks, leaving out rows whose lease
-   * runs at `now`. A row another transaction holds is not returned.
+   * Optional (batched acks): many lease-form acks in one statement. Without it, each settles on
+   * its own.
    */
-  pick?(conn: Connection, q: PickQuery): Promise<Row[]>;
+  readonly batch?: BatchSettleOps | undefined;
+  /** Optional (the admin API): list, pick, requeue, remove, reschedule. Without it the admin calls that change rows are refused. */
+  readonly admin?: AdminOps | undefined;
+  /** Optional (schedules): the tick table's records. Without it a dialect has no schedules. */
+  readonly schedules?: ScheduleOps | undefined;
+  /** Optional (rate limits): the budget table's reservations. Without it a table with a rate limit is refused at start. */
+  readonly rates?: RateOps | undefined;
+  /** Optional (retention): the pruner's bounded deletes. Without it a table with a retention is refused at start. */
+  readonly retention?: RetentionOps | undefined;
+  /** Optional (pause and resume): the control table's rows. Without it a table declaring `control` is refused at start. */
+  readonly control?: ControlOps | undefined;
+}
+
+/**
+ * Retention's statements ({@link TableOps.retention}), each on a connection outside any
+ * transaction. None touches an unsettled row: a processed row is one whose `processedAt` stamp
+ * has committed, a dead letter one in the dead-letter group or table the ops were prepared with.
+ */
+export interface RetentionOps {
+  /** Deletes at most `limit` rows stamped processed before `before`; answers how many. */
+  pruneProcessed(conn: Connection, before: Date, limit: number): Promise<number>;
   /**
-   * Optional (admin API), inside the caller's transaction: puts dead rows back in the queue with
-   * the attempt reset to 1, `retry_after` and the lease cleared. A dead-letter group's rows get
-   * the group `toGroup` (null: none); a dead-letter table's rows move back into the queue table.
-   * Answers the ids it moved.
+   * Stamps `now` into the death column of the dead letters that have none (the dead-letter group's
+   * rows, or the dead-letter table's); answers how many. 0 where the ops have no dead letter.
    */
-  requeue?(conn: Connection, ids: readonly unknown[], opts: { toGroup: string | null }): Promise<unknown[]>;
-  /** Optional (admin API), inside the caller's transaction: deletes rows (dead ones from the dead-letter table). */
-  remove?(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]>;
-  /** Optional (admin API), inside the caller's transaction: sets `retry_after` of live rows. */
-  reschedule?(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]>;
+  markDead(conn: Connection, now: Date): Promise<number>;
+  /** Deletes at most `limit` dead letters whose death is stamped before `before`; answers how many. */
+  pruneDead(conn: Connection, before: Date, limit: number): Promise<number>;
+}
+
+/**
+ * Per-key concurrency's lease claim ({@link TableOps.concurrency}): a dialect has it whole or not
+ * at all.
+ */
+export interface ConcurrencyOps {
+  /** The claim forms in which the dialect holds a table's per-key concurrency; a table declaring one in another form is refused at start. */
+  readonly forms: readonly Form[];
   /**
-   * Optional (schedules), inside the caller's transaction: records tick `at` of schedule `name` in
-   * the tick table `ticks` (see {@link DdlOptions.schedules}). True when this call wrote the
-   * record; false when the tick was recorded already, by this or another broker. The table's
-   * primary key (name, tick) decides, never a read before the write: of brokers racing on one
-   * tick, exactly one answers true. Without it (and {@link lastTick}) a dialect has no schedules.
+   * {@link TableOps.claimLease} for a table that declares per-key concurrency: takes, of each key,
+   * no more rows than keep that key's rows in work (a lease running at `now`) at or below the
+   * limit, in claim order, and commits. Claims of the table are serialized in the database for the
+   * claim's length, so brokers claiming at once never both take a key's last slot.
    */
-  recordTick?(conn: Connection, ticks: string, name: string, at: Date): Promise<boolean>;
-  /** Optional (schedules): the newest tick recorded for schedule `name`, or null. */
-  lastTick?(conn: Connection, ticks: string, name: string): Promise<Date | null>;
-  /** Optional (schedules): deletes schedule `name`'s tick records before `before`; answers how many. */
-  pruneTicks?(conn: Connection, ticks: string, name: string, before: Date): Promise<number>;
+  claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]>;
+}
+
+/** Batched acks of the lease form ({@link TableOps.batch}). */
+export interface BatchSettleOps {
   /**
-   * Optional (rate limits), on a connection outside any transaction: takes up to `r.want`
-   * deliveries from the current window of budget `r.name` in table `r.table`, in one atomic step on
-   * the database clock (windows of `r.perMs` aligned on the epoch; a new window starts at 0 used),
-   * creating the budget's row where it is missing. Answers what it granted (0 when the window is
-   * used up), the window, and the milliseconds to its end. Without it (and {@link returnRate}) a
-   * table with a rate limit is refused at start.
+   * Many lease-form `finish` settlements (ack and drop) in one statement, each with its token.
+   * Answers the ids it changed; an id missing from the answer lost its lease. The engine batches
+   * the acks of one moment through it.
    */
-  reserveRate?(conn: Connection, r: RateReservation): Promise<RateGrant>;
+  settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]>;
+}
+
+/** The admin API's statements ({@link TableOps.admin}): every call or none. */
+export interface AdminOps {
   /**
-   * Optional (rate limits): gives `count` unused deliveries back to budget `b.name`, only while its
-   * window is still the one starting at `windowStart`.
+   * Rows by the state SQL sees, in id order, each with a column `sqlinbox_state` naming its
+   * {@link RowState}. Time columns as the driver returns them.
    */
-  returnRate?(
+  list(conn: Connection, q: ListQuery): Promise<Row[]>;
+  /**
+   * Inside a transaction the caller opened: the rows a change may touch, locked
+   * `FOR UPDATE SKIP LOCKED` where the database has row locks, leaving out rows whose lease runs at
+   * `now`. A row another transaction holds is not returned.
+   */
+  pick(conn: Connection, q: PickQuery): Promise<Row[]>;
+  /**
+   * Inside the caller's transaction: puts dead rows back in the queue with the attempt reset to 1,
+   * `retry_after` and the lease cleared. A dead-letter group's rows get the group `toGroup` (null:
+   * none); a dead-letter table's rows move back into the queue table. Answers the ids it moved.
+   */
+  requeue(conn: Connection, ids: readonly unknown[], opts: { toGroup: string | null }): Promise<unknown[]>;
+  /** Inside the caller's transaction: deletes rows (dead ones from the dead-letter table). */
+  remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]>;
+  /** Inside the caller's transaction: sets `retry_after` of live rows. */
+  reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]>;
+}
+
+/** Schedules' tick records ({@link TableOps.schedules}): the record and the read come together. */
+export interface ScheduleOps {
+  /**
+   * Inside the caller's transaction: records tick `at` of schedule `name` in the tick table `ticks`
+   * (see {@link DdlOptions.schedules}). True when this call wrote the record; false when the tick
+   * was recorded already, by this or another broker. The table's primary key (name, tick) decides,
+   * never a read before the write: of brokers racing on one tick, exactly one answers true.
+   */
+  recordTick(conn: Connection, ticks: string, name: string, at: Date): Promise<boolean>;
+  /** The newest tick recorded for schedule `name`, or null. */
+  lastTick(conn: Connection, ticks: string, name: string): Promise<Date | null>;
+  /** Deletes schedule `name`'s tick records before `before`; answers how many. */
+  pruneTicks(conn: Connection, ticks: string, name: string, before: Date): Promise<number>;
+}
+
+/** Rate budgets ({@link TableOps.rates}): the reservation and its return come together. */
+export interface RateOps {
+  /**
+   * On a connection outside any transaction: takes up to `r.want` deliveries from the current
+   * window of budget `r.name` in table `r.table`, in one atomic step on the database clock
+   * (windows of `r.perMs` aligned on the epoch; a new window starts at 0 used), creating the
+   * budget's row where it is missing. Answers what it granted (0 when the window is used up), the
+   * window, and the milliseconds to its end.
+   */
+  reserveRate(conn: Connection, r: RateReservation): Promise<RateGrant>;
+  /**
+   * Gives `count` unused deliveries back to budget `b.name`, only while its window is still the one
+   * starting at `windowStart`.
+   */
+  returnRate(
     conn: Connection,
     b: {
       /** The budget table. */
@@ -425,6 +510,13 @@ export interface DdlOptions {
    * where the dialect has schedules. Default none.
    */
   readonly schedules?: string;
+  /**
+   * Whether to print, where the dialect has one, the trigger that makes a row inserted by plain
+   * SQL wake idle subscriptions at once (PostgreSQL: a statement-level `AFTER INSERT` trigger that
+   * sends the table's notification). Default true; `false` leaves it out, and such rows then wait
+   * for the subscriptions' next poll.
+   */
+  readonly wakeupTrigger?: boolean;
 }
 
 /**

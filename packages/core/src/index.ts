@@ -8,38 +8,64 @@ export {
   type Selection,
   type SkipReason,
 } from './admin.js';
-export type { BatchHandler, BatchItem } from './batch.js';
 export {
   Broker,
   type BrokerOptions,
+  type BrokerState,
   type ClosedBroker,
   type MountedSubscription,
-  type PublishOptions,
-  type PublishOptionsFor,
-  type StartOptions,
 } from './broker.js';
 export { Budget } from './budget.js';
 export { type Codec, defaultCodec } from './codec.js';
+export {
+  ConnectionStringError,
+  type ConnectionStringRule,
+  checkConnectionString,
+} from './connection-string.js';
+export {
+  CONTROL_COLUMNS,
+  CONTROL_READ_MS,
+  CONTROL_TABLE,
+  type ControlInput,
+  type ControlKind,
+  type ControlOps,
+  type ControlRow,
+  type ControlTable,
+  type PausedState,
+  type PauseScope,
+} from './control.js';
 export * from './description.js';
 export * from './dialect.js';
 export * from './driver.js';
+export { type Duration, durationMs, leaseMs } from './duration.js';
 export * from './errors.js';
-export type { EventMap, EventName, ReleaseReason } from './events.js';
+export type { EventMap, EventName, HandlerCall, HandlerHook, ReleaseReason } from './events.js';
+export { ExpiredError, type ExpiryOptions } from './expiry.js';
+export * from './inbox.js';
 export { consoleLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
-export { Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
+export {
+  MIGRATIONS_TABLE,
+  type MigrateOptions,
+  type MigrationReport,
+  type MigrationStep,
+  type MigrationTarget,
+  migrate,
+} from './migrate.js';
+export { failureOf, MAX_ERROR_LENGTH, Outcome, outcomeOf, type Plan, planOf } from './outcome.js';
+export type { PublishOptions, PublishOptionsFor } from './publish.js';
 export {
   type Backoff,
   type BackoffOptions,
   backoffDelay,
   DEFAULT_BACKOFF,
-  type Duration,
-  durationMs,
-  leaseMs,
   MAX_WORKERS,
   Queue,
   type QueueFlags,
   type QueueSettings,
   queue,
+  type ThreadOptions,
+  ThreadQueue,
+  type ThreadSettings,
 } from './queue.js';
 export {
   RATE_TABLE,
@@ -47,8 +73,10 @@ export {
   type RateLimit,
   type RateLimitInput,
   type RateReservation,
-} from './rate.js';
+} from './rate-limit.js';
 export { type OutboxInput, outbox } from './relay.js';
+export type { ReplaceOptions } from './replace.js';
+export { type Retention, type RetentionAge, type RetentionInput, retentionMs } from './retention.js';
 export {
   type CatchUp,
   type MountedSchedule,
@@ -57,7 +85,9 @@ export {
   type SchedulePayload,
   type Tick,
 } from './schedule.js';
-export type { Context, Handler } from './subscription.js';
+export type { StartOptions } from './startup.js';
+export type { BatchHandler, BatchItem, Context, Handler } from './subscription/handler.js';
+export * from './table-builder.js';
 export {
   checkConnectionLimit,
   type ServiceConnections,
@@ -66,9 +96,6 @@ export {
   ThreadExitedError,
   type ThreadModule,
   type ThreadOpenOptions,
-  type ThreadOptions,
   type ThreadPoolHandle,
-  ThreadQueue,
-  type ThreadSettings,
   threadHandler,
 } from './threads.js';

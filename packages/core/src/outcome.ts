@@ -1,3 +1,4 @@
+import type { FailureRecord } from './dialect.js';
 import { ConfigError } from './errors.js';
 
 /**
@@ -87,13 +88,38 @@ export type Plan =
        * long and the other forms pass the row over that long in this process.
        */
       readonly backoffMs?: number;
+      /** The delivery's failure, for the failure record (see {@link failureOf}). */
+      readonly failure?: FailureRecord;
     }
   | {
       /** Move the row to its dead letter: the attempt reached `maxAttempts`. */
       readonly kind: 'deadLetter';
       /** The outcome that led here. */
       readonly outcome: 'retry' | 'retryAfter';
+      /** The delivery's failure, for the failure record (see {@link failureOf}). */
+      readonly failure?: FailureRecord;
     };
+
+/** The longest message the failure record keeps, in characters. */
+export const MAX_ERROR_LENGTH = 1_000;
+
+/**
+ * A delivery's failure as the failure record keeps it: the message cut to 1,000 characters, and
+ * the class, the error's `name` (cut to 255), or `expired` for a row that left past its deadline
+ * (`code: 'EXPIRED'`). A thrown non-Error is read as text, of class `Error`.
+ */
+export function failureOf(err: unknown): FailureRecord {
+  const e = err as { message?: unknown; name?: unknown; code?: unknown } | null | undefined;
+  const isError = err instanceof Error;
+  const message = isError ? String(e!.message) : typeof err === 'string' ? err : String(err);
+  const name =
+    e?.code === 'EXPIRED'
+      ? 'expired'
+      : isError && typeof e!.name === 'string' && e!.name !== ''
+        ? e!.name
+        : 'Error';
+  return { message: message.slice(0, MAX_ERROR_LENGTH), name: name.slice(0, 255) };
+}
 
 /**
  * Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim.

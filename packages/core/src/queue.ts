@@ -1,47 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Codec } from './codec.js';
-import { type AnyTable, validateDeadLetter } from './description.js';
+import { type AnyTable, type PayloadOf, validateDeadLetter } from './description.js';
 import type { DeadLetterTarget } from './dialect.js';
+import { type Duration, durationMs, leaseMs } from './duration.js';
 import { ConfigError } from './errors.js';
-import { type ThreadOptions, ThreadQueue, threadSettings } from './threads.js';
-
-/** A duration: milliseconds as a number, or text such as `'500ms'`, `'30s'`, `'2m'`, `'1h'`. */
-export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h'}`;
-
-/**
- * Parses a {@link Duration} into milliseconds. A zero or negative duration is a `ConfigError`
- * naming the setting (`what`) and the value, unless `opts.zero` allows zero (a shutdown timeout).
- */
-export function durationMs(d: Duration, what: string, opts: { zero?: boolean } = {}): number {
-  let ms: number;
-  if (typeof d === 'number') {
-    ms = d;
-  } else {
-    const m = typeof d === 'string' ? /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d) : null;
-    if (!m)
-      throw new ConfigError(`${what}: cannot read duration ${JSON.stringify(d)}`, {
-        fix: "write e.g. '30s'",
-      });
-    const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-    ms = Number(m[1]) * unit;
-  }
-  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !opts.zero)) {
-    const shown = typeof d === 'number' ? String(d) : JSON.stringify(d);
-    throw new ConfigError(
-      `${what} must be a ${opts.zero ? 'non-negative' : 'positive'} duration, got ${shown}`,
-    );
-  }
-  return ms;
-}
-
-/**
- * A lease is whole seconds, at least one; a shorter or fractional one is rounded up.
- * Zero or less is a `ConfigError` naming the value.
- */
-export function leaseMs(d: Duration): number {
-  const ms = durationMs(d, 'lease');
-  return Math.max(1, Math.ceil(ms / 1000)) * 1000;
-}
 
 /** The most workers (and lanes, claim batch, batch, prefetch) a queue takes. */
 export const MAX_WORKERS = 10_000;
@@ -100,6 +62,8 @@ export interface QueueSettings {
   readonly pollMs: number | undefined;
   /** A handler still running after this is dropped unsettled (its row returns). Default: none. */
   readonly timeoutMs: number | undefined;
+  /** The bound of each statement the engine runs for this subscription, in ms; the broker's when unset. */
+  readonly statementTimeoutMs?: number | undefined;
   /** The Standard Schema every payload is validated with before the handler sees it. Default: none. */
   readonly schema: StandardSchemaV1 | undefined;
   /** The codec payloads are decoded with. Default (undefined): the payload column's own. */
@@ -305,6 +269,17 @@ export class Queue<
     return this.with({ timeoutMs: durationMs(d, 'timeout') });
   }
 
+  /**
+   * The longest any statement the engine runs for this subscription may take (a claim, a
+   * settlement, a lease extension, a commit): one still running then fails, is reported (logged,
+   * the `statementTimeout` event) and its connection is closed, never lent again. Default: the
+   * broker's `statementTimeout` (30 s); more than zero. The handler's own statements on `ctx.tx`
+   * are not bounded by it.
+   */
+  statementTimeout(d: Duration): Queue<D, T, F> {
+    return this.with({ statementTimeoutMs: durationMs(d, 'statementTimeout') });
+  }
+
   /** Validates every payload with a Standard Schema (zod, valibot, arktype) before the handler sees it. */
   schema<S extends StandardSchemaV1>(schema: S): Queue<D, StandardSchemaV1.InferOutput<S>, F> {
     return this.with<StandardSchemaV1.InferOutput<S>, F>({ schema });
@@ -359,7 +334,7 @@ export function queue<D extends AnyTable>(
   table: D,
 ): Queue<
   D,
-  unknown,
+  PayloadOf<D>,
   {
     /** Not transactional. */
     tx: false;
@@ -381,6 +356,88 @@ export function queue<D extends AnyTable>(
     batch: undefined,
     name: table.table,
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A queue mounted on threads (`onThreads`); the threads themselves run in threads.ts
+
+/** What `onThreads` takes. */
+export interface ThreadOptions {
+  /** Threads to run (at least 1). */
+  readonly threads: number;
+  /** Connections of each thread's own pool (default 1). */
+  readonly connections?: number;
+  /**
+   * The module a thread imports: a `file:` URL (`new URL('./handler.js', import.meta.url)`) or an
+   * absolute path. Its default export (or the module itself) is a {@link ThreadModule}.
+   */
+  readonly handler: URL | string;
+  /** A structured-cloneable value handed to `open` and to each handler as `ctx.data` (default undefined). */
+  readonly data?: unknown;
+}
+
+/** The thread settings a {@link ThreadQueue} carries, defaults filled. */
+export interface ThreadSettings {
+  /** Threads to run (at least 1). */
+  readonly threads: number;
+  /** Connections of each thread's own pool (default 1). */
+  readonly connections: number;
+  /** The module each thread imports, as a URL string. */
+  readonly handler: string;
+  /** The value handed to `open` and to each handler as `ctx.data`. */
+  readonly data: unknown;
+}
+
+/** A queue mounted on threads: hand it to `broker.subscribe` without a handler. */
+export class ThreadQueue<D extends AnyTable = AnyTable, T = unknown> {
+  /** Type-level only. */
+  declare readonly __table: D;
+  /** Type-level only: the message's type. */
+  declare readonly __message: T;
+
+  constructor(
+    /** The settings of the queue mounted on threads. */
+    readonly settings: QueueSettings,
+    /** The thread settings, defaults filled. */
+    readonly threads: ThreadSettings,
+  ) {}
+}
+
+/** Checks `onThreads` options against the queue's settings; answers the settings with defaults. */
+export function threadSettings(settings: QueueSettings, opts: ThreadOptions): ThreadSettings {
+  const table = settings.table.table;
+  if (settings.transactional) {
+    throw new ConfigError('a transactional queue cannot run on threads: ctx.tx cannot cross threads', {
+      table,
+      fix: 'drop .transactional(), or write through ctx.query on the thread and settle by the outcome',
+    });
+  }
+  if (settings.batch !== undefined) {
+    throw new ConfigError('a batch queue cannot run on threads: a thread takes one message at a time', {
+      table,
+      fix: 'drop .batch(n), or run the batch handler in the service (without onThreads)',
+    });
+  }
+  const whole = (n: unknown, what: string): number => {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+      throw new ConfigError(`onThreads: ${what} must be a whole number of at least 1, got ${String(n)}`, {
+        table,
+      });
+    return n;
+  };
+  const h = opts.handler;
+  const handler = h instanceof URL ? h.href : typeof h === 'string' && h.length > 0 ? h : undefined;
+  if (handler === undefined)
+    throw new ConfigError('onThreads: handler must be the URL or absolute path of a module', {
+      table,
+      fix: "pass new URL('./handler.js', import.meta.url)",
+    });
+  return {
+    threads: whole(opts.threads, 'threads'),
+    connections: whole(opts.connections ?? 1, 'connections'),
+    handler,
+    data: opts.data,
+  };
 }
 
 function batchTransactional(table: string): ConfigError {

@@ -1,6 +1,6 @@
-import type { AnyTable, DescriptionOf, DescriptionProblem, InboxInput } from './description.js';
-import { inbox } from './description.js';
+import type { AnyTable } from './description.js';
 import { ConfigError } from './errors.js';
+import { type DescriptionOf, type DescriptionProblem, type InboxInput, inbox } from './inbox.js';
 import type { Plan } from './outcome.js';
 import type { QueueSettings } from './queue.js';
 

@@ -2,10 +2,10 @@ import { Cron } from 'croner';
 import { type AnyTable, validateIdentifier } from './description.js';
 import type { Dialect, TableOps } from './dialect.js';
 import type { Connection, Pool } from './driver.js';
+import { type Duration, durationMs } from './duration.js';
 import { ConfigError } from './errors.js';
 import type { Events } from './events.js';
 import type { Logger } from './logger.js';
-import { type Duration, durationMs } from './queue.js';
 
 /**
  * What a schedule publishes for ticks that passed while no broker ran it (or while the broker's
@@ -203,9 +203,9 @@ export class ScheduleRunner {
 
   /** Reads the newest recorded tick (a missing tick table fails here); {@link run} goes on from it. */
   async prepare(): Promise<void> {
-    const { ops } = this.deps;
+    const ops = this.deps.ops.schedules;
     const s = this.settings;
-    if (ops.recordTick === undefined || ops.lastTick === undefined) {
+    if (ops === undefined) {
       throw new ConfigError(`the ${this.deps.dialect.name} dialect has no schedules`, {
         table: s.table.table,
       });
@@ -332,7 +332,7 @@ export class ScheduleRunner {
     try {
       await dialect.begin(conn, { isolation: s.table.isolation, mode: s.table.mode });
       try {
-        won = await ops.recordTick!(conn, s.ticksTable, s.name, at);
+        won = await ops.schedules!.recordTick(conn, s.ticksTable, s.name, at);
         if (won) {
           const message =
             typeof s.payload === 'function'
@@ -345,11 +345,13 @@ export class ScheduleRunner {
         await dialect.rollback(conn).catch(() => {});
         throw err;
       }
-      if (won && ops.pruneTicks !== undefined && Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+      if (won && Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
-        await ops.pruneTicks(conn, s.ticksTable, s.name, new Date(tick - s.keepMs)).catch((err: unknown) => {
-          this.deps.logger.warn('pruning old schedule ticks failed', { schedule: s.name, error: err });
-        });
+        await ops
+          .schedules!.pruneTicks(conn, s.ticksTable, s.name, new Date(tick - s.keepMs))
+          .catch((err: unknown) => {
+            this.deps.logger.warn('pruning old schedule ticks failed', { schedule: s.name, error: err });
+          });
       }
     } finally {
       pool.release(conn);

@@ -1,11 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import type { AnyTable } from './description.js';
 import type { Connection, Pool, QueryResult, Row } from './driver.js';
-import { ConfigError, SqlInboxError } from './errors.js';
+import { ConfigError, isErrorCode, SqlInboxError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Outcome } from './outcome.js';
-import type { QueueSettings } from './queue.js';
-import type { Context, Handler } from './subscription.js';
+import type { ThreadSettings } from './queue.js';
+import type { Context, Handler } from './subscription/handler.js';
 
 /**
  * Worker threads: a handler that computes runs on dedicated `node:worker_threads`
@@ -13,33 +12,6 @@ import type { Context, Handler } from './subscription.js';
  * pool; each thread imports the handler's module, opens its own small pool there and closes it
  * when the thread ends. A function cannot cross threads, so the handler lives in a module.
  */
-
-/** What `onThreads` takes. */
-export interface ThreadOptions {
-  /** Threads to run (at least 1). */
-  readonly threads: number;
-  /** Connections of each thread's own pool (default 1). */
-  readonly connections?: number;
-  /**
-   * The module a thread imports: a `file:` URL (`new URL('./handler.js', import.meta.url)`) or an
-   * absolute path. Its default export (or the module itself) is a {@link ThreadModule}.
-   */
-  readonly handler: URL | string;
-  /** A structured-cloneable value handed to `open` and to each handler as `ctx.data` (default undefined). */
-  readonly data?: unknown;
-}
-
-/** The thread settings a {@link ThreadQueue} carries, defaults filled. */
-export interface ThreadSettings {
-  /** Threads to run (at least 1). */
-  readonly threads: number;
-  /** Connections of each thread's own pool (default 1). */
-  readonly connections: number;
-  /** The module each thread imports, as a URL string. */
-  readonly handler: string;
-  /** The value handed to `open` and to each handler as `ctx.data`. */
-  readonly data: unknown;
-}
 
 /** What a thread module's `open` is given; `D` is the type of `onThreads({ data })`. */
 export interface ThreadOpenOptions<D = any> {
@@ -110,58 +82,6 @@ export interface ThreadModule<T = any, D = any> {
 /** Types a thread module: `export default threadHandler<Message, Data>({ open, handle })`. */
 export function threadHandler<T = any, D = any>(module: ThreadModule<T, D>): ThreadModule<T, D> {
   return module;
-}
-
-/** A queue mounted on threads: hand it to `broker.subscribe` without a handler. */
-export class ThreadQueue<D extends AnyTable = AnyTable, T = unknown> {
-  /** Type-level only. */
-  declare readonly __table: D;
-  /** Type-level only: the message's type. */
-  declare readonly __message: T;
-
-  constructor(
-    /** The settings of the queue mounted on threads. */
-    readonly settings: QueueSettings,
-    /** The thread settings, defaults filled. */
-    readonly threads: ThreadSettings,
-  ) {}
-}
-
-/** Checks `onThreads` options against the queue's settings; answers the settings with defaults. */
-export function threadSettings(settings: QueueSettings, opts: ThreadOptions): ThreadSettings {
-  const table = settings.table.table;
-  if (settings.transactional) {
-    throw new ConfigError('a transactional queue cannot run on threads: ctx.tx cannot cross threads', {
-      table,
-      fix: 'drop .transactional(), or write through ctx.query on the thread and settle by the outcome',
-    });
-  }
-  if (settings.batch !== undefined) {
-    throw new ConfigError('a batch queue cannot run on threads: a thread takes one message at a time', {
-      table,
-      fix: 'drop .batch(n), or run the batch handler in the service (without onThreads)',
-    });
-  }
-  const whole = (n: unknown, what: string): number => {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
-      throw new ConfigError(`onThreads: ${what} must be a whole number of at least 1, got ${String(n)}`, {
-        table,
-      });
-    return n;
-  };
-  const h = opts.handler;
-  const handler = h instanceof URL ? h.href : typeof h === 'string' && h.length > 0 ? h : undefined;
-  if (handler === undefined)
-    throw new ConfigError('onThreads: handler must be the URL or absolute path of a module', {
-      table,
-      fix: "pass new URL('./handler.js', import.meta.url)",
-    });
-  return {
-    threads: whole(opts.threads, 'threads'),
-    connections: whole(opts.connections ?? 1, 'connections'),
-    handler,
-    data: opts.data,
-  };
 }
 
 /** One subscription's demand on the database: its threads and each thread's pool. */
@@ -250,7 +170,10 @@ export function toWire(err: unknown): WireError {
 }
 
 export function fromWire(w: WireError): Error {
-  const err = w.code !== undefined ? new SqlInboxError(w.code, w.message) : (new Error(w.message) as Error);
+  // sqlinbox's own codes come back as a SqlInboxError; any other (a driver's) on a plain Error.
+  const err = isErrorCode(w.code)
+    ? new SqlInboxError(w.code, w.message)
+    : Object.assign(new Error(w.message), w.code === undefined ? {} : { code: w.code });
   err.name = w.name;
   if (w.stack !== undefined) err.stack = w.stack;
   return err;

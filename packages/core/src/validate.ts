@@ -54,9 +54,6 @@ export async function validateSubscription(
       fix: 'declare read_committed, or mount it without .transactional()',
     });
   }
-  if ((q.maxAttempts === undefined) !== (q.deadLetter === undefined)) {
-    fail('maxAttempts and deadLetter are set together', { fix: 'set both on the queue, or neither' });
-  }
   if (q.maxAttempts !== undefined && t.attempt === undefined) {
     fail('maxAttempts needs an attempt column', { fix: 'describe the attempt column' });
   }
@@ -104,7 +101,7 @@ export async function validateSubscription(
         { column: c, fix: 'describe a lease column, or drop concurrency' },
       );
     }
-    if (!(caps.concurrencyForms ?? []).includes(t.form)) {
+    if (!(dialect.prepare(t).concurrency?.forms ?? []).includes(t.form)) {
       fail(`${dialect.name} does not hold per-key concurrency in the ${t.form} form`, {
         column: c,
         fix: 'drop concurrency from the description',
@@ -161,6 +158,8 @@ export async function validateSubscription(
       );
     }
   }
+  // After the table and its columns: a missing table or column is the first thing to mend.
+  checkAttemptLimit(q, fail);
   if (q.deadLetter !== undefined && 'table' in q.deadLetter) {
     const dlq = await dialect.describeTable(conn, q.deadLetter.table);
     if (dlq === null) {
@@ -181,8 +180,44 @@ export async function validateSubscription(
   }
 }
 
+/**
+ * `maxAttempts` and `deadLetter` go together. A message that fails its last attempt must go
+ * somewhere: sqlinbox never deletes it without a word (as the queues users come from keep a job
+ * that failed for good, in a failed state), so the queue names the place; and a dead letter with no
+ * limit would never receive anything.
+ */
+function checkAttemptLimit(
+  q: QueueSettings,
+  fail: (msg: string, extra?: { column?: string; fix?: string }) => never,
+): void {
+  const t = q.table;
+  if (q.maxAttempts !== undefined && q.deadLetter === undefined) {
+    fail(
+      `maxAttempts(${q.maxAttempts}) is set without a dead letter: a message that fails its last attempt would have nowhere to go`,
+      {
+        fix:
+          `add .deadLetter({ table: '${t.table.split('.').pop()}_dead' }) (ddl(table, { deadLetterTable }) prints it)` +
+          `${t.group === undefined ? '' : " or .deadLetter({ group: 'dead' })"}, or drop .maxAttempts() to retry without limit`,
+      },
+    );
+  }
+  if (q.deadLetter !== undefined && q.maxAttempts === undefined) {
+    fail('deadLetter is set without maxAttempts: no message would ever be moved there', {
+      fix: 'add .maxAttempts(n), the attempts before a message is dead-lettered',
+    });
+  }
+}
+
 /** The roles whose column holds an instant. */
-const TIME_ROLES: ReadonlySet<string> = new Set(['lease', 'retryAfter', 'processedAt']);
+const TIME_ROLES: ReadonlySet<string> = new Set([
+  'lease',
+  'retryAfter',
+  'processedAt',
+  'expiresAt',
+  'deadAt',
+  'failedAt',
+  'createdAt',
+]);
 
 function expectedKinds(
   role: string,
@@ -194,10 +229,16 @@ function expectedKinds(
     case 'priority':
       return ['integer'];
     case 'uniqueKey':
+    case 'lastError':
+    case 'errorClass':
       return ['text'];
     case 'lease':
     case 'retryAfter':
     case 'processedAt':
+    case 'expiresAt':
+    case 'deadAt':
+    case 'failedAt':
+    case 'createdAt':
       return timeKinds;
     case 'payload':
       return payloadType === 'bytes'

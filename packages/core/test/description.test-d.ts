@@ -22,6 +22,12 @@ describe('table description types', () => {
     keyed.lease('locked_until');
   });
 
+  test('R-USER-4 a key a description does not take (a typo) is a type error', () => {
+    inbox({ table: 'jobs', id: 'id', processedAt: 'processed_at' });
+    // @ts-expect-error proccessedAt is no key of a description
+    inbox({ table: 'jobs', id: 'id', proccessedAt: 'processed_at' });
+  });
+
   test('R-DESC-3 a key placeholder must name a declared column', () => {
     inbox({ table: 'acc', id: 'id', advisory: 'accounts-{account}', columns: ['account'] });
     // @ts-expect-error {account} is not declared

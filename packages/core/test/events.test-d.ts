@@ -17,7 +17,9 @@ describe('event types', () => {
     });
     broker.on('released', (e) => {
       expectTypeOf(e.reason).toEqualTypeOf<ReleaseReason>();
-      expectTypeOf<ReleaseReason>().toEqualTypeOf<'timeout' | 'beginFailed' | 'stopped' | 'shutdown'>();
+      expectTypeOf<ReleaseReason>().toEqualTypeOf<
+        'timeout' | 'beginFailed' | 'stopped' | 'shutdown' | 'paused'
+      >();
     });
     broker.on('leaseExtended', (e) => {
       expectTypeOf(e.count).toEqualTypeOf<number>();

@@ -39,7 +39,7 @@ describe('the shape of the project', () => {
     for (const p of PACKAGES) {
       const j = pkg(p);
       expect(j.name).toBe(`@sqlinbox/${p}`);
-      expect(j.files).toEqual(['dist', 'README.md']);
+      expect(j.files).toEqual(['CHANGELOG.md', 'dist', 'README.md']);
       expect(existsSync(join(root, 'packages', p, 'README.md')), `${p}/README.md`).toBe(true);
       const main = j.exports['.'];
       expect(main.types).toMatch(/^\.\/dist\/.*\.d\.mts$/);

@@ -288,3 +288,24 @@ describe('queue settings', () => {
     expect(queue(d).lease(1.2).settings.leaseMs).toBe(1_000);
   });
 });
+
+describe('description keys', () => {
+  test('R-USER-4 a key a description does not take is a ConfigError naming the table, the key and the key it is closest to', () => {
+    const typo = { table: 'jobs', id: 'id', proccessedAt: 'processed_at' };
+    const err = (() => {
+      try {
+        inbox(typo as never);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err).toMatchObject({ code: 'CONFIG', table: 'jobs' });
+    expect((err as Error).message).toContain('unknown key "proccessedAt"');
+    expect((err as Error).message).toContain('did you mean "processedAt"?');
+    // Every key the description takes is accepted.
+    expect(inbox({ table: 'jobs', id: 'id', processedAt: 'processed_at', columns: ['a'] }).processedAt).toBe(
+      'processed_at',
+    );
+  });
+});

@@ -1,11 +1,19 @@
 import { type Html, html } from './html.js';
 
-/** One line of a chart: its readings, a null leaving a gap. */
+/**
+ * One line of a chart: its readings, a null leaving a gap. A null marked `unknown` is a reading
+ * that could not say the value (the lag of rows that carry no time): drawn as a band labelled
+ * "unknown", never as 0.
+ */
 export interface Series {
   readonly label: string;
   /** A CSS class that colours it (`s-ready`, `s-work`, ...). */
   readonly cls: string;
-  readonly points: readonly { readonly at: number; readonly value: number | null }[];
+  readonly points: readonly {
+    readonly at: number;
+    readonly value: number | null;
+    readonly unknown?: boolean;
+  }[];
 }
 
 const W = 440;
@@ -92,13 +100,37 @@ export function lineChart(opts: {
           : html`<polyline class="line ${s.cls}" data-series="${s.label}" points="${r.join(' ')}"/>`,
       );
   });
+  // Spans of readings that could not tell the value: a band from the first of each run to the next
+  // reading (or to now), since the value stayed unknown until a reading said otherwise.
+  const unknownRuns: { from: number; to: number }[] = [];
+  for (const s of opts.series) {
+    let run: { from: number; to: number } | undefined;
+    for (const p of s.points) {
+      if (run !== undefined) run.to = p.at;
+      if (p.value === null && p.unknown === true) {
+        if (run === undefined) {
+          run = { from: p.at, to };
+          unknownRuns.push(run);
+        }
+        run.to = to;
+      } else run = undefined;
+    }
+  }
+  const bands = unknownRuns.map((run) => {
+    const x0 = Math.max(LEFT, x(run.from) - 2);
+    const x1 = Math.min(W - RIGHT, x(run.to));
+    const width = Math.max(4, x1 - x0);
+    // The label sits in the band, or just left of it where the band is too narrow to hold it.
+    const inside = width >= 52;
+    return html`<rect class="unknown" x="${x0.toFixed(1)}" y="${TOP}" width="${width.toFixed(1)}" height="${H - TOP - BOTTOM}"><title>unknown</title></rect><text class="unknown-label" x="${(inside ? x0 + width / 2 : x0 - 3).toFixed(1)}" y="${((H - BOTTOM + TOP) / 2 + 4).toFixed(1)}" text-anchor="${inside ? 'middle' : 'end'}">unknown</text>`;
+  });
   const nothing =
-    values.length === 0
+    values.length === 0 && unknownRuns.length === 0
       ? html`<text class="empty" x="${W / 2}" y="${H / 2}" text-anchor="middle">${opts.empty ?? 'no readings yet'}</text>`
       : '';
   return html`<figure class="chart">
 <figcaption>${opts.title} <span class="unit">(${opts.unit})</span>
-${opts.series.map((s) => html`<span class="key ${s.cls}">${s.label}</span>`)}</figcaption>
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.title}"><title>${opts.title}</title>${grid}${ticks}${lines}${nothing}</svg>
+${opts.series.map((s) => html`<span class="key ${s.cls}">${s.label}</span>`)}${unknownRuns.length > 0 ? html`<span class="key unknown">unknown</span>` : ''}</figcaption>
+<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.title}"><title>${opts.title}</title>${grid}${bands}${ticks}${lines}${nothing}</svg>
 </figure>`;
 }

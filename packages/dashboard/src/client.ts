@@ -62,7 +62,8 @@ pre { background: var(--card); padding: .8rem; overflow: auto; max-height: 32rem
 .chart { margin: 0; background: var(--card); border-radius: 6px; padding: .5rem .6rem; }
 .chart figcaption { font-size: 12px; color: var(--muted); display: flex; gap: .7rem; flex-wrap: wrap; }
 .chart svg { width: 100%; height: auto; display: block; }
-.grid { stroke: var(--line); stroke-width: 1; } .tick, .empty { fill: var(--muted); font-size: 11px; }
+.grid { stroke: var(--line); stroke-width: 1; } .tick, .empty, .unknown-label { fill: var(--muted); font-size: 11px; }
+rect.unknown { fill: var(--line); opacity: .55; } .key.unknown { color: var(--muted); } .key.unknown::before { background: var(--line); }
 .line { fill: none; stroke-width: 2; } circle.line { stroke: none; }
 .key::before { content: ""; display: inline-block; width: .7em; height: .7em; border-radius: 2px; margin-right: .3em; background: currentColor; }
 .s-ready { stroke: var(--ready); fill: var(--ready); color: var(--ready); } polyline.s-ready, polyline.s-delayed, polyline.s-work, polyline.s-dead, polyline.s-done, polyline.s-lag { fill: none; }
@@ -85,4 +86,17 @@ button.danger { color: var(--dead); border-color: var(--dead); }
 .find { display: flex; gap: .4rem; margin-top: 1rem; } .find input { font: inherit; padding: .2rem .4rem; }
 .bulk { display: flex; gap: .5rem; margin-top: .8rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; } dt { color: var(--muted); } dd { margin: 0; }
+.wide { overflow-x: auto; }
+@media (max-width: 640px) {
+  header { padding: .6rem .8rem; } main { padding: .8rem .8rem 2rem; }
+  .find { flex-wrap: wrap; } .find input { flex: 1 1 10rem; min-width: 0; }
+  table.rows thead { display: none; }
+  table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: 100%; }
+  table.rows tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.rows td { display: flex; gap: .6rem; border: 0; padding: .12rem 0; text-align: left; }
+  table.rows td::before { content: attr(data-label); flex: 0 0 5.5rem; color: var(--muted); font-size: 12px; }
+  table.rows td.num { text-align: left; }
+  table.rows .payload, table.rows .error { max-width: none; min-width: 0; }
+  dl { grid-template-columns: 1fr; } dd { margin-bottom: .4rem; }
+}
 `;

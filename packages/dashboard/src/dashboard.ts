@@ -13,9 +13,11 @@ import {
   type TableDescription,
 } from '@sqlinbox/core';
 import { parseCookie, stringifySetCookie } from 'cookie';
+import { type DashboardCredentials, Login } from './auth.js';
 import { Csrf, sameOrigin } from './csrf.js';
 import {
   errorPage,
+  firstTab,
   jsonValue,
   type ListState,
   type Notice,
@@ -84,6 +86,13 @@ export interface DashboardOptions {
   readonly pageSize?: number | undefined;
   /** The name in the pages' header and titles. Default `sqlinbox`. */
   readonly title?: string | undefined;
+  /**
+   * A login of the dashboard's own: every request, pages included, must carry the basic
+   * authentication user and password or the bearer token, else it is answered 401. For a
+   * dashboard with nothing in front of it (`sqlinbox dashboard` beyond this machine). Default:
+   * none, the application's own authentication goes in front.
+   */
+  readonly credentials?: DashboardCredentials | undefined;
 }
 
 /** The request handler {@link dashboard} returns, with a fetch-style variant. */
@@ -176,6 +185,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
   if (!(every >= 0) || !(windowMs > 0) || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) {
     throw new TypeError('dashboard sampleEvery must be >= 0, history > 0, pageSize a whole number 1..500');
   }
+  const login = options.credentials === undefined ? undefined : new Login(options.credentials);
   const events =
     options.events === undefined ? [] : 'on' in options.events ? [options.events] : options.events;
   const sampler = new Sampler(
@@ -219,6 +229,11 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
   }
 
   function errorOf(qu: Queue, row: AdminRow): { text: string; source: string } | undefined {
+    // The failure record first: written by the settlement, kept by the dead letter.
+    if (row.lastError !== null || row.errorClass !== null) {
+      const text = row.errorClass === null ? row.lastError! : `${row.errorClass}: ${row.lastError ?? ''}`;
+      return { text, source: 'from the failure record' };
+    }
     if (qu.errorColumn !== undefined) {
       const col = qu.errorColumn;
       const key =
@@ -238,6 +253,17 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
       'x-frame-options': 'DENY',
       'referrer-policy': 'same-origin',
     };
+    if (login !== undefined && !login.allows(inc.header('authorization'))) {
+      return {
+        status: 401,
+        headers: {
+          ...headers,
+          'www-authenticate': login.challenge,
+          'content-type': 'text/plain; charset=utf-8',
+        },
+        body: 'this dashboard needs its login: the user and password, or the bearer token',
+      };
+    }
     const cookieToken = parseCookie(inc.header('cookie') ?? '')[COOKIE];
     let token = cookieToken;
     if (!csrf.valid(token)) {
@@ -313,7 +339,8 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
       if (parts.length === 2) {
         if (!get) throw new HttpError(405, 'GET only');
         const stateParam = url.searchParams.get('state');
-        const state = (stateParam ?? (qu.deadLetter === undefined ? 'ready' : 'dead')) as ListState;
+        const qv = await queueView(qu);
+        const state = (stateParam ?? firstTab(qv)) as ListState;
         if (!STATES.includes(state)) {
           throw new HttpError(400, `state must be one of ${STATES.join(', ')}`);
         }
@@ -322,7 +349,6 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
         }
         const afterText = url.searchParams.get('after') ?? undefined;
         const after = afterText === undefined ? undefined : idOf(afterText);
-        const qv = await queueView(qu);
         const list = live
           ? null
           : await admin.list(qu.table, {
@@ -341,7 +367,12 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
             after: afterText,
             notice: noticeOf(url.searchParams),
             errorOf: (r) => errorOf(qu, r)?.text,
-            showErrors: qu.errorColumn !== undefined || sampler.counting,
+            showErrors: qu.errorColumn !== undefined || sampler.counting || qu.table.lastError !== undefined,
+            record: {
+              errors: qu.table.lastError !== undefined || qu.table.errorClass !== undefined,
+              failedAt: qu.table.failedAt !== undefined,
+              createdAt: qu.table.createdAt !== undefined,
+            },
           }),
         );
       }

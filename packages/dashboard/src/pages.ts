@@ -106,6 +106,33 @@ export function age(ms: number | null | undefined): string {
   return `${Math.round(ms / 86_400_000)} d`;
 }
 
+/**
+ * The oldest ready row's age as the pages show it: '–' with no ready row, `unknown` where ready
+ * rows carry no time to read an age from (published without a delay, no column that holds one).
+ */
+export function lagText(s: QueueStats): string {
+  if (s.ready === 0) return '–';
+  return s.oldestReadyAgeMs === null || s.oldestReadyAgeMs === undefined
+    ? 'unknown'
+    : age(s.oldestReadyAgeMs);
+}
+
+/**
+ * The first tab with rows, as counted by the last reading: dead letters first (what needs an
+ * operator), then ready, delayed, in work; else the processed rows where the table keeps them,
+ * else every row.
+ */
+export function firstTab(qv: QueueView): ListState {
+  const s = qv.stats;
+  if (s !== null) {
+    if (qv.hasDead && s.dead > 0) return 'dead';
+    if (s.ready > 0) return 'ready';
+    if (s.delayed > 0) return 'delayed';
+    if (s.inWork > 0) return 'inWork';
+  }
+  return qv.hasDone ? 'done' : 'all';
+}
+
 export function when(d: Date | null): string {
   return d === null ? '–' : `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
@@ -141,7 +168,7 @@ ${
     ? html`<td colspan="${counting ? 7 : 6}" class="error">${qv.error ?? 'no reading'}</td>`
     : html`<td class="num" data-count="ready">${s.ready}</td><td class="num" data-count="delayed">${s.delayed}</td>
 <td class="num" data-count="inWork">${s.inWorkSeen === 'none' ? '–' : s.inWork}</td>
-<td class="num" data-count="dead">${qv.hasDead ? s.dead : '–'}</td><td class="num">${age(s.oldestReadyAgeMs)}</td>
+<td class="num" data-count="dead">${qv.hasDead ? s.dead : '–'}</td><td class="num" data-lag>${lagText(s)}</td>
 ${counting ? html`<td class="num">${rate === null ? '–' : rate.toFixed(1)}</td>` : ''}<td>${trend}</td>`
 }
 </tr>`;
@@ -151,10 +178,12 @@ ${counting ? html`<td class="num">${rate === null ? '–' : rate.toFixed(1)}</td
     'Queues',
     html`<h1>Queues</h1>
 <section id="overview" data-live>
+<div class="wide">
 <table>
 <thead><tr><th>queue</th><th class="num">ready</th><th class="num">delayed</th><th class="num">in work</th><th class="num">dead</th><th class="num">oldest ready</th>${counting ? html`<th class="num">done / min</th>` : ''}<th>waiting, last ${Math.round(windowMs / 60_000)} min</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>
+</div>
 </section>`,
   );
 }
@@ -167,8 +196,8 @@ function cards(qv: QueueView): Html {
   return html`<div class="cards">
 ${card('ready', 'ready', s.ready)}${card('delayed', 'delayed', s.delayed)}
 ${card('inWork', 'in work', s.inWorkSeen === 'none' ? '–' : s.inWork)}${qv.hasDead ? card('dead', 'dead', s.dead) : ''}
-${card('oldest', 'oldest ready', age(s.oldestReadyAgeMs))}
-</div>${s.inWorkSeen === 'none' ? html`<p class="muted">Rows in work are not visible for this table; they count as ready.</p>` : ''}`;
+${card('oldest', 'oldest ready', lagText(s))}
+</div>${s.inWorkSeen === 'none' ? html`<p class="muted">Rows in work are not visible for this table; they count as ready.</p>` : ''}${lagText(s) === 'unknown' ? html`<p class="muted" id="lag-unknown">The age of the oldest ready row is unknown: its row carries no time (published without a delay, and the table has no column that records when a row was made).</p>` : ''}`;
 }
 
 function charts(qv: QueueView, counting: boolean, windowMs: number): Html {
@@ -181,6 +210,20 @@ function charts(qv: QueueView, counting: boolean, windowMs: number): Html {
     cls,
     points: samples.map((s) => ({ at: s.at, value: pick(s) })),
   });
+  // No ready row: no lag (0). Ready rows without a time to read their age from: unknown, never 0.
+  const lagSeries: Series = {
+    label: 'oldest ready',
+    cls: 's-lag',
+    points: samples.map((s) => {
+      const st = s.stats;
+      if (st === null) return { at: s.at, value: null };
+      if (st.ready === 0) return { at: s.at, value: 0 };
+      const ms = st.oldestReadyAgeMs;
+      return ms === null || ms === undefined
+        ? { at: s.at, value: null, unknown: true }
+        : { at: s.at, value: ms / 1000 };
+    }),
+  };
   const depth = lineChart({
     title: 'Depth',
     unit: 'rows',
@@ -198,11 +241,7 @@ function charts(qv: QueueView, counting: boolean, windowMs: number): Html {
     unit: 'seconds',
     from,
     to,
-    series: [
-      series('oldest ready', 's-lag', (s) =>
-        s.stats === null ? null : (s.stats.oldestReadyAgeMs ?? 0) / 1000,
-      ),
-    ],
+    series: [lagSeries],
   });
   const rate = (n: (c: NonNullable<Sample['settled']>) => number) => (s: Sample) =>
     s.settled === null || s.spanMs <= 0 ? null : (n(s.settled) * 60_000) / s.spanMs;
@@ -246,6 +285,8 @@ export function queuePage(
     readonly notice: Notice | undefined;
     readonly errorOf: (row: AdminRow) => string | undefined;
     readonly showErrors: boolean;
+    /** The failure record's columns the table has: its errors show on every tab, its times as columns. */
+    readonly record?: { readonly errors: boolean; readonly failedAt: boolean; readonly createdAt: boolean };
   },
 ): string {
   const { state, list } = opts;
@@ -258,22 +299,23 @@ export function queuePage(
   const rowActions = (r: AdminRow) => {
     if (!actions || r.state !== 'dead') return '';
     const id = String(r.id);
-    return html`<td class="actions"><form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, state })}<button type="submit" name="do" value="requeue">Requeue</button></form>
+    return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, state })}<button type="submit" name="do" value="requeue">Requeue</button></form>
 <form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete dead letter ${id}?">${hidden({ id, state, dead: '1' })}<button type="submit" class="danger" name="do" value="delete">Delete</button></form></td>`;
   };
-  const errors = opts.showErrors && state === 'dead';
+  const rec = opts.record ?? { errors: false, failedAt: false, createdAt: false };
+  const errors = opts.showErrors && (state === 'dead' || rec.errors);
   const body =
     list === null
       ? ''
       : html`<table class="rows" data-state="${state}">
-<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && state === 'dead' ? html`<th></th>` : ''}</tr></thead>
+<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${rec.createdAt ? html`<th>created</th>` : ''}${rec.failedAt ? html`<th>failed</th>` : ''}${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && state === 'dead' ? html`<th></th>` : ''}</tr></thead>
 <tbody>${list.rows.map(
           (r) => html`<tr data-id="${String(r.id)}">
-<td><a href="${q(view, qv.name, `/rows/${encodeURIComponent(String(r.id))}`)}">${String(r.id)}</a></td>
-<td><span class="state state-${r.state}">${STATE_LABEL[r.state]}</span></td>
-<td class="num">${r.attempt ?? '–'}</td><td>${r.group ?? ''}</td><td>${when(r.retryAfter)}</td><td>${when(r.lockedUntil)}</td>
-${errors ? html`<td class="error">${opts.errorOf(r) ?? ''}</td>` : ''}
-<td class="payload">${r.preview}${r.truncated ? '…' : ''}</td>${rowActions(r)}</tr>`,
+<td data-label="id"><a href="${q(view, qv.name, `/rows/${encodeURIComponent(String(r.id))}`)}">${String(r.id)}</a></td>
+<td data-label="state"><span class="state state-${r.state}">${STATE_LABEL[r.state]}</span></td>
+<td class="num" data-label="attempt">${r.attempt ?? '–'}</td><td data-label="group">${r.group ?? ''}</td><td data-label="due">${when(r.retryAfter)}</td><td data-label="lease">${when(r.lockedUntil)}</td>${rec.createdAt ? html`<td data-label="created">${when(r.createdAt)}</td>` : ''}${rec.failedAt ? html`<td data-label="failed">${when(r.failedAt)}</td>` : ''}
+${errors ? html`<td class="error" data-label="last error">${opts.errorOf(r) ?? ''}</td>` : ''}
+<td class="payload" data-label="payload">${r.preview}${r.truncated ? '…' : ''}</td>${rowActions(r)}</tr>`,
         )}</tbody>
 </table>
 ${list.rows.length === 0 ? html`<p class="muted" id="none">No ${STATE_LABEL[state]} rows${opts.after === undefined ? '' : ' after this point'}.</p>` : ''}
@@ -338,6 +380,8 @@ ${opts.notice === undefined ? '' : noticeOf(opts.notice)}
 <dt>due</dt><dd>${when(row.retryAfter)}</dd>
 <dt>lease</dt><dd>${when(row.lockedUntil)}</dd>
 <dt>processed</dt><dd>${when(row.processedAt)}</dd>
+${row.createdAt === null ? '' : html`<dt>created</dt><dd id="row-created">${when(row.createdAt)}</dd>`}
+${row.failedAt === null ? '' : html`<dt>failed</dt><dd id="row-failed">${when(row.failedAt)}</dd>`}
 ${opts.error === undefined ? '' : html`<dt>last error</dt><dd class="error" title="${opts.errorSource}">${opts.error}</dd>`}
 </dl>
 ${

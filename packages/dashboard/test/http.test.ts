@@ -330,6 +330,124 @@ for (const db of dbs) {
       }
     });
 
+    test(`R-LIFE-8 the first tab shown has rows; the lag reads "unknown", never 0, where the ready rows carry no time; the row table keeps a label on every cell (${db.name})`, async () => {
+      const table = await fresh();
+      const empty = await fresh();
+      const deadOnly = await fresh();
+      await broker.publishMany(table, [{ n: 1 }, { n: 2 }]);
+      await broker.publish(deadOnly, { d: 1 }, { group: 'dead' });
+      const dash = dashboard(adapter, {
+        queues: {
+          jobs: { table, deadLetter: DL },
+          empty: { table: empty, deadLetter: DL },
+          deadOnly: { table: deadOnly, deadLetter: DL },
+        },
+        basePath: '/lag',
+        sampleEvery: 0,
+      });
+      const server = await mount('node:http', [{ base: '/lag', handler: dash }]);
+      try {
+        await dash.sample();
+        await new Promise((r) => setTimeout(r, 10));
+        await dash.sample();
+        // Ready rows published without a delay: no time to read an age from.
+        const page = await get(`${server.origin}/lag/queues/jobs`);
+        expect(page.body).toMatch(
+          /<a href="\/lag\/queues\/jobs\?state=ready" aria-current="page">ready<\/a>/,
+        );
+        expect(page.body.match(/<tr data-id=/g)).toHaveLength(2);
+        expect(page.body).toMatch(/data-count="oldest"><b>unknown<\/b>/);
+        expect(page.body).toContain('id="lag-unknown"');
+        const lag = /<svg[^>]*aria-label="Lag: oldest ready row"[\s\S]*?<\/svg>/.exec(page.body)![0];
+        expect(lag).toContain('<rect class="unknown"');
+        expect(lag).toContain('>unknown</text>');
+        expect(lag).not.toMatch(/<polyline[^>]*s-lag/); // no line drawn at 0
+        for (const label of ['id', 'state', 'attempt', 'group', 'due', 'lease', 'payload'])
+          expect(page.body).toContain(`data-label="${label}"`);
+        const home = await get(`${server.origin}/lag/`);
+        expect(home.body).toMatch(/<tr data-queue="jobs">[\s\S]*?<td class="num" data-lag>unknown<\/td>/);
+        expect(home.body).toMatch(/<tr data-queue="empty">[\s\S]*?<td class="num" data-lag>–<\/td>/);
+        // Only dead letters: that tab; nothing at all: every row.
+        expect((await get(`${server.origin}/lag/queues/deadOnly`)).body).toMatch(
+          /state=dead" aria-current="page">dead</,
+        );
+        expect((await get(`${server.origin}/lag/queues/empty`)).body).toMatch(
+          /state=all" aria-current="page">all</,
+        );
+
+        // A row due 5 s ago has a known age: a line, no band.
+        await broker.publish(empty, { late: 1 }, { notBefore: new Date(Date.now() - 5_000) });
+        await dash.sample();
+        await new Promise((r) => setTimeout(r, 10));
+        await dash.sample();
+        const known = await get(`${server.origin}/lag/queues/empty`);
+        expect(known.body).toMatch(/state=ready" aria-current="page">ready</);
+        expect(known.body).toMatch(/data-count="oldest"><b>\d+(\.\d)? s<\/b>/);
+        expect(known.body).not.toContain('id="lag-unknown"');
+      } finally {
+        await server.close();
+        dash.close();
+      }
+    });
+
+    test(`R-LIFE-8 a login of the dashboard's own: basic authentication or a bearer token on every request, refused with 401 otherwise (${db.name})`, async () => {
+      const table = await fresh();
+      const queues = { jobs: { table, deadLetter: DL } };
+      const token = 'tok-0123456789abcdef';
+      const dash = dashboard(adapter, {
+        queues,
+        basePath: '/locked',
+        sampleEvery: 0,
+        credentials: { user: 'ops', password: 's3cret', token },
+      });
+      const onlyToken = dashboard(adapter, {
+        queues,
+        basePath: '/token',
+        sampleEvery: 0,
+        credentials: { token },
+      });
+      const server = await mount('Hono', [
+        { base: '/locked', handler: dash },
+        { base: '/token', handler: onlyToken },
+      ]);
+      const basic = (user: string, pass: string) => ({
+        authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+      });
+      try {
+        const none = await get(`${server.origin}/locked/`);
+        expect(none.res.status).toBe(401);
+        expect(none.res.headers.get('www-authenticate')).toBe('Basic realm="sqlinbox", charset="UTF-8"');
+        expect(none.res.headers.get('set-cookie')).toBeNull();
+        expect((await get(`${server.origin}/locked/`, basic('ops', 'wrong'))).res.status).toBe(401);
+        expect((await get(`${server.origin}/locked/`, basic('other', 's3cret'))).res.status).toBe(401);
+        expect((await get(`${server.origin}/locked/`, basic('ops', 's3cret'))).res.status).toBe(200);
+        expect(
+          (await get(`${server.origin}/locked/api/stats`, { authorization: `Bearer ${token}` })).res.status,
+        ).toBe(200);
+        expect((await get(`${server.origin}/token/`, basic('ops', 's3cret'))).res.status).toBe(401);
+        const bearerOnly = await get(`${server.origin}/token/`);
+        expect(bearerOnly.res.headers.get('www-authenticate')).toBe('Bearer realm="sqlinbox"');
+        expect((await get(`${server.origin}/token/`, { authorization: `bearer ${token}` })).res.status).toBe(
+          200,
+        );
+      } finally {
+        await server.close();
+        dash.close();
+        onlyToken.close();
+      }
+      for (const credentials of [
+        { user: 'ops' },
+        { password: 'x' },
+        {},
+        { token: 'short' },
+        { user: 'a:b', password: 'p' },
+      ]) {
+        expect(() => dashboard(adapter, { queues, sampleEvery: 0, credentials })).toThrow(
+          /dashboard credentials/,
+        );
+      }
+    });
+
     test(`R-ADM-5 R-ADM-1 the charts: depth and lag sampled in memory at an interval, throughput counted from the brokers' events (${db.name})`, async () => {
       const table = await fresh();
       const worker = new Broker(await db.open(), { logger: silentLogger });

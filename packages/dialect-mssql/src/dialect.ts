@@ -9,19 +9,20 @@ import {
   type Connection,
   capabilities,
   type DdlOptions,
+  type ErrorKind,
   type Row,
 } from '@sqlinbox/core';
 import {
+  classifyWith,
   columnKinds,
   describeWith,
   informationSchemaColumn,
   informationSchemaSql,
+  NODE_SOCKET_ERRORS,
   SqlDialect,
   type SqlDialectOptions,
 } from '@sqlinbox/sql';
-import { classifyError } from './classify.js';
-import { MssqlDdl } from './ddl.js';
-import { MSSQL_TRANSACTIONS, MssqlStatements } from './statements.js';
+import { MSSQL_TRANSACTIONS, MssqlDdl, MssqlStatements } from './statements.js';
 
 /**
  * The oldest SQL Server the dialect runs on: 14.0, SQL Server 2017, the first on Linux and in containers,
@@ -32,7 +33,6 @@ export const MSSQL_FLOOR = '14.0';
 /** Every form and all four isolation levels; the rest as the core's defaults. */
 export const mssqlCapabilities: Capabilities = capabilities({
   isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-  concurrencyForms: ['lease'],
 });
 
 /** A column's kind from `INFORMATION_SCHEMA.COLUMNS.DATA_TYPE`. */
@@ -75,6 +75,39 @@ export const VERSION_SQL =
   "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVARCHAR(128)) AS [version]," +
   " CAST(SERVERPROPERTY('EngineEdition') AS INT) AS [edition]";
 
+/** SQL Server error numbers with a kind of their own (tedious: `RequestError.number`). */
+export const ERROR_NUMBERS: Readonly<Record<number, ErrorKind>> = {
+  1205: 'deadlock', // chosen as deadlock victim; the server has rolled the transaction back
+  3960: 'serialization', // snapshot isolation update conflict
+  1222: 'lock_timeout', // lock request time out period exceeded (LOCK_TIMEOUT)
+  2627: 'constraint', // violation of a PRIMARY KEY or UNIQUE constraint
+  2601: 'constraint', // duplicate key row in a unique index
+  547: 'constraint', // FOREIGN KEY or CHECK constraint conflict
+  515: 'constraint', // cannot insert NULL into a NOT NULL column
+  6005: 'shutdown', // SHUTDOWN is in progress
+  6006: 'shutdown', // server shut down by request
+  596: 'connection', // the session is in the kill state (KILL <spid>)
+};
+
+/** tedious's codes of a connection gone or unusable, this package's pool's `ECONNCLOSED`, and Node's socket codes. */
+const CONNECTION_CODES = new Set([
+  ...'ESOCKET ECLOSE EINVALIDSTATE ECONNCLOSED ELOGIN ENOTFOUND EAI_AGAIN'.split(' '),
+  ...NODE_SOCKET_ERRORS,
+]);
+
+/**
+ * A driver error's kind: by the server's error number, else `connection` for a `ConnectionError`
+ * (by class name: the dialect never imports tedious) or a connection code; an `AggregateError`'s
+ * errors (a deadlock beside "the statement has been terminated") and a `cause` are read in turn.
+ */
+export function classifyError(err: unknown): ErrorKind {
+  return classifyWith(err, (e: { number?: unknown; code?: unknown }) => {
+    const byNumber = typeof e.number === 'number' ? ERROR_NUMBERS[e.number] : undefined;
+    const gone = e.constructor?.name === 'ConnectionError' || CONNECTION_CODES.has(String(e.code));
+    return byNumber ?? (gone ? 'connection' : undefined);
+  });
+}
+
 /** The SQL Server dialect: T-SQL statements ({@link MssqlStatements}) and SQL Server's facts. */
 export class MssqlDialect extends SqlDialect {
   readonly name = 'mssql';
@@ -88,7 +121,7 @@ export class MssqlDialect extends SqlDialect {
   /** Reads `INFORMATION_SCHEMA.COLUMNS` ({@link DESCRIBE_SQL}). */
   describeTable = (conn: Connection, table: string) => describeWith(conn, DESCRIBE_SQL, table, columnInfo);
   /** The table's `CREATE TABLE` and indexes ({@link MssqlDdl}). */
-  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table)).ddl(opts);
+  tableDdl = (table: AnyTable, opts: DdlOptions) => new MssqlDdl(new MssqlStatements(table).q).ddl(opts);
 
   /**
    * `ServerTooOldError` below 14.0. Azure SQL Database and Managed Instance (`edition` 5 and 8)

@@ -3,7 +3,5 @@
  * imports no driver (tedious's adapter: `@sqlinbox/dialect-mssql/tedious`, `mssql(config)`); the
  * package is also the worked example of a dialect of your own (`docs/custom-dialect.md`).
  */
-export * from './classify.js';
-export * from './ddl.js';
 export * from './dialect.js';
 export * from './statements.js';

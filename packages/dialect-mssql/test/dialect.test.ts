@@ -1,9 +1,15 @@
 /** The dialect's pure facts: versions and the floor, errors by code, DDL, transactions, columns. */
-import { type BeginOptions, ConfigError, defaultCapabilities, ServerTooOldError } from '@sqlinbox/core';
+import {
+  type BeginOptions,
+  ConfigError,
+  defaultCapabilities,
+  inbox,
+  ServerTooOldError,
+} from '@sqlinbox/core';
 import { versionParts } from '@sqlinbox/sql';
 import { describe, expect, test } from 'vitest';
-import { classifyError } from '../src/classify.js';
 import {
+  classifyError,
   columnInfo,
   createMssqlDialect,
   DESCRIBE_SQL,
@@ -196,8 +202,15 @@ describe('capabilities', () => {
       ...defaultCapabilities,
       forms: ['rowlock', 'lease', 'advisory'],
       isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
-      concurrencyForms: ['lease'],
     });
+    const limited = inbox({
+      table: 'jobs',
+      id: 'id',
+      payload: 'payload',
+      lease: 'locked_until',
+      concurrency: { key: 'k', limit: 2 },
+    });
+    expect(mssqlDialect.prepare(limited).concurrency?.forms).toEqual(['lease']);
   });
 });
 
@@ -208,17 +221,17 @@ describe('ddl', () => {
     expect(out[0]).toContain('[priority] INT NOT NULL DEFAULT 0');
     expect(out[0]).toContain('[job_key] NVARCHAR(255) NULL');
     expect(out).toContain(
-      'CREATE INDEX [sqlinbox_priority] ON [jobs] ([priority] DESC, [id]) WHERE [processed_at] IS NULL',
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_priority' AND object_id = OBJECT_ID(N'[jobs]'))\nCREATE INDEX [sqlinbox_priority] ON [jobs] ([priority] DESC, [id]) WHERE [processed_at] IS NULL",
     );
     expect(out).toContain(
-      'CREATE UNIQUE INDEX [sqlinbox_unique_key] ON [jobs] ([job_key]) WHERE [job_key] IS NOT NULL AND [processed_at] IS NULL',
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_unique_key' AND object_id = OBJECT_ID(N'[jobs]'))\nCREATE UNIQUE INDEX [sqlinbox_unique_key] ON [jobs] ([job_key]) WHERE [job_key] IS NOT NULL AND [processed_at] IS NULL",
     );
   });
 
   test('R-PLUS-2 a lease table: BIGINT IDENTITY id, NVARCHAR(MAX) payload, INT attempt DEFAULT 1, DATETIME2(3) times', () => {
     const t = leaseTable({ retryAfter: 'retry_after', processedAt: 'processed_at' });
     expect(mssqlDialect.ddl(t)).toEqual([
-      'CREATE TABLE [jobs] (\n' +
+      "IF OBJECT_ID(N'[jobs]', N'U') IS NULL\nCREATE TABLE [jobs] (\n" +
         '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
         '  [payload] NVARCHAR(MAX) NOT NULL,\n' +
         '  [attempt] INT NOT NULL DEFAULT 1,\n' +
@@ -226,7 +239,7 @@ describe('ddl', () => {
         '  [retry_after] DATETIME2(3) NULL,\n' +
         '  [processed_at] DATETIME2(3) NULL\n' +
         ')',
-      'CREATE INDEX [sqlinbox_claim] ON [jobs] ([id]) INCLUDE ([locked_until], [retry_after]) WHERE [processed_at] IS NULL',
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_claim' AND object_id = OBJECT_ID(N'[jobs]'))\nCREATE INDEX [sqlinbox_claim] ON [jobs] ([id]) INCLUDE ([locked_until], [retry_after]) WHERE [processed_at] IS NULL",
     ]);
   });
 
@@ -240,7 +253,7 @@ describe('ddl', () => {
     });
     const [create, fifo] = mssqlDialect.ddl(t);
     expect(create).toBe(
-      'CREATE TABLE [jobs] (\n' +
+      "IF OBJECT_ID(N'[jobs]', N'U') IS NULL\nCREATE TABLE [jobs] (\n" +
         '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
         '  [body] VARBINARY(MAX) NOT NULL,\n' +
         '  [attempt] INT NOT NULL DEFAULT 1,\n' +
@@ -250,7 +263,9 @@ describe('ddl', () => {
         '  [note] NVARCHAR(255) NULL\n' +
         ')',
     );
-    expect(fifo).toBe('CREATE INDEX [sqlinbox_fifo] ON [jobs] ([grp], [id])');
+    expect(fifo).toBe(
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_fifo' AND object_id = OBJECT_ID(N'[jobs]'))\nCREATE INDEX [sqlinbox_fifo] ON [jobs] ([grp], [id])",
+    );
   });
 
   test('a plain table needs no index beyond its clustered primary key; a given id is no IDENTITY', () => {
@@ -264,11 +279,13 @@ describe('ddl', () => {
     const t = table({ table: 'app.jobs', group: 'grp', processedAt: 'processed_at' });
     const out = mssqlDialect.ddl(t, { deadLetterTable: 'app.jobs_dlq' });
     expect(out).toHaveLength(4);
-    expect(out[1]).toBe('CREATE INDEX [sqlinbox_claim] ON [app].[jobs] ([id]) WHERE [processed_at] IS NULL');
-    expect(out[2]).toBe(
-      'CREATE INDEX [sqlinbox_fifo] ON [app].[jobs] ([grp], [id]) WHERE [processed_at] IS NULL',
+    expect(out[1]).toBe(
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_claim' AND object_id = OBJECT_ID(N'[app].[jobs]'))\nCREATE INDEX [sqlinbox_claim] ON [app].[jobs] ([id]) WHERE [processed_at] IS NULL",
     );
-    expect(out[3]).toBe(out[0]!.replace('[app].[jobs]', '[app].[jobs_dlq]').replace(' IDENTITY(1,1)', ''));
+    expect(out[2]).toBe(
+      "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'sqlinbox_fifo' AND object_id = OBJECT_ID(N'[app].[jobs]'))\nCREATE INDEX [sqlinbox_fifo] ON [app].[jobs] ([grp], [id]) WHERE [processed_at] IS NULL",
+    );
+    expect(out[3]).toBe(out[0]!.replaceAll('[app].[jobs]', '[app].[jobs_dlq]').replace(' IDENTITY(1,1)', ''));
     expect(out.every((s) => !s.endsWith(';'))).toBe(true);
   });
 });

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SqlTable } from '@sqlinbox/sql';
 import { describe, expect, test } from 'vitest';
-import { classifyError } from '../src/classify.js';
-import { mssqlDialect } from '../src/dialect.js';
+import { classifyError, mssqlDialect } from '../src/dialect.js';
 import { RESOURCE_MAX, resourceName } from '../src/statements.js';
 import {
   adapterConfig,
@@ -65,9 +64,9 @@ describe('parameter types (R-DESC-7: every value bound with an explicit type)', 
 describe('names', () => {
   test('R-DESC-7 identifiers are bracket-quoted, a schema-qualified table part by part', () => {
     const s = statements(table());
-    expect(s.ident('group')).toBe('[group]');
-    expect(s.ident('a]b')).toBe('[a]]b]');
-    expect(s.tableName('app.jobs')).toBe('[app].[jobs]');
+    expect(s.s.ident('group')).toBe('[group]');
+    expect(s.s.ident('a]b')).toBe('[a]]b]');
+    expect(s.s.tableName('app.jobs')).toBe('[app].[jobs]');
   });
 
   test('application lock names: a key up to 255 characters is its own name, a longer one its SHA-256', () => {
@@ -83,7 +82,7 @@ describe('names', () => {
   });
 
   test('the SQL twin hashes the same bytes (nvarchar is UTF-16LE) into the same upper-case hex', () => {
-    expect(statements(table()).freeKey('@k')).toBe(
+    expect(statements(table()).advisory.freeKey('@k')).toBe(
       "APPLOCK_TEST(N'public', CASE WHEN DATALENGTH(@k) / 2 > 255" +
         " THEN CONVERT(NVARCHAR(64), HASHBYTES('SHA2_256', @k), 2) ELSE @k END, 'Exclusive', 'Session') = 1",
     );

@@ -10,17 +10,18 @@
  */
 import {
   type AnyTable,
+  type Capabilities,
   type ColumnInfo,
   type Connection,
   capabilities,
   type Dialect,
   type ErrorKind,
+  type PrepareOptions,
   type Row,
   ServerTooOldError,
-  validateIdentifier,
+  type TableOps,
 } from '@sqlinbox/core';
 import {
-  type ColumnUse,
   classifyWith,
   columnKinds,
   informationSchemaColumn,
@@ -28,17 +29,26 @@ import {
   NODE_SOCKET_ERRORS,
   SqlDialect,
   schemaOf,
-  tableColumns,
   tableOf,
 } from '@sqlinbox/sql';
+import { ddl } from './ddl.js';
 import { prepareTable } from './ops.js';
-import { quoteIdent, quoteTable, toCount } from './sql.js';
+import { toCount } from './sql.js';
 import { MYSQL_TRANSACTIONS, MysqlStatements } from './statements.js';
 
 /** The first MySQL release with `SKIP LOCKED`. */
 export const MYSQL_FLOOR = '8.0.1';
 /** The first MariaDB release sqlinbox supports (`SKIP LOCKED` arrived in 10.6). */
 export const MARIADB_FLOOR = '10.6';
+
+/**
+ * Why a Galera node refuses the advisory form (and per-key concurrency, whose claims take turns
+ * through the same locks).
+ */
+export const ADVISORY_ON_GALERA =
+  'this server is a Galera cluster node, and GET_LOCK locks only on the node that takes it (Galera ' +
+  'does not replicate it): a session on another node takes the same key at once, so two nodes would ' +
+  'run rows of one key side by side';
 
 /** Options of {@link createMysqlDialect}. */
 export interface MysqlDialectOptions {
@@ -133,6 +143,19 @@ const CONSTRAINT = new Set<unknown>([
 ]);
 const SHUTDOWN = new Set<unknown>([1053, 'ER_SERVER_SHUTDOWN', 1927, 'ER_CONNECTION_KILLED']);
 const CONNECTION = new Set<unknown>([
+  // A server that cannot take this work: the connection is given up and the next one opened
+  // afresh (after a failover, on the new primary). The engine never opens a read-only transaction
+  // of its own, so these mean the server, not the statement.
+  1290, // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only (a replica, a demoted primary)
+  'ER_OPTION_PREVENTS_STATEMENT',
+  1836, // ER_READ_ONLY_MODE
+  'ER_READ_ONLY_MODE',
+  1792, // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION: transaction_read_only set for the server
+  'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION',
+  // Galera: a node outside the primary component ("WSREP has not yet prepared node for
+  // application use"); another node of the cluster takes the work.
+  1047,
+  'ER_UNKNOWN_COM_ERROR',
   // client library codes
   2006,
   'CR_SERVER_GONE_ERROR',
@@ -178,7 +201,8 @@ const CONNECTION = new Set<unknown>([
  * driver's `code`: 1213 deadlock; 1205 (and 3572 NOWAIT) lock timeout; MariaDB 1020 serialization;
  * duplicate keys, foreign keys, NOT NULL and CHECK violations constraint; 1053 and MariaDB 1927
  * (what MariaDB sends its sessions when it shuts down) shutdown; a lost socket, a session the
- * server ended, and any other error the driver marks `fatal` connection; the rest other. An error
+ * server ended, a read-only server (1290, 1836, 1792), a Galera node outside the primary
+ * component (1047), and any other error the driver marks `fatal` connection; the rest other. An error
  * without a code of its own is read through its `cause`.
  */
 export function classifyError(err: unknown): ErrorKind {
@@ -211,87 +235,6 @@ const text = (v: unknown): string =>
   v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
 
 // ---------------------------------------------------------------------------------------------
-// DDL
-
-/**
- * The `CREATE TABLE` of a description, InnoDB, utf8mb4: `BIGINT AUTO_INCREMENT` id
- * (plain `BIGINT` when the id is not generated), payload `JSON` / `LONGTEXT` / `LONGBLOB`,
- * `attempt INT NOT NULL DEFAULT 1`, time columns `DATETIME(3)` (UTC), group, partition key and the
- * other named columns `VARCHAR(255)`. Then the indexes a claim needs: MySQL has no partial index,
- * so a table with `processed_at` gets `(processed_at, id)` (the claim reads `processed_at IS NULL`
- * in id order), and a FIFO table `(group, [processed_at,] id)`, which the head check and the FIFO
- * guard read (without it the guard's locking read scans and waits on other groups' rows). Without
- * either column the primary key serves the claim. A priority column (`INT NOT NULL DEFAULT 0`)
- * gets `([processed_at,] priority DESC, id)`, the claim's order (descending index parts need
- * MySQL 8.0 or MariaDB 10.8; older MariaDB sorts). A unique key column (`VARCHAR(255)`) gets a
- * unique index: on the column itself where settled rows are deleted, else on the generated column
- * `sqlinbox_key_active` (the key while `processed_at IS NULL`, NULL after), since MySQL has no
- * partial index. A concurrency key (`VARCHAR(255)`) gets `(key, lease)`, which a claim reads to count
- * each key's rows in work. With `deadLetterTable`, that table with the same columns in the same order (its
- * id not generated, `sqlinbox_key_active` a plain column), for `INSERT .. SELECT *`.
- */
-/** The generated column that carries a stamping table's unique key while the row is unsettled. */
-const KEY_ACTIVE = 'sqlinbox_key_active';
-/** The payload's type by how it stores a message, and the other columns' by their role. */
-const PAYLOAD = { json: 'JSON NOT NULL', text: 'LONGTEXT NOT NULL', bytes: 'LONGBLOB NOT NULL' } as const;
-const TYPES = {
-  attempt: 'INT NOT NULL DEFAULT 1',
-  time: 'DATETIME(3) NULL',
-  text: 'VARCHAR(255) NULL',
-  priority: 'INT NOT NULL DEFAULT 0',
-} as const;
-
-export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
-  const cols = (forDeadLetter: boolean): string[] => {
-    const id = table.id.generated && !forDeadLetter ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL';
-    const typeOf = (role: ColumnUse) =>
-      role === 'id' ? id : role === 'payload' ? PAYLOAD[table.payload!.type] : TYPES[role];
-    const fold = (name: string) => name.toLowerCase();
-    const { uniqueKey: key, processedAt } = table;
-    const out: string[] = [];
-    for (const c of tableColumns(table, fold)) {
-      out.push(`  ${quoteIdent(c.name)} ${typeOf(c.role)}`);
-      if (key === undefined || processedAt === undefined || fold(c.name) !== fold(key)) continue;
-      // No partial index: the key while the row is unsettled, NULL after, carries the unique index.
-      // The dead-letter twin takes it as a plain column, for `INSERT .. SELECT *`.
-      const active = `VARCHAR(255) GENERATED ALWAYS AS (IF(${quoteIdent(processedAt)} IS NULL, ${quoteIdent(key)}, NULL)) STORED`;
-      out.push(`  ${quoteIdent(KEY_ACTIVE)} ${forDeadLetter ? TYPES.text : active}`);
-    }
-    out.push(`  PRIMARY KEY (${quoteIdent(table.id.column)})`);
-    return out;
-  };
-  const create = (name: string, forDeadLetter: boolean) =>
-    `CREATE TABLE ${quoteTable(name)} (\n${cols(forDeadLetter).join(',\n')}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`;
-  const T = quoteTable(table.table);
-  const ID = quoteIdent(table.id.column);
-  const out = [create(table.table, false)];
-  if (table.processedAt !== undefined) {
-    out.push(`CREATE INDEX \`sqlinbox_claim\` ON ${T} (${quoteIdent(table.processedAt)}, ${ID})`);
-  }
-  if (table.group !== undefined) {
-    const pa = table.processedAt !== undefined ? `${quoteIdent(table.processedAt)}, ` : '';
-    out.push(`CREATE INDEX \`sqlinbox_fifo\` ON ${T} (${quoteIdent(table.group)}, ${pa}${ID})`);
-  }
-  if (table.priority !== undefined) {
-    const pa = table.processedAt !== undefined ? `${quoteIdent(table.processedAt)}, ` : '';
-    out.push(`CREATE INDEX \`sqlinbox_priority\` ON ${T} (${pa}${quoteIdent(table.priority)} DESC, ${ID})`);
-  }
-  if (table.uniqueKey !== undefined) {
-    const key = table.processedAt !== undefined ? KEY_ACTIVE : table.uniqueKey;
-    out.push(`CREATE UNIQUE INDEX \`sqlinbox_unique_key\` ON ${T} (${quoteIdent(key)})`);
-  }
-  if (table.concurrency !== undefined && table.lease !== undefined) {
-    // A claim counts each key's rows in work: a live lease of the key.
-    const c = quoteIdent(table.concurrency.column);
-    out.push(`CREATE INDEX \`sqlinbox_concurrency\` ON ${T} (${c}, ${quoteIdent(table.lease)})`);
-  }
-  if (opts.deadLetterTable !== undefined) {
-    out.push(create(validateIdentifier(opts.deadLetterTable, 'dead-letter table', table.table, true), true));
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 // The dialect
 
 /**
@@ -302,15 +245,45 @@ export function ddl(table: AnyTable, opts: { deadLetterTable?: string } = {}): s
  */
 class MysqlDialect extends SqlDialect {
   readonly name = 'mysql';
-  readonly capabilities = capabilities({
+  private readonly single = capabilities({
     isolationLevels: ['read_uncommitted', 'read_committed', 'repeatable_read', 'serializable'],
     oneLeaseClaimAtATime: true,
     // One claim at a time already: a claim takes a row per worker and the extra rows wait,
     // leased, in the subscription, so the claim transaction runs per batch, not per row.
     claimAhead: true,
-    // Per-key concurrency: lease claims serialized per table by a `GET_LOCK` for the claim's length.
-    concurrencyForms: ['lease'],
   });
+  private readonly cluster: Capabilities = {
+    ...this.single,
+    forms: this.single.forms.filter((f) => f !== 'advisory'),
+    formsRefused: { advisory: ADVISORY_ON_GALERA },
+  };
+  /** Whether `checkServer` found a Galera node (`wsrep_on`). */
+  private galera = false;
+
+  /** Every form on a single server; on a Galera node, the advisory form refused with its reason. */
+  get capabilities(): Capabilities {
+    return this.galera ? this.cluster : this.single;
+  }
+
+  /**
+   * The version check, then whether the server is a Galera node (`wsrep_on = ON`): there the
+   * advisory form and per-key concurrency, both held by `GET_LOCK`, are refused at start.
+   */
+  override async checkServer(conn: Connection): Promise<{ version: string }> {
+    const checked = await super.checkServer(conn);
+    const { rows } = await conn.query<Row>("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'");
+    const value = rows[0] === undefined ? '' : text(rows[0].Value ?? rows[0].value);
+    this.galera = value.toUpperCase() === 'ON';
+    return checked;
+  }
+
+  /** The table's statements; on a Galera node without per-key concurrency (see {@link checkServer}). */
+  override prepare = (t: AnyTable, opts?: PrepareOptions): TableOps => {
+    const ops = prepareTable(t, opts);
+    if (this.galera && ops.concurrency !== undefined)
+      Object.defineProperty(ops, 'concurrency', { value: undefined, enumerable: true });
+    return ops;
+  };
   readonly server = 'MySQL';
   readonly floor = MYSQL_FLOOR;
   readonly versionSql = 'SELECT VERSION() AS `version`';
@@ -322,7 +295,6 @@ class MysqlDialect extends SqlDialect {
 
   readonly transactions = MYSQL_TRANSACTIONS;
   readonly Statements = MysqlStatements;
-  override prepare = prepareTable;
   classifyError = classifyError;
   tableDdl = ddl;
 

@@ -4,11 +4,12 @@
  * `@sqlinbox/dialect-mysql/mysql2` (`mysql2(pool)`) and `@sqlinbox/dialect-mysql/mariadb`
  * (`mariadb(pool)`).
  */
+
+export { ddl } from './ddl.js';
 export {
   checkVersion,
   classifyError,
   createMysqlDialect,
-  ddl,
   MARIADB_FLOOR,
   MYSQL_FLOOR,
   type MysqlDialectOptions,
@@ -16,4 +17,5 @@ export {
   parseServerVersion,
   type ServerVersion,
 } from './dialect.js';
+export { toDriverValue as toMysqlValue, utc } from './sql.js';
 export { LOCK_NAME_MAX, lockNameOf } from './statements.js';

@@ -9,7 +9,13 @@
  * ```
  */
 import { createRequire } from 'node:module';
-import type { Adapter, Form, IsolationLevel, Queryable } from '@sqlinbox/core';
+import {
+  type Adapter,
+  checkConnectionString,
+  type Form,
+  type IsolationLevel,
+  type Queryable,
+} from '@sqlinbox/core';
 import type {
   FieldPacket,
   PoolOptions,
@@ -272,6 +278,14 @@ export function mysql2(
   readonly server: string;
 } {
   const owned = typeof (poolOrOptions as { getConnection?: unknown }).getConnection !== 'function';
+  const uri = owned ? (poolOrOptions as PoolOptions).uri : undefined;
+  if (uri !== undefined) {
+    checkConnectionString(uri, {
+      option: 'uri',
+      schemes: ['mysql', 'mariadb'],
+      example: 'mysql://user:password@localhost:3306/app',
+    });
+  }
   const pool = owned
     ? (
         createRequire(import.meta.url)('mysql2/promise') as { createPool(o: PoolOptions): PromisePool }

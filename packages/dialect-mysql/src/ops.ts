@@ -9,14 +9,19 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
-import { SqlTable, type Statement } from '@sqlinbox/sql';
+import { chunks, SqlTable, type Statement } from '@sqlinbox/sql';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
-import { MYSQL_TRANSACTIONS, MysqlStatements } from './statements.js';
+import { MysqlStatements, mysqlSyntax } from './statements.js';
 
-/** Opens a READ COMMITTED transaction (the dialect's `begin` with no level declared). */
+/**
+ * Opens the runner's own transactions, the one way every flow of this runner opens one: at READ
+ * COMMITTED, the forms' level (the syntax's `begin`: `SET TRANSACTION ISOLATION LEVEL READ
+ * COMMITTED`, then `START TRANSACTION`), never at the server's default REPEATABLE READ, which would
+ * lock the gaps a claim or a keyed insert scans.
+ */
 async function begin(conn: Connection): Promise<void> {
-  for (const sql of MYSQL_TRANSACTIONS.begin({})) await conn.query(sql);
+  for (const sql of mysqlSyntax.begin) await conn.query(sql);
 }
 
 async function rollbackQuietly(conn: Connection): Promise<void> {
@@ -36,6 +41,9 @@ async function inTransaction<T>(conn: Connection, body: () => Promise<T>): Promi
     throw err;
   }
 }
+
+/** Dead letters one retention stamp statement writes at most. */
+const STAMP_BATCH = 1_000;
 
 /** `innodb_autoinc_lock_mode` and `auto_increment_increment` of a session, read once. */
 const autoIncBySession = new WeakMap<Connection, { mode: number; step: number }>();
@@ -96,8 +104,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    */
   override async reserveRow(conn: Connection, r: RateReservation): Promise<Row | undefined> {
     return inTransaction(conn, async () => {
-      await this.run(conn, this.sql.reserveRate(r.table, r.name, r.want, r.max, r.perMs));
-      return (await this.rows(conn, this.sql.rateState(r.table, r.name)))[0];
+      await this.run(conn, this.sql.rates.reserveRate(r.table, r.name, r.want, r.max, r.perMs));
+      return (await this.rows(conn, this.sql.rates.rateState(r.table, r.name)))[0];
     });
   }
 
@@ -109,24 +117,16 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   override async atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
     if (!nested) return inTransaction(conn, body);
     if (knownInTransaction(conn) !== false) return body();
-    await conn.query(this.sql.begin);
-    try {
-      const result = await body();
-      await conn.query(this.sql.commit);
-      return result;
-    } catch (err) {
-      await rollbackQuietly(conn);
-      throw err;
-    }
+    return inTransaction(conn, body);
   }
 
   /**
    * The builder's guard, after (once per table) reading which index the guard reads
-   * ({@link MysqlStatements.fifoIndex}). A table without an index led by its group column is
+   * ({@link MysqlFifo.fifoIndex}). A table without an index led by its group column is
    * warned about once: its guard may wait on rows of other groups that other claims hold.
    */
   override async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
-    const s = this.sql;
+    const s = this.sql.fifo;
     if (s.t.group !== undefined && rows.length > 0 && s.fifoIndex === undefined) {
       const name = (await this.rows(conn, s.fifoIndexOf()))[0]?.name;
       s.fifoIndex = name === undefined || name === null ? null : String(name);
@@ -140,7 +140,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     return super.guardHeads(conn, rows);
   }
 
-  /** The FIFO guard ({@link MysqlStatements.headGuard}) finds no older row: the claimed row is its group's head. */
+  /** The FIFO guard ({@link MysqlFifo.headGuard}) finds no older row: the claimed row is its group's head. */
   override isHead(answer: Row[]): boolean {
     return answer.length === 0;
   }
@@ -149,12 +149,67 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
     return inTransaction(conn, async () => {
-      const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.claimLease(n, now)));
+      const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.lease.claim(n, now)));
       const ids = picked.map((r) => this.idOf(r));
       if (ids.length === 0) return [];
-      await this.run(conn, this.sql.claimLeaseUpdate(ids, expiry));
-      return this.rows(conn, this.sql.claimLeaseRows(ids));
+      await this.run(conn, this.sql.lease.claimUpdate(ids, expiry));
+      return this.rows(conn, this.sql.lease.claimRows(ids));
     });
+  }
+
+  /**
+   * The rows a claim under per-key concurrency takes, in claim order, read in statements whose
+   * keys are values ({@link MysqlConcurrency.front}): the front of the queue, its keys' rows in
+   * work, and the rows taken in order while their key has a free slot; where that gives fewer
+   * than `n` (full keys hold the front), the first keys in key order ({@link MysqlConcurrency.keys})
+   * and the first row of each with a free slot ({@link MysqlConcurrency.heads}). What one key
+   * holds is counted by its value folded to lower case without trailing spaces, as the default
+   * collations compare it: two values the server takes as one key never pass its limit together.
+   */
+  private async pickByKey(conn: Connection, n: number, now: Date): Promise<Row[]> {
+    const st = this.sql.concurrency;
+    const column = st.t.concurrency!.column;
+    const limit = st.t.concurrency!.limit;
+    const fold = (v: unknown) => String(v).toLowerCase().trimEnd();
+    const work = new Map<string, number>();
+    const count = async (keys: unknown[]) => {
+      const fresh = [...new Map(keys.map((k) => [fold(k), k])).entries()].filter(([f]) => !work.has(f));
+      if (fresh.length === 0) return;
+      for (const [f] of fresh) work.set(f, 0);
+      for (const r of await this.rows(
+        conn,
+        st.inWork(
+          fresh.map(([, k]) => String(k)),
+          now,
+        ),
+      ))
+        work.set(fold(r.k), (work.get(fold(r.k)) ?? 0) + toCount(r.n));
+    };
+    const picked: Row[] = [];
+    const ids = new Set<string>();
+    const take = (r: Row) => {
+      const id = String(this.idOf(r));
+      if (picked.length >= n || ids.has(id)) return;
+      const k = r[column];
+      if (k !== null && k !== undefined) {
+        const f = fold(k);
+        if ((work.get(f) ?? 0) >= limit) return;
+        work.set(f, (work.get(f) ?? 0) + 1);
+      }
+      ids.add(id);
+      picked.push(r);
+    };
+    const front = await this.rows(conn, st.front(n, now));
+    await count(front.map((r) => r[column]).filter((k) => k !== null && k !== undefined));
+    for (const r of front) take(r);
+    if (picked.length < n) {
+      const keys = (await this.rows(conn, st.keys(n))).map((r) => r.k);
+      await count(keys);
+      const free = keys.filter((k) => (work.get(fold(k)) ?? 0) < limit).map((k) => String(k));
+      if (free.length > 0)
+        for (const r of this.inClaimOrder(await this.rows(conn, st.heads(free, now)))) take(r);
+    }
+    return this.inClaimOrder(picked);
   }
 
   /**
@@ -164,18 +219,18 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    */
   override async claimLeaseByKey(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
-    const ok = (await this.rows(conn, this.sql.claimTurn()))[0]?.ok;
+    const ok = (await this.rows(conn, this.sql.concurrency.turn()))[0]?.ok;
     if (toCount(ok) !== 1) return [];
     try {
       return await inTransaction(conn, async () => {
-        const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.claimPickByKey(n, now)));
+        const picked = await this.guardHeads(conn, await this.pickByKey(conn, n, now));
         const ids = picked.map((r) => this.idOf(r));
         if (ids.length === 0) return [];
-        await this.run(conn, this.sql.claimLeaseUpdate(ids, expiry, now));
-        return this.rows(conn, this.sql.claimLeaseRows(ids, expiry));
+        await this.run(conn, this.sql.lease.claimUpdate(ids, expiry, now));
+        return this.rows(conn, this.sql.lease.claimRows(ids, expiry));
       });
     } finally {
-      await this.run(conn, this.sql.claimTurnEnd());
+      await this.run(conn, this.sql.concurrency.turnEnd());
     }
   }
 
@@ -189,13 +244,14 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     expiry: Date,
   ): Promise<unknown[]> {
     const moved: unknown[] = [];
-    for (const part of this.sql.chunks(leases, Math.floor((this.sql.maxParams - 1) / 3))) {
+    for (const part of chunks(leases, Math.floor((this.sql.s.maxParams - 1) / 3))) {
       const ids = part.map((l) => l.id);
       let changed = 0;
-      for (const st of this.sql.extendLeases(part, expiry)) changed += (await this.run(conn, st)).rowCount;
+      for (const st of this.sql.lease.extendLeases(part, expiry))
+        changed += (await this.run(conn, st)).rowCount;
       if (changed === part.length) moved.push(...ids);
       else if (changed > 0) {
-        const holding = await this.rows(conn, this.sql.extendLeasesMoved(ids, expiry));
+        const holding = await this.rows(conn, this.sql.lease.extendLeasesMoved(ids, expiry));
         const now = new Set(holding.map((r) => idKey(this.idOf(r))));
         moved.push(...ids.filter((id) => now.has(idKey(id))));
       }
@@ -210,9 +266,61 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   override async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
     if (settlements.length === 0) return [];
     return inTransaction(conn, async () => {
-      const held = (await this.rows(conn, this.sql.settleManyHeld(settlements))).map((r) => this.idOf(r));
-      if (held.length > 0) await this.run(conn, this.sql.settleManyFinish(held, settlements[0]!.now));
+      const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
+        this.idOf(r),
+      );
+      if (held.length > 0) await this.run(conn, this.sql.lease.settleManyFinish(held, settlements[0]!.now));
       return held;
+    });
+  }
+
+  /** Retention: the pick of processed rows' ids, then their delete ({@link MysqlRetention}). */
+  override async pruneProcessed(conn: Connection, before: Date, limit: number): Promise<number> {
+    return this.prunePicked(conn, 'processed', before, limit);
+  }
+
+  /**
+   * Retention: the death stamp in two statements, as the deletes ({@link prunePicked}): the ids
+   * without one locked (`SKIP LOCKED`), then their update by the primary key, 1,000 at a time.
+   */
+  override async markDead(conn: Connection, now: Date): Promise<number> {
+    const r = this.sql.retention;
+    if (!r.hasDead) return 0;
+    let stamped = 0;
+    for (;;) {
+      const { picked, changed } = await inTransaction(conn, async () => {
+        const ids = (await this.rows(conn, r.pickUnstamped(STAMP_BATCH))).map((row) => this.idOf(row));
+        if (ids.length === 0) return { picked: 0, changed: 0 };
+        const n = toCount((await this.run(conn, r.stampPicked(ids, now))).rowCount);
+        return { picked: ids.length, changed: n };
+      });
+      stamped += changed;
+      if (picked < STAMP_BATCH) return stamped;
+    }
+  }
+
+  /** Retention: the pick of dead letters' ids, then their delete ({@link MysqlRetention}). */
+  override async pruneDead(conn: Connection, before: Date, limit: number): Promise<number> {
+    return this.sql.retention.hasDead ? this.prunePicked(conn, 'dead', before, limit) : 0;
+  }
+
+  /**
+   * In one READ COMMITTED transaction: locks at most `limit` ids of settled rows old enough,
+   * passing over rows another transaction holds (`SKIP LOCKED`: in the row lock form on MariaDB a
+   * claim's transaction may hold rows besides the one it delivers), then deletes them by the
+   * primary key; answers the rows deleted. Never waits for a row in work.
+   */
+  private async prunePicked(
+    conn: Connection,
+    kind: 'processed' | 'dead',
+    before: Date,
+    limit: number,
+  ): Promise<number> {
+    const r = this.sql.retention;
+    return inTransaction(conn, async () => {
+      const ids = (await this.rows(conn, r.pick(kind, before, limit))).map((row) => this.idOf(row));
+      if (ids.length === 0) return 0;
+      return toCount((await this.run(conn, r.deletePicked(kind, ids, before))).rowCount);
     });
   }
 
@@ -223,7 +331,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    */
   override async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind !== 'deadLetter' || !('table' in s.target)) return super.settle(conn, s);
-    const [copy, remove, clearLease] = this.sql.moveToDeadLetter(s.id, s.token, s.target.table);
+    const [copy, remove, clearLease] = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
     const move = async () => {
       const copied = (await this.run(conn, copy!)).rowCount;
       if (copied === 0) return 0;
@@ -245,8 +353,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /** Counts the attempt, then reads the row (no `UPDATE .. RETURNING`). */
   override async take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null> {
     if (this.sql.t.attempt === undefined) return super.take(conn, id, now);
-    if ((await this.run(conn, this.sql.take(id, now))).rowCount === 0) return null;
-    return (await this.rows(conn, this.sql.takeRow(id)))[0] ?? null;
+    if ((await this.run(conn, this.sql.advisory.take(id, now))).rowCount === 0) return null;
+    return (await this.rows(conn, this.sql.advisory.takeRow(id)))[0] ?? null;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -271,7 +379,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         return ids;
       });
     }
-    const statements = this.sql.insert(messages);
+    const statements = this.sql.publish.insert(messages);
     const ids: unknown[] = [];
     const runAll = async () => {
       for (const st of statements) {
@@ -286,12 +394,19 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
 
   /**
    * One message: its new id, or (keyed, the key held) the holder's id, which the keyed insert hands
-   * back as the insert id. A given id: the insert id is 0 where the row went in.
+   * back as the insert id, replaced or not (a replacing message). A given id: the insert id is 0 where the row went in.
    */
   override async insertOne(conn: Connection, m: Insert): Promise<unknown> {
     const t = this.sql.t;
     const keyed = m.key !== undefined && t.uniqueKey !== undefined;
-    const res = await this.run(conn, keyed ? this.sql.insertKeyed(m) : this.sql.insert([m])[0]!);
+    const res = await this.run(
+      conn,
+      keyed
+        ? m.replace === true
+          ? this.sql.publish.insertReplacing(m)
+          : this.sql.publish.insertKeyed(m)
+        : this.sql.publish.insert([m])[0]!,
+    );
     if (t.id.generated) return firstInsertId(conn, res);
     return isZero(res.insertId) ? m.columns?.[t.id.column] : res.insertId;
   }
@@ -301,14 +416,14 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
 
   /** Due rows whose key's `GET_LOCK` a session holds, counted by the server. */
   override async heldKeys(conn: Connection, _keys: readonly string[], now: Date): Promise<number> {
-    return toCount((await this.rows(conn, this.sql.usedKeys(now)))[0]?.n);
+    return toCount((await this.rows(conn, this.sql.counts.usedKeys(now)))[0]?.n);
   }
 
   /** Due rows a `FOR UPDATE SKIP LOCKED` read passes over, in a transaction rolled back. */
   override async lockedRows(conn: Connection, now: Date, due: number): Promise<number> {
     await begin(conn);
     try {
-      return Math.max(0, due - (await this.rows(conn, this.sql.freeDue(now))).length);
+      return Math.max(0, due - (await this.rows(conn, this.sql.counts.freeDue(now))).length);
     } finally {
       await rollbackQuietly(conn);
     }

@@ -5,6 +5,7 @@
  * connection out, run a statement, and read the pool's counts.
  */
 import type { Connection, Pool, Row } from '@sqlinbox/core';
+import { classifyError } from './dialect.js';
 import { dirtyReason, type TransactionAware, warnDirtyRelease } from './session.js';
 import { type MysqlQueryResult, toDriverValue } from './sql.js';
 
@@ -48,6 +49,12 @@ export interface Backend<H> {
 export class MysqlConnection<H> implements Connection, TransactionAware {
   /** The current checkout; undefined while the connection sits in the pool. */
   handle: H | undefined;
+  /**
+   * Set by a statement that failed as a lost connection does (a read-only server, a Galera node
+   * out of the cluster among them, see `classifyError`): the connection is closed at its release
+   * instead of returned to the pool, so a failover's next statement opens a fresh one.
+   */
+  retire = false;
   private inTx = false;
 
   constructor(
@@ -63,7 +70,13 @@ export class MysqlConnection<H> implements Connection, TransactionAware {
         `sqlinbox: connection ${this.id} was given back to the pool; it runs no more statements`,
       );
     }
-    const res = await this.backend.run(h, sql, params.map(toDriverValue));
+    let res: BackendResult;
+    try {
+      res = await this.backend.run(h, sql, params.map(toDriverValue));
+    } catch (err) {
+      if (retiresConnection(err)) this.retire = true;
+      throw err;
+    }
     if (res.inTransaction !== undefined) this.inTx = res.inTransaction;
     return res as unknown as MysqlQueryResult<R>;
   }
@@ -72,6 +85,12 @@ export class MysqlConnection<H> implements Connection, TransactionAware {
   inTransaction(): boolean {
     return this.inTx;
   }
+}
+
+/** Whether a connection whose statement failed with `err` is closed rather than returned to the pool. */
+function retiresConnection(err: unknown): boolean {
+  const kind = classifyError(err);
+  return kind === 'connection' || kind === 'shutdown';
 }
 
 /**
@@ -127,6 +146,10 @@ export class MysqlPool<H> implements Pool {
     const reason = dirtyReason(c) ?? (conn === c ? undefined : dirtyReason(conn));
     if (reason !== undefined) {
       warnDirtyRelease(c, reason);
+      void this.destroy(c).catch(() => {});
+      return;
+    }
+    if (c.retire) {
       void this.destroy(c).catch(() => {});
       return;
     }

@@ -1,9 +1,23 @@
 import { createHash } from 'node:crypto';
+import type { AnyTable, Form, PrepareOptions } from '@sqlinbox/core';
 import {
+  AdvisoryStatements,
+  ConcurrencyStatements,
+  CountStatements,
+  FifoStatements,
+  type HeldLease,
   type InsertParts,
+  jsonList,
   KEY,
+  LeaseStatements,
   type Params,
+  PublishStatements,
+  QueueSql,
   QueueStatements,
+  type RecordWrite,
+  RetentionStatements,
+  SettleStatements,
+  SqlSyntax,
   type Statement,
   savepointName,
   schemaOf,
@@ -32,24 +46,19 @@ export const TURN_WAIT_S = 10;
 export const LOCK_NAME_MAX = 64;
 
 /**
- * MySQL's and MariaDB's statements: the builder's, with what these databases do their own way.
- * Identifiers take backticks; every instant is bound as `DATETIME(3)` text in UTC and "now" on the
- * database clock is `UTC_TIMESTAMP(3)`, so no statement depends on the session's `time_zone`;
- * `<=>` compares with NULL as a value. There is no `UPDATE .. RETURNING` (MariaDB has it for INSERT
- * and DELETE only, MySQL not at all), so a claim, an extension and a batched ack are several
- * statements ({@link MysqlTable} runs them), and an insert's ids come from its insert id. A keyed
- * insert meets the unique index (on the key, or on the generated `sqlinbox_key_active` where the
- * table stamps settled rows) with `ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`, which changes
- * nothing and hands the holder's id back; unlike `INSERT IGNORE`, any other error still fails it.
- * The advisory lock is a `GET_LOCK` named after the table's database and the key.
+ * MySQL's and MariaDB's syntax: identifiers take backticks; every instant is bound as `DATETIME(3)`
+ * text in UTC and "now" on the database clock is `UTC_TIMESTAMP(3)`, so no statement depends on the
+ * session's `time_zone`; `<=>` compares with NULL as a value. There is no `UPDATE .. RETURNING`
+ * (MariaDB has it for INSERT and DELETE only, MySQL not at all).
  */
-export class MysqlStatements extends QueueStatements {
+export class MysqlSyntax extends SqlSyntax {
   override ident(name: string): string {
     return quoteIdent(name);
   }
 
   override readonly clock = 'UTC_TIMESTAMP(3)';
   override readonly textType = 'CHAR';
+  override readonly transactions = MYSQL_TRANSACTIONS;
 
   override time(p: Params, at: Date): string {
     return p.bind(utc(at));
@@ -67,21 +76,13 @@ export class MysqlStatements extends QueueStatements {
     return `CONCAT(${parts.join(', ')})`;
   }
 
+  /** Differs: the values as one JSON text of strings, however many (a value each would meet the 65,535 placeholders of a statement). */
+  override notAmong(p: Params, expr: string, values: readonly unknown[]): string {
+    return `NOT JSON_CONTAINS(${p.bind(jsonList(values, true))}, JSON_QUOTE(CAST(${expr} AS CHAR)))`;
+  }
+
   override returning(): undefined {
     return undefined;
-  }
-
-  override onConflict(): string {
-    return ` ON DUPLICATE KEY UPDATE ${this.id} = LAST_INSERT_ID(${this.id})`;
-  }
-
-  override insertSql(i: InsertParts): string {
-    if (i.columns.length > 0) return super.insertSql(i);
-    return `INSERT INTO ${i.table} () VALUES ()${i.conflictKey === undefined ? '' : this.onConflict()}`;
-  }
-
-  override get begin(): string {
-    return 'START TRANSACTION';
   }
 
   /** Rate limits: the database clock in epoch milliseconds, whatever the session's time zone. */
@@ -103,27 +104,50 @@ export class MysqlStatements extends QueueStatements {
   override insertNew(table: string, columns: readonly string[], values: readonly string[]): string {
     return `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
   }
+}
 
-  // -------------------------------------------------------------------------------------------
-  // Claims
+/** MySQL's and MariaDB's syntax, shared by every table. */
+export const mysqlSyntax: MysqlSyntax = new MysqlSyntax();
 
+/** A queue table on MySQL or MariaDB, with the `GET_LOCK` names its features share. */
+export class MysqlQueue extends QueueSql<MysqlSyntax> {
   /**
-   * Lease form, the first statement of the claim's transaction: the ids (and groups) of up to `n`
-   * due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then {@link headGuard},
-   * {@link claimLeaseUpdate} and {@link claimLeaseRows}: an UPDATE can neither return its rows nor
-   * read the table it writes in a subquery (error 1093).
+   * The `GET_LOCK` name of a key, in SQL: the table's database in lower case, a dot and the key;
+   * over 64 characters, its SHA-256 in hex. The key is `column` (of a derived table), else `value`
+   * bound.
+   * `DATABASE()` is utf8mb3: every part is converted to utf8mb4, so a key with a character outside
+   * the BMP (an emoji) makes a name instead of an "Illegal mix of collations".
    */
-  override claimLease(n: number, now: Date): Statement {
-    const t = this.t;
-    const p = this.params();
-    const group = t.group === undefined ? '' : `, ${this.col('q', t.group)}`;
+  lockName(p: Params, column: string | undefined, value?: string): string {
+    const schema = schemaOf(this.t.table);
+    const name = () =>
+      `CONCAT(CONVERT(LOWER(${schema === undefined ? 'DATABASE()' : p.bind(schema)}) USING utf8mb4), _utf8mb4'.',` +
+      ` CONVERT(${column ?? p.bind(value)} USING utf8mb4))`;
+    return `IF(CHAR_LENGTH(${name()}) > ${LOCK_NAME_MAX}, SHA2(${name()}, 256), ${name()})`;
+  }
+}
+
+/**
+ * The lease form in several statements, which {@link MysqlTable} runs in one transaction: an
+ * UPDATE can neither return its rows nor read the table it writes in a subquery (error 1093).
+ */
+export class MysqlLease extends LeaseStatements<MysqlQueue> {
+  /**
+   * Differs from the builder's: the first statement of the claim's transaction only, the ids (and
+   * groups) of up to `n` due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then the
+   * FIFO guard, {@link claimUpdate} and {@link claimRows}.
+   */
+  override claim(n: number, now: Date): Statement {
+    const { q, t } = this;
+    const p = q.params();
+    const group = t.group === undefined ? '' : `, ${q.col('q', t.group)}`;
     return p.statement(
-      this.select(p, {
-        columns: `${this.col('q', t.id.column)}${group}`,
-        table: `${this.table} q`,
+      this.s.select(p, {
+        columns: `${q.col('q', t.id.column)}${group}`,
+        table: `${q.table} q`,
         alias: 'q',
-        where: this.due(p, now, 'q') + this.head('q'),
-        order: this.order('q'),
+        where: q.due(p, now, 'q') + q.head('q'),
+        order: q.order('q'),
         limit: n,
         lock: true,
       }),
@@ -131,61 +155,188 @@ export class MysqlStatements extends QueueStatements {
   }
 
   /**
-   * Lease form, second statement: writes the lease and counts the attempt of the locked rows; with
-   * `now` (per-key concurrency, whose pick reads without locks), only of those still due.
+   * Second statement: writes the lease and counts the attempt of the locked rows; with `now`
+   * (per-key concurrency, whose pick reads without locks), only of those still due.
    */
-  claimLeaseUpdate(ids: readonly unknown[], expiry: Date, now?: Date): Statement {
-    const t = this.t;
-    const p = this.params();
-    const set = this.leaseSets(p, expiry);
-    let where = this.inList(p, this.col('q', t.id.column), ids);
-    if (now !== undefined) where += ` AND ${this.due(p, now, 'q')}`;
-    return p.statement(this.update({ table: this.table, alias: 'q', set, where }));
+  claimUpdate(ids: readonly unknown[], expiry: Date, now?: Date): Statement {
+    const { q, s } = this;
+    const p = q.params();
+    const set = q.leaseSets(p, expiry);
+    let where = s.inList(p, q.col('q', this.t.id.column), ids);
+    if (now !== undefined) where += ` AND ${q.due(p, now, 'q')}`;
+    return p.statement(s.update({ table: q.table, alias: 'q', set, where }));
   }
 
   /**
-   * Per-key concurrency, the claim's turn, taken before its transaction opens: `GET_LOCK` on the
-   * table's turn name, waiting up to 10 s (`ok` 1 when taken); released by {@link claimTurnEnd}
-   * after the commit, so the next claim's reads see this one's leases.
+   * Last statement: the rows of these ids as they stand, in claim order; with `expiry`, only those
+   * that hold it (the rows the update reached).
    */
-  override claimTurn(): Statement {
-    const p = this.params();
-    const name = this.lockName(p, undefined, this.turnName);
-    return p.statement(`SELECT GET_LOCK(${name}, ${p.bind(TURN_WAIT_S)}) AS ok`);
-  }
-
-  /** Releases the claim's turn ({@link claimTurn}). */
-  claimTurnEnd(): Statement {
-    const p = this.params();
-    return p.statement(`SELECT RELEASE_LOCK(${this.lockName(p, undefined, this.turnName)}) AS ok`);
-  }
-
-  /**
-   * Per-key concurrency, the first statement of the claim's transaction: the ids (and groups) of
-   * the builder's pick ({@link pickByKey}), read without locks; then {@link fifoGuard},
-   * {@link claimLeaseUpdate} with `now`, and {@link claimLeaseRows} with the expiry.
-   */
-  claimPickByKey(n: number, now: Date): Statement {
-    const t = this.t;
-    const p = this.params();
-    const group = t.group === undefined ? '' : `, ${this.col('x', t.group)}`;
-    return p.statement(this.pickByKey(p, n, now, `${this.col('x', t.id.column)}${group}`));
-  }
-
-  /**
-   * Lease form, last statement: the rows of these ids as they stand, in claim order; with `expiry`,
-   * only those that hold it (the rows the update reached).
-   */
-  claimLeaseRows(ids: readonly unknown[], expiry?: Date): Statement {
-    const p = this.params();
-    let where = this.inList(p, this.col('q', this.t.id.column), ids);
+  claimRows(ids: readonly unknown[], expiry?: Date): Statement {
+    const { q, s } = this;
+    const p = q.params();
+    let where = s.inList(p, q.col('q', this.t.id.column), ids);
     if (expiry !== undefined)
-      where += ` AND ${this.col('q', this.role(this.t.lease, 'lease'))} = ${this.time(p, expiry)}`;
+      where += ` AND ${q.col('q', q.role(this.t.lease, 'lease'))} = ${s.time(p, expiry)}`;
     return p.statement(
-      this.select(p, { columns: 'q.*', table: `${this.table} q`, alias: 'q', where, order: this.order('q') }),
+      s.select(p, { columns: 'q.*', table: `${q.table} q`, alias: 'q', where, order: q.order('q') }),
     );
   }
 
+  /** Which of these ids hold `expiry` now: the ids an extension moved, when not all moved. */
+  extendLeasesMoved(ids: readonly unknown[], expiry: Date): Statement {
+    const { q, s } = this;
+    const p = q.params();
+    const where = `${s.inList(p, q.id, ids)} AND ${q.ident(q.role(this.t.lease, 'lease'))} = ${s.time(p, expiry)}`;
+    return p.statement(`SELECT ${q.id} FROM ${q.table} WHERE ${where}`);
+  }
+
+  /**
+   * A batched ack, first statement: of these leases, the rows that still hold their tokens, locked
+   * (`FOR UPDATE`, in id order as the claim locks them). Then {@link settleManyFinish} by id.
+   */
+  settleManyHeld(leases: readonly HeldLease[]): Statement {
+    const q = this.q;
+    const p = q.params();
+    return p.statement(
+      `SELECT ${q.id} FROM ${q.table} WHERE ${this.heldTokens(p, leases)} ORDER BY ${q.id} FOR UPDATE`,
+    );
+  }
+
+  /** `ack`/`drop` of many rows by id (their tokens checked under lock): delete, or stamp. */
+  settleManyFinish(ids: readonly unknown[], now: Date): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    if (t.processedAt === undefined) {
+      return p.statement(s.delete({ table: q.table, where: s.inList(p, q.id, ids) }));
+    }
+    const set = [`${q.ident(t.processedAt)} = ${s.time(p, now)}`];
+    if (t.lease !== undefined) set.push(`${q.ident(t.lease)} = NULL`);
+    const where = s.inList(p, q.col('q', t.id.column), ids);
+    return p.statement(s.update({ table: q.table, alias: 'q', set, where }));
+  }
+}
+
+/** Per-key concurrency: a claim's turn is a `GET_LOCK` held for the claim's length. */
+export class MysqlConcurrency extends ConcurrencyStatements<MysqlQueue> {
+  override readonly forms: readonly Form[] = ['lease'];
+
+  /**
+   * The claim's turn, taken before its transaction opens: `GET_LOCK` on the table's turn name,
+   * waiting up to 10 s (`ok` 1 when taken); released by {@link turnEnd} after the commit, so the
+   * next claim's reads see this one's leases.
+   */
+  override turn(): Statement {
+    const p = this.q.params();
+    const name = this.q.lockName(p, undefined, this.turnName);
+    return p.statement(`SELECT GET_LOCK(${name}, ${p.bind(TURN_WAIT_S)}) AS ok`);
+  }
+
+  /** Releases the claim's turn ({@link turn}). */
+  turnEnd(): Statement {
+    const p = this.q.params();
+    return p.statement(`SELECT RELEASE_LOCK(${this.q.lockName(p, undefined, this.turnName)}) AS ok`);
+  }
+
+  /**
+   * The columns a bounded pick reads of a row: the id, the key, and the priority and group where
+   * the table has them.
+   */
+  private pickColumns(a: string): string {
+    const { q, t } = this;
+    return [t.id.column, t.concurrency!.column, t.priority, t.group]
+      .filter((x, i, all): x is string => x !== undefined && all.indexOf(x) === i)
+      .map((x) => q.col(a, x))
+      .join(', ');
+  }
+
+  /**
+   * The bounded pick's first read ({@link MysqlTable.claimLeaseByKey}): the first `n * limit * 5`
+   * due rows (FIFO: heads) in claim order with their keys, at most 10,000, read without locks.
+   * The runner counts their keys' rows in work ({@link inWork}) and takes them in order while
+   * their keys have free slots. Differs from the builder's pick, one statement that counts each
+   * candidate's key in a correlated subquery: MySQL and MariaDB read that subquery's index by its
+   * equality alone (`w.key = q.key`, then every entry of the key, not the range of its live
+   * leases), so a key with 50,000 ready rows cost 50,000 index reads per claim, and every ready
+   * row of a full key ahead of the others was read too.
+   */
+  front(n: number, now: Date): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    const want = Math.min(n * t.concurrency!.limit, 10_000);
+    return p.statement(
+      s.select(p, {
+        columns: this.pickColumns('f'),
+        table: `${q.table} f`,
+        alias: 'f',
+        where: `${q.due(p, now, 'f')}${q.head('f')}`,
+        order: q.order('f'),
+        limit: Math.min(want * 5, 10_000),
+      }),
+    );
+  }
+
+  /**
+   * Rows in work (a lease running at `now`) of each of `keys`, as `k` and `n`: keys given as
+   * values, so the (key, lease) index is read over the range of each key's live leases only.
+   */
+  inWork(keys: readonly string[], now: Date): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    const c = q.col('w', t.concurrency!.column);
+    const live = q
+      .live(p, 'w')
+      .map((x) => ` AND ${x}`)
+      .join('');
+    return p.statement(
+      `SELECT ${c} AS k, COUNT(*) AS n FROM ${q.table} w WHERE ${s.inList(p, c, keys)}` +
+        ` AND ${q.col('w', q.role(t.lease, 'lease'))} > ${s.time(p, now)}${live} GROUP BY ${c}`,
+    );
+  }
+
+  /**
+   * Where the front gave fewer rows than the claim wants (full keys hold it): the table's first
+   * `4 * n + 20` keys (at most 500) in key order, read by a loose scan of the (key, lease) index,
+   * one look-up per key.
+   */
+  keys(n: number): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    const c = q.col('m', t.concurrency!.column);
+    return p.statement(
+      `SELECT DISTINCT ${c} AS k FROM ${q.table} m WHERE ${c} IS NOT NULL ORDER BY ${c}${s.limit(p, Math.min(n * 4 + 20, 500))}`,
+    );
+  }
+
+  /**
+   * Of each of `keys`, its first due row in claim order that no lease ever held (`lease IS NULL`:
+   * the (key, lease) index, whose entries of one key and a NULL lease follow the primary key),
+   * one look-up each.
+   */
+  heads(keys: readonly string[], now: Date): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    const c = t.concurrency!.column;
+    const lease = q.role(t.lease, 'lease');
+    return p.statement(
+      keys
+        .map(
+          (k) =>
+            `(${s.select(p, {
+              columns: this.pickColumns('b'),
+              table: `${q.table} b`,
+              alias: 'b',
+              where: `${q.col('b', c)} = ${p.bind(k)} AND ${q.col('b', lease)} IS NULL AND ${q.due(p, now, 'b')}${q.head('b')}`,
+              order: q.order('b'),
+              limit: 1,
+            })})`,
+        )
+        .join(' UNION ALL '),
+    );
+  }
+}
+
+/** The FIFO guard: a locking read of a group's older rows, through the index led by the group. */
+export class MysqlFifo extends FifoStatements<MysqlQueue> {
   /**
    * The index the FIFO guard reads, one led by the group column (`sqlinbox_fifo` of {@link ddl}):
    * found on the server by the runner before the first guard ({@link fifoIndexOf}); null where
@@ -195,12 +346,13 @@ export class MysqlStatements extends QueueStatements {
 
   /** The name of an index of the table whose first column is the group column, as `name`. */
   fifoIndexOf(): Statement {
-    const p = this.params();
+    const q = this.q;
+    const p = q.params();
     const schema = schemaOf(this.t.table);
     return p.statement(
       'SELECT INDEX_NAME AS `name` FROM information_schema.STATISTICS' +
         ` WHERE TABLE_SCHEMA = COALESCE(${p.bind(schema ?? null)}, DATABASE()) AND TABLE_NAME = ${p.bind(this.t.table.split('.').pop())}` +
-        ` AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = ${p.bind(this.role(this.t.group, 'group'))}` +
+        ` AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = ${p.bind(q.role(this.t.group, 'group'))}` +
         " ORDER BY INDEX_NAME = 'sqlinbox_fifo' DESC, INDEX_NAME LIMIT 1",
     );
   }
@@ -217,105 +369,98 @@ export class MysqlStatements extends QueueStatements {
    * which this claim holds.)
    */
   override headGuard(id: unknown, group: unknown): Statement | undefined {
-    const t = this.t;
+    const { q, t } = this;
     if (t.group === undefined) return undefined;
-    const p = this.params();
-    const sid = this.col('s', t.id.column);
-    const index = this.fifoIndex == null ? '' : ` FORCE INDEX (${this.ident(this.fifoIndex)})`;
+    const p = q.params();
+    const sid = q.col('s', t.id.column);
+    const index = this.fifoIndex == null ? '' : ` FORCE INDEX (${q.ident(this.fifoIndex)})`;
     return p.statement(
-      `SELECT ${sid} FROM ${this.table} s${index} WHERE ${this.col('s', t.group)} = ${p.bind(group)}` +
-        ` AND ${sid} < ${p.bind(id)}${this.unsettled('s')} ORDER BY ${sid} FOR UPDATE`,
+      `SELECT ${sid} FROM ${q.table} s${index} WHERE ${q.col('s', t.group)} = ${p.bind(group)}` +
+        ` AND ${sid} < ${p.bind(id)}${q.unsettled('s')} ORDER BY ${sid} FOR UPDATE`,
     );
   }
+}
 
-  /** Which of these ids hold `expiry` now: the ids an extension moved, when not all moved. */
-  extendLeasesMoved(ids: readonly unknown[], expiry: Date): Statement {
-    const p = this.params();
-    const where = `${this.inList(p, this.id, ids)} AND ${this.ident(this.role(this.t.lease, 'lease'))} = ${this.time(p, expiry)}`;
-    return p.statement(`SELECT ${this.id} FROM ${this.table} WHERE ${where}`);
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Settlement
-
-  /**
-   * A batched ack, first statement: of these leases, the rows that still hold their tokens, locked
-   * (`FOR UPDATE`, in id order as the claim locks them). Then {@link settleManyFinish} by id.
-   */
-  settleManyHeld(leases: readonly { id: unknown; token: Date }[]): Statement {
-    const p = this.params();
-    return p.statement(
-      `SELECT ${this.id} FROM ${this.table} WHERE ${this.heldTokens(p, leases)} ORDER BY ${this.id} FOR UPDATE`,
-    );
-  }
-
-  /** `ack`/`drop` of many rows by id (their tokens checked under lock): delete, or stamp. */
-  settleManyFinish(ids: readonly unknown[], now: Date): Statement {
-    const t = this.t;
-    const p = this.params();
-    if (t.processedAt === undefined) {
-      return p.statement(this.delete({ table: this.table, where: this.inList(p, this.id, ids) }));
-    }
-    const set = [`${this.ident(t.processedAt)} = ${this.time(p, now)}`];
-    if (t.lease !== undefined) set.push(`${this.ident(t.lease)} = NULL`);
-    const where = this.inList(p, this.col('q', t.id.column), ids);
-    return p.statement(this.update({ table: this.table, alias: 'q', set, where }));
-  }
-
+/** Settlement: the dead-letter move's copy, delete, and its copy's lease cleared. */
+export class MysqlSettle extends SettleStatements<MysqlQueue> {
   /** The builder's copy and delete, then (lease form) the copy's lease cleared. */
-  override moveToDeadLetter(id: unknown, token: Date | undefined, table: string): Statement[] {
-    const moves = super.moveToDeadLetter(id, token, table);
+  override moveToDeadLetter(
+    id: unknown,
+    token: Date | undefined,
+    table: string,
+    record?: RecordWrite,
+  ): Statement[] {
+    const moves = super.moveToDeadLetter(id, token, table, record);
     const lease = this.t.lease;
     if (lease === undefined) return moves;
-    const p = this.params();
-    const dead = this.tableName(table);
+    const q = this.q;
+    const p = q.params();
+    const dead = this.s.tableName(table);
     return [
       ...moves,
-      p.statement(`UPDATE ${dead} SET ${this.ident(lease)} = NULL WHERE ${this.id} = ${p.bind(id)}`),
+      p.statement(`UPDATE ${dead} SET ${q.ident(lease)} = NULL WHERE ${q.id} = ${p.bind(id)}`),
     ];
   }
+}
 
-  // -------------------------------------------------------------------------------------------
-  // Advisory form
-
-  /**
-   * The `GET_LOCK` name of a key, in SQL: the table's database in lower case, a dot and the key;
-   * over 64 characters, its SHA-256 in hex. The key is `column` (of a derived table), else `value`
-   * bound.
-   * `DATABASE()` is utf8mb3: every part is converted to utf8mb4, so a key with a character outside
-   * the BMP (an emoji) makes a name instead of an "Illegal mix of collations".
-   */
-  lockName(p: Params, column: string | undefined, value?: string): string {
-    const schema = schemaOf(this.t.table);
-    const name = () =>
-      `CONCAT(CONVERT(LOWER(${schema === undefined ? 'DATABASE()' : p.bind(schema)}) USING utf8mb4), _utf8mb4'.',` +
-      ` CONVERT(${column ?? p.bind(value)} USING utf8mb4))`;
-    return `IF(CHAR_LENGTH(${name()}) > ${LOCK_NAME_MAX}, SHA2(${name()}, 256), ${name()})`;
+/**
+ * Publishing: an insert's ids come from its insert id. A keyed insert meets the unique index (on
+ * the key, or on the generated `sqlinbox_key_active` where the table stamps settled rows) with
+ * `ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`, which changes nothing and hands the holder's
+ * id back; unlike `INSERT IGNORE`, any other error still fails it.
+ */
+export class MysqlPublish extends PublishStatements<MysqlQueue> {
+  override onConflict(): string {
+    return ` ON DUPLICATE KEY UPDATE ${this.q.id} = LAST_INSERT_ID(${this.q.id})`;
   }
 
   /**
-   * Up to `n` due rows (FIFO: heads) in claim order with their keys, leaving out the keys in `own`
-   * (compared as bytes: the table's collation must not make two keys one) and, unless the table
-   * brings its own lock, keys whose lock another session holds (`IS_USED_LOCK`).
+   * Differs from the builder's: no `ON CONFLICT .. DO UPDATE .. WHERE`; each column takes the new
+   * value only where the holder has not started (`IF(attempt <= 1, VALUES(c), c)`: the attempt is
+   * not among the columns written, so every `IF` reads the holder's), and the holder's id is
+   * handed back as the insert id whether it was replaced or not.
+   */
+  override onReplace(_keyColumn: string, columns: readonly string[]): string {
+    const set = columns.map((c) => `${c} = IF(${this.unstarted()}, VALUES(${c}), ${c})`);
+    return ` ON DUPLICATE KEY UPDATE ${[...set, `${this.q.id} = LAST_INSERT_ID(${this.q.id})`].join(', ')}`;
+  }
+
+  /** MySQL takes no alias for the table an insert writes; `ON DUPLICATE KEY UPDATE` reads the holder's columns bare. */
+  override replaceTarget(table: string): string {
+    return table;
+  }
+
+  override insertSql(i: InsertParts): string {
+    if (i.columns.length > 0) return super.insertSql(i);
+    return `INSERT INTO ${i.table} () VALUES ()${i.conflictKey === undefined ? '' : this.onConflict()}`;
+  }
+}
+
+/** The advisory lock is a `GET_LOCK` named after the table's database and the key. */
+export class MysqlAdvisory extends AdvisoryStatements<MysqlQueue> {
+  /**
+   * Differs from the builder's: the keys in `own` are compared as bytes (the table's collation
+   * must not make two keys one) and, unless the table brings its own lock, keys whose lock another
+   * session holds are left out (`IS_USED_LOCK`), over a derived table of the due rows.
    */
   override candidates(n: number, now: Date | null, own: ReadonlySet<string>): Statement {
-    const t = this.t;
-    const p = this.params();
-    const prio = t.priority === undefined ? '' : `, ${this.col('q', t.priority)}`;
+    const { q, s, t } = this;
+    const p = q.params();
+    const prio = t.priority === undefined ? '' : `, ${q.col('q', t.priority)}`;
     const rows =
-      `SELECT ${this.col('q', t.id.column)}${prio}, ${this.keyExpr(p, 'q')} AS ${KEY} FROM ${this.table} q` +
-      ` WHERE ${this.due(p, now, 'q')}${this.head('q')}`;
+      `SELECT ${q.col('q', t.id.column)}${prio}, ${q.keyExpr(p, 'q')} AS ${KEY} FROM ${q.table} q` +
+      ` WHERE ${q.due(p, now, 'q')}${q.head('q')}`;
     const key = `c.${KEY}`;
     const where: string[] = [];
-    if (own.size > 0) where.push(this.inList(p, `CAST(${key} AS BINARY)`, [...own], true));
-    if (t.lock === undefined) where.push(`IS_USED_LOCK(${this.lockName(p, key)}) IS NULL`);
+    if (own.size > 0) where.push(s.inList(p, `CAST(${key} AS BINARY)`, [...own], true));
+    if (t.lock === undefined) where.push(`IS_USED_LOCK(${q.lockName(p, key)}) IS NULL`);
     return p.statement(
-      this.select(p, {
-        columns: `${this.col('c', t.id.column)} AS ${this.ident('id')}, ${key} AS ${this.ident('key')}`,
+      s.select(p, {
+        columns: `${q.col('c', t.id.column)} AS ${q.ident('id')}, ${key} AS ${q.ident('key')}`,
         table: `(${rows}) c`,
         alias: 'c',
         where: where.length === 0 ? undefined : where.join(' AND '),
-        order: this.order('c'),
+        order: q.order('c'),
         limit: n,
       }),
     );
@@ -323,65 +468,165 @@ export class MysqlStatements extends QueueStatements {
 
   /** `GET_LOCK(name, 0)`: tries the key's lock without waiting; `ok` = 1 when taken. */
   override lock(key: string): Statement {
-    const p = this.params();
-    return p.statement(`SELECT GET_LOCK(${this.lockName(p, undefined, key)}, 0) AS ok`);
+    const p = this.q.params();
+    return p.statement(`SELECT GET_LOCK(${this.q.lockName(p, undefined, key)}, 0) AS ok`);
   }
 
   /** `RELEASE_LOCK(name)`: `ok` = 1 when this session held the key's lock. */
   override unlock(key: string): Statement {
-    const p = this.params();
-    return p.statement(`SELECT RELEASE_LOCK(${this.lockName(p, undefined, key)}) AS ok`);
+    const p = this.q.params();
+    return p.statement(`SELECT RELEASE_LOCK(${this.q.lockName(p, undefined, key)}) AS ok`);
   }
 
   /**
-   * Counts the attempt while the row is still due and (FIFO) its group's head, then
-   * {@link takeRow} reads it. An UPDATE cannot read the table it writes in a subquery (error 1093),
-   * so the head check is an anti-join on the group's older unsettled rows; a NULL group joins
-   * nothing, as it is no group. Without an attempt column: the builder's select.
+   * Differs from the builder's (no `UPDATE .. RETURNING`): counts the attempt while the row is
+   * still due and (FIFO) its group's head, then {@link takeRow} reads it. An UPDATE cannot read the
+   * table it writes in a subquery (error 1093), so the head check is an anti-join on the group's
+   * older unsettled rows; a NULL group joins nothing, as it is no group. Without an attempt
+   * column: the builder's select.
    */
   override take(id: unknown, now: Date | null): Statement {
-    const t = this.t;
+    const { q, t } = this;
     if (t.attempt === undefined) return super.take(id, now);
-    const p = this.params();
-    const sid = this.col('s', t.id.column);
+    const p = q.params();
+    const sid = q.col('s', t.id.column);
     const older =
       t.group === undefined
         ? ''
-        : ` LEFT JOIN ${this.table} s ON ${this.col('s', t.group)} = ${this.col('q', t.group)}` +
-          ` AND ${sid} < ${this.col('q', t.id.column)}${this.unsettled('s')}`;
+        : ` LEFT JOIN ${q.table} s ON ${q.col('s', t.group)} = ${q.col('q', t.group)}` +
+          ` AND ${sid} < ${q.col('q', t.id.column)}${q.unsettled('s')}`;
     const head = t.group === undefined ? '' : ` AND ${sid} IS NULL`;
-    const attempt = this.col('q', t.attempt.column);
+    const attempt = q.col('q', t.attempt.column);
     return p.statement(
-      `UPDATE ${this.table} q${older} SET ${attempt} = ${attempt} + 1` +
-        ` WHERE ${this.col('q', t.id.column)} = ${p.bind(id)} AND ${this.due(p, now, 'q')}${head}`,
+      `UPDATE ${q.table} q${older} SET ${attempt} = ${attempt} + 1` +
+        ` WHERE ${q.col('q', t.id.column)} = ${p.bind(id)} AND ${q.due(p, now, 'q')}${head}`,
     );
   }
 
   /** The row of an id, as it stands. */
   takeRow(id: unknown): Statement {
-    const p = this.params();
-    return p.statement(`SELECT * FROM ${this.table} WHERE ${this.id} = ${p.bind(id)}`);
+    const q = this.q;
+    const p = q.params();
+    return p.statement(`SELECT * FROM ${q.table} WHERE ${q.id} = ${p.bind(id)}`);
   }
+}
 
-  // -------------------------------------------------------------------------------------------
-  // Rows in work, for the admin counts
-
+/** Rows in work, for the admin counts. */
+export class MysqlCounts extends CountStatements<MysqlQueue> {
   /** How many due rows' keys a session's `GET_LOCK` holds (`IS_USED_LOCK`). */
   usedKeys(now: Date): Statement {
-    const p = this.params();
-    const rows = `SELECT ${this.keyExpr(p, 'q')} AS ${KEY} FROM ${this.table} q WHERE ${this.due(p, now, 'q')}`;
-    const used = `IS_USED_LOCK(${this.lockName(p, `c.${KEY}`)}) IS NOT NULL`;
+    const q = this.q;
+    const p = q.params();
+    const rows = `SELECT ${q.keyExpr(p, 'q')} AS ${KEY} FROM ${q.table} q WHERE ${q.due(p, now, 'q')}`;
+    const used = `IS_USED_LOCK(${q.lockName(p, `c.${KEY}`)}) IS NOT NULL`;
     return p.statement(`SELECT COUNT(*) AS n FROM (${rows}) c WHERE ${used}`);
   }
 
   /** The ids of due rows no other transaction locks (row lock form), in a transaction. */
   freeDue(now: Date): Statement {
-    const p = this.params();
-    const id = this.col('q', this.t.id.column);
-    const where = this.due(p, now, 'q');
+    const q = this.q;
+    const p = q.params();
+    const id = q.col('q', this.t.id.column);
+    const where = q.due(p, now, 'q');
     return p.statement(
-      this.select(p, { columns: id, table: `${this.table} q`, alias: 'q', where, lock: true }),
+      this.s.select(p, { columns: id, table: `${q.table} q`, alias: 'q', where, lock: true }),
     );
+  }
+}
+
+/**
+ * Retention's bounded deletes, in two statements in one READ COMMITTED transaction
+ * ({@link MysqlTable.pruneProcessed}): MySQL refuses `LIMIT` in an `IN` subquery, and a `DELETE`
+ * waits for the lock of every row it reads (a small table is scanned rather than looked up), where
+ * in the row lock form a claim's transaction holds its row until the handler ends (on MariaDB other
+ * rows it read too). So a locking pick that passes over held rows (`FOR UPDATE SKIP LOCKED`, as the
+ * claims do) takes the ids, then a delete by the primary key removes them, its condition read again.
+ */
+export class MysqlRetention extends RetentionStatements<MysqlQueue> {
+  /** Differs from the builder's: the pick of at most `limit` processed rows' ids, oldest first. */
+  override pruneProcessed(before: Date, limit: number): Statement {
+    return this.pick('processed', before, limit);
+  }
+
+  /** Differs from the builder's: the pick of at most `limit` dead letters' ids, oldest first. */
+  override pruneDead(before: Date, limit: number): Statement | undefined {
+    return this.hasDead ? this.pick('dead', before, limit) : undefined;
+  }
+
+  /** The ids of at most `limit` settled rows of a kind older than `before`, oldest first. */
+  pick(kind: 'processed' | 'dead', before: Date, limit: number): Statement {
+    const q = this.q;
+    const p = q.params();
+    const table = kind === 'processed' ? q.table : this.deadTable();
+    const where = this.agedWhere(p, kind, before);
+    const order = this.ageColumn(kind);
+    return p.statement(
+      this.s.select(p, { columns: q.id, table, alias: '', where, order, limit, lock: true }),
+    );
+  }
+
+  /** The ids of at most `limit` dead letters without a death stamp. */
+  pickUnstamped(limit: number): Statement {
+    const q = this.q;
+    const p = q.params();
+    const where = `${this.deadWhere(p)} AND ${this.ageColumn('dead')} IS NULL`;
+    const table = this.deadTable();
+    return p.statement(
+      this.s.select(p, { columns: q.id, table, alias: '', where, order: q.id, limit, lock: true }),
+    );
+  }
+
+  /** Stamps the death of the picked dead letters still without one, looked up by the primary key only (as {@link deletePicked}). */
+  stampPicked(ids: readonly unknown[], now: Date): Statement {
+    const q = this.q;
+    const p = q.params();
+    const at = this.ageColumn('dead');
+    const set = `${at} = ${this.s.time(p, now)}`;
+    const where = `${this.deadWhere(p)} AND ${at} IS NULL AND ${this.s.inList(p, q.id, ids)}`;
+    return p.statement(`UPDATE ${this.deadTable()} FORCE INDEX (PRIMARY) SET ${set} WHERE ${where}`);
+  }
+
+  /**
+   * Deletes the picked rows of a kind that still are settled and older than `before`, looked up by
+   * the primary key only (`FORCE INDEX (PRIMARY)`, which only the multi-table `DELETE` takes): on a
+   * small table the optimizer would scan it instead, and a `DELETE` waits for the lock of every row
+   * it reads, a row lock form claim's in-work row too.
+   */
+  deletePicked(kind: 'processed' | 'dead', ids: readonly unknown[], before: Date): Statement {
+    const q = this.q;
+    const p = q.params();
+    const table = kind === 'processed' ? q.table : this.deadTable();
+    const where = `${this.agedWhere(p, kind, before)} AND ${this.s.inList(p, q.id, ids)}`;
+    return p.statement(`DELETE q FROM ${table} AS q FORCE INDEX (PRIMARY) WHERE ${where}`);
+  }
+}
+
+/**
+ * MySQL's and MariaDB's statements: the builder's over {@link MysqlSyntax}, with what these
+ * databases do their own way. A claim, an extension and a batched ack are several statements
+ * ({@link MysqlTable} runs them), and an insert's ids come from its insert id.
+ */
+export class MysqlStatements extends QueueStatements<MysqlQueue> {
+  declare readonly lease: MysqlLease;
+  declare readonly concurrency: MysqlConcurrency;
+  declare readonly fifo: MysqlFifo;
+  declare readonly settle: MysqlSettle;
+  declare readonly publish: MysqlPublish;
+  declare readonly advisory: MysqlAdvisory;
+  declare readonly counts: MysqlCounts;
+  declare readonly retention: MysqlRetention;
+
+  constructor(t: AnyTable, opts?: PrepareOptions) {
+    super(new MysqlQueue(mysqlSyntax, t, opts), {
+      lease: MysqlLease,
+      concurrency: MysqlConcurrency,
+      fifo: MysqlFifo,
+      settle: MysqlSettle,
+      publish: MysqlPublish,
+      advisory: MysqlAdvisory,
+      counts: MysqlCounts,
+      retention: MysqlRetention,
+    });
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { type AnyTable, inbox } from '@sqlinbox/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ddl } from '../src/dialect.js';
+import { ddl } from '../src/ddl.js';
 import { MysqlStatements } from '../src/statements.js';
 import { createTables, drivers, ids, openAdmin, stillPending, uniqueName } from './helpers.js';
 
@@ -36,7 +36,7 @@ describe('R-FLOW-3 per-key concurrency on MySQL/MariaDB', () => {
   test('R-FLOW-3 ddl prints the key column (VARCHAR(255)) and a (key, lease) index', () => {
     const out = ddl(limited('jobs'));
     expect(out[0]).toContain('`account` VARCHAR(255) NULL');
-    expect(out).toContain('CREATE INDEX `sqlinbox_concurrency` ON `jobs` (`account`, `locked_until`)');
+    expect(out[0]).toContain('  INDEX `sqlinbox_concurrency` (`account`, `locked_until`)');
     expect(ddl(inbox({ table: 'jobs', id: 'id', lease: 'l' })).join('\n')).not.toContain('concurrency');
   });
 
@@ -53,21 +53,21 @@ describe('R-FLOW-3 per-key concurrency on MySQL/MariaDB', () => {
       const claim = async () => {
         const conn = await opened.adapter.pool.acquire();
         try {
-          return await ops.claimLeaseByKey!(conn, 10, new Date(), new Date(Date.now() + 30_000));
+          return await ops.concurrency!.claimLease(conn, 10, new Date(), new Date(Date.now() + 30_000));
         } finally {
           opened.adapter.pool.release(conn);
         }
       };
       try {
         // Another session takes the turn and, inside it, leases two rows of key a (as a claim would).
-        const turn = new MysqlStatements(t).claimTurn();
+        const turn = new MysqlStatements(t).concurrency.turn();
         expect(Number((await admin.q(turn.sql, [...turn.params]))[0]?.ok)).toBe(1);
         await admin.q(
           `UPDATE ${name} SET locked_until = UTC_TIMESTAMP(3) + INTERVAL 1 MINUTE ORDER BY id LIMIT 2`,
         );
         const waiting = claim();
         expect(await stillPending(waiting, 300)).toBe(true);
-        const end = new MysqlStatements(t).claimTurnEnd();
+        const end = new MysqlStatements(t).concurrency.turnEnd();
         await admin.q(end.sql, [...end.params]);
         // Key a has 2 in work now: the claim that waited takes none of it.
         expect(await waiting).toEqual([]);

@@ -99,6 +99,41 @@ describe.each(drivers)('$name', (driver) => {
       expect(v.version).toMatch(/^10\.11\..*MariaDB/);
     });
 
+    it('R-CLUS-2 a connection whose statement met a read-only session or server is retired at its release, never lent again', async () => {
+      const o = await driver.open({ size: 1 });
+      try {
+        const p = o.adapter.pool;
+        const c = await p.acquire();
+        const id = c.id;
+        // Read-only as every session of a server turned read-only is (there 1290 or 1836 comes).
+        await c.query('SET SESSION TRANSACTION READ ONLY');
+        const err = await c.query('CREATE TEMPORARY TABLE sqlinbox_read_only (x int)').then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect((err as { errno?: number }).errno).toBe(1792);
+        expect(o.adapter.dialect.classifyError(err)).toBe('connection');
+        p.release(c);
+        const next = await p.acquire();
+        expect(next.id).not.toBe(id);
+        await next.query('CREATE TEMPORARY TABLE sqlinbox_read_only (x int)');
+        await next.query('DROP TEMPORARY TABLE sqlinbox_read_only');
+        p.release(next);
+        // The server ended the retired session.
+        let left = 1;
+        for (let i = 0; i < 500 && left > 0; i++) {
+          const r = await admin.q('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ?', [
+            Number(id),
+          ]);
+          left = Number(r[0]?.n);
+          if (left > 0) await sleep(10);
+        }
+        expect(left).toBe(0);
+      } finally {
+        await o.close();
+      }
+    });
+
     it('R-DB-1 ServerTooOldError for serverVersion 10.5.1-MariaDB and 8.0.0; 10.11.19-MariaDB and 8.0.36 pass', async () => {
       for (const [version, floor] of [
         ['10.5.1-MariaDB', '10.6'],
@@ -822,7 +857,7 @@ describe.each(drivers)('$name', (driver) => {
         const t = await make(rowTable({ group: 'grp', processedAt: 'processed_at' } as never));
         if (!withIndex) await admin.q(`DROP INDEX \`sqlinbox_fifo\` ON \`${t.table}\``);
         await fifoRows(t);
-        const ops = dialect.prepare(t) as TableOps & { sql: { fifoIndex?: string | null } };
+        const ops = dialect.prepare(t) as TableOps & { sql: { fifo: { fifoIndex?: string | null } } };
         const warned: string[] = [];
         const onWarning = (w: Error & { code?: string }) => void warned.push(String(w.code));
         process.on('warning', onWarning);
@@ -834,7 +869,7 @@ describe.each(drivers)('$name', (driver) => {
         }
         await sleep(10);
         process.off('warning', onWarning);
-        expect(ops.sql.fifoIndex).toBe(withIndex ? 'sqlinbox_fifo' : null);
+        expect(ops.sql.fifo.fifoIndex).toBe(withIndex ? 'sqlinbox_fifo' : null);
         expect(warned.filter((w) => w === 'SQLINBOX_NO_FIFO_INDEX')).toHaveLength(withIndex ? 0 : 1);
       }
     });

@@ -8,7 +8,7 @@ import { skipWithoutServer } from '@sqlinbox/conformance';
 import type { Adapter, AnyTable, Connection, Row } from '@sqlinbox/core';
 import * as connector from 'mariadb';
 import mysql from 'mysql2/promise';
-import { ddl } from '../src/dialect.js';
+import { ddl } from '../src/ddl.js';
 import { mariadb } from '../src/mariadb.js';
 import { mysql2 } from '../src/mysql2.js';
 import { dbFromEnv } from './connection.mjs';

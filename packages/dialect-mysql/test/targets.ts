@@ -202,19 +202,25 @@ function target(name: string, childFile: string, openPool: Opener): ConformanceT
 
 const run = promisify(execFile);
 
-/** Restarts the local MariaDB server and waits (up to 60 s) until it answers a ping. */
+/**
+ * Restarts the local MariaDB server and waits (up to 60 s) until it answers a ping. The server is
+ * the one whose pid its own pid file holds: other mariadbd processes may run beside it (the Galera
+ * nodes packages/clusters starts in its own lane), and neither the wait for the end nor the start
+ * may take them for it (a start that did so found "a mariadbd already running" and started nothing,
+ * leaving the server down for every later test).
+ */
 async function restartMariadb(): Promise<void> {
+  const pidFile = (
+    await run('mariadb', ['-h', '127.0.0.1', '-uroot', '-NBe', 'SELECT @@pid_file'])
+  ).stdout.trim();
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
   await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'shutdown']).catch(() => {});
   // Wait for the process itself to end: a server still shutting down makes the start below a no-op.
-  for (let i = 0; i < 600; i++) {
-    const alive = await run('pgrep', ['-x', 'mariadbd']).then(
-      () => true,
-      () => false,
-    );
-    if (!alive) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']);
+  for (let i = 0; i < 600 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  await run('start-stop-daemon', [
+    ...['--start', '--oknodo', '--background'],
+    ...['--pidfile', pidFile, '--exec', '/usr/sbin/mariadbd'],
+  ]);
   for (let i = 0; i < 600; i++) {
     const up = await run('mariadb-admin', ['-h', '127.0.0.1', '-uroot', 'ping']).then(
       () => true,
@@ -224,6 +230,15 @@ async function restartMariadb(): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('MariaDB did not come back after a restart');
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

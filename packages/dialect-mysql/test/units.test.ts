@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { type AnyTable, inbox, ServerTooOldError } from '@sqlinbox/core';
 import { describe, expect, it } from 'vitest';
-import { checkVersion, classifyError, ddl, kindOf, parseServerVersion } from '../src/dialect.js';
+import { ddl } from '../src/ddl.js';
+import { checkVersion, classifyError, kindOf, parseServerVersion } from '../src/dialect.js';
 import { parseUtc, utc } from '../src/sql.js';
 import { lockNameOf, MysqlStatements } from '../src/statements.js';
 
@@ -89,6 +90,21 @@ describe('classifyError: one test per vendor code', () => {
       'shutdown',
     );
   });
+  it.each([
+    [
+      1290,
+      'ER_OPTION_PREVENTS_STATEMENT',
+      'The MariaDB server is running with the --read-only option so it cannot execute this statement',
+    ],
+    [1836, 'ER_READ_ONLY_MODE', 'Running in read-only mode'],
+    [1792, 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION', 'Cannot execute statement in a READ ONLY transaction'],
+    [1047, 'ER_UNKNOWN_COM_ERROR', 'WSREP has not yet prepared node for application use'],
+  ] as const)(
+    'R-CLUS-2 R-CLUS-3 a read-only server or a Galera node out of the cluster is a lost connection: %s %s',
+    (errno, code, message) => {
+      expect(classifyError(err({ errno, code, message }))).toBe('connection');
+    },
+  );
   it('a syntax error (1064) is other', () => {
     expect(classifyError(err({ errno: 1064, code: 'ER_PARSE_ERROR' }))).toBe('other');
   });
@@ -183,8 +199,9 @@ describe('R-PLUS-2 ddl text', () => {
       partitionKey: 'pk',
       columns: ['tenant'],
     });
-    const [create, index, dlq, ...rest] = ddl(t, { deadLetterTable: 'jobs_dead' });
+    const [create, dlq, ...rest] = ddl(t, { deadLetterTable: 'jobs_dead' });
     expect(rest).toEqual([]);
+    expect(create).toMatch(/^CREATE TABLE IF NOT EXISTS `jobs` \(/);
     expect(create).toContain('`id` BIGINT NOT NULL AUTO_INCREMENT');
     expect(create).toContain('`payload` JSON NOT NULL');
     expect(create).toContain('`attempt` INT NOT NULL DEFAULT 1');
@@ -194,8 +211,10 @@ describe('R-PLUS-2 ddl text', () => {
     expect(create).toContain('`pk` VARCHAR(255) NULL');
     expect(create).toContain('`tenant` VARCHAR(255) NULL');
     expect(create).toContain('ENGINE=InnoDB');
-    expect(index).toBe('CREATE INDEX `sqlinbox_claim` ON `jobs` (`processed_at`, `id`)');
-    expect(dlq).toContain('CREATE TABLE `jobs_dead`');
+    // MySQL has no CREATE INDEX IF NOT EXISTS: the claim's index is part of the table's statement.
+    expect(create).toContain('  INDEX `sqlinbox_claim` (`processed_at`, `id`)');
+    expect(dlq).toContain('CREATE TABLE IF NOT EXISTS `jobs_dead`');
+    expect(dlq).not.toContain('INDEX');
     expect(dlq).toContain('`id` BIGINT NOT NULL,');
     expect(dlq).not.toContain('AUTO_INCREMENT');
     for (const s of ddl(t)) expect(s.trimEnd().endsWith(';')).toBe(false);
@@ -209,9 +228,9 @@ describe('R-PLUS-2 ddl text', () => {
       processedAt: 'done_at',
     });
     const out = ddl(t);
-    expect(out[0]).toContain('CREATE TABLE `app`.`q`');
+    expect(out[0]).toContain('CREATE TABLE IF NOT EXISTS `app`.`q`');
     expect(out[0]).toContain('`body` LONGBLOB NOT NULL');
-    expect(out).toContain('CREATE INDEX `sqlinbox_fifo` ON `app`.`q` (`grp`, `done_at`, `id`)');
+    expect(out[0]).toContain('  INDEX `sqlinbox_fifo` (`grp`, `done_at`, `id`)');
     const txt = inbox({ table: 'q', id: 'id', payload: { column: 'body', type: 'text' } });
     expect(ddl(txt)[0]).toContain('`body` LONGTEXT NOT NULL');
   });
@@ -244,7 +263,7 @@ describe('R-OPS-7 the advisory take', () => {
   } as never) as AnyTable;
 
   it('re-checks the group head with an anti-join: MySQL refuses a subquery on the table an UPDATE writes (error 1093)', () => {
-    const st = new MysqlStatements(fifo).take(7, null);
+    const st = new MysqlStatements(fifo).advisory.take(7, null);
     expect(st.sql).toBe(
       'UPDATE `jobs` q LEFT JOIN `jobs` s ON s.`grp` = q.`grp` AND s.`id` < q.`id` AND s.`processed_at` IS NULL' +
         ' SET q.`attempt` = q.`attempt` + 1 WHERE q.`id` = ? AND q.`processed_at` IS NULL AND s.`id` IS NULL',
@@ -253,7 +272,7 @@ describe('R-OPS-7 the advisory take', () => {
   });
 
   it('without an attempt column it selects the row under the same head check', () => {
-    const st = new MysqlStatements({ ...fifo, attempt: undefined }).take(7, null);
+    const st = new MysqlStatements({ ...fifo, attempt: undefined }).advisory.take(7, null);
     expect(st.sql).toMatch(
       /^SELECT q\.\* FROM `jobs` q WHERE q\.`id` = \? AND .*NOT EXISTS \(SELECT 1 FROM `jobs` s/,
     );

@@ -3,25 +3,17 @@ import {
   type Capabilities,
   type ColumnInfo,
   type ColumnKind,
-  ConfigError,
   type Connection,
   capabilities,
   type DdlOptions,
-  type IsolationLevel,
   type PrepareOptions,
   type TableOps,
 } from '@sqlinbox/core';
-import {
-  ISOLATION_SQL,
-  SqlDialect,
-  type SqlDialectOptions,
-  standardTransactions,
-  type TransactionSql,
-} from '@sqlinbox/sql';
+import { SqlDialect, type SqlDialectOptions } from '@sqlinbox/sql';
 import { ddl } from './ddl.js';
 import { classifyError } from './errors.js';
-import { quoteIdent, quoteTable } from './sql.js';
-import { PostgresStatements } from './statements.js';
+import { quoteTable } from './sql.js';
+import { POSTGRES_TRANSACTIONS, PostgresStatements } from './statements.js';
 import { prepareTable } from './table.js';
 
 /** The isolation levels PostgreSQL tables may declare. READ UNCOMMITTED runs as READ COMMITTED there, so it is not offered. */
@@ -69,8 +61,6 @@ export const postgresCapabilities: Capabilities = capabilities({
   // subscription until a worker frees: rows per claim rise from ~1 to ~workers (docs/benchmarks.md).
   claimAhead: true,
   timeKinds: ['timestamp'],
-  // Per-key concurrency: lease claims serialized per table by a transaction advisory lock.
-  concurrencyForms: ['lease'],
 });
 
 /** Why the advisory form cannot run through a transaction pooler, for the error that refuses it. */
@@ -88,26 +78,6 @@ export const transactionPoolerCapabilities: Capabilities = capabilities({
   forms: ['rowlock', 'lease'] satisfies TransactionPoolerForm[],
   formsRefused: { advisory: ADVISORY_THROUGH_A_TRANSACTION_POOLER },
 });
-
-/**
- * `BEGIN` at the server's default level when the table declares none, else
- * `BEGIN ISOLATION LEVEL ..`; `read_uncommitted` is refused: PostgreSQL would run it as read
- * committed. A SQLite mode is ignored. Savepoint names are quoted.
- */
-const TRANSACTIONS: TransactionSql = {
-  ...standardTransactions,
-  begin({ isolation: level }) {
-    if (level === undefined) return ['BEGIN'];
-    if (level === 'read_uncommitted') {
-      throw new ConfigError(`PostgreSQL does not run isolation level ${level satisfies IsolationLevel}`, {
-        fix: 'declare read_committed, repeatable_read or serializable',
-      });
-    }
-    return [`BEGIN ISOLATION LEVEL ${ISOLATION_SQL[level]}`];
-  },
-  savepoint: (name) => `SAVEPOINT ${quoteIdent(name)}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${quoteIdent(name)}`,
-};
 
 /** Type names (of a column's base type) and the kind the core checks a role against. */
 const KINDS: Readonly<Record<string, ColumnKind>> = {
@@ -145,7 +115,7 @@ export class PostgresDialect extends SqlDialect {
   readonly floor = POSTGRES_FLOOR;
   /** `server_version`: its first word is the version reported (`15.4`). */
   readonly versionSql = `SELECT current_setting('server_version') AS version`;
-  readonly transactions = TRANSACTIONS;
+  readonly transactions = POSTGRES_TRANSACTIONS;
   classifyError = classifyError;
   /**
    * See {@link postgresCapabilities}; through a transaction pooler (`pooler: 'transaction'`),

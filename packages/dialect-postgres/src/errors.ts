@@ -15,7 +15,11 @@ const SQLSTATE: Readonly<Record<string, ErrorKind>> = {
   '55P03': 'lock_timeout', // lock_not_available (lock_timeout, NOWAIT)
   '57P01': 'shutdown', // admin_shutdown (also pg_terminate_backend)
   '57P02': 'shutdown', // crash_shutdown
-  '57P03': 'shutdown', // cannot_connect_now (starting up or shutting down)
+  // A server that cannot take this work: the connection is given up and the next one is opened
+  // afresh, which after a failover (a new primary behind the same name, a host list) reaches the
+  // primary. Never a backoff as for a busy server: this one will not mend by waiting.
+  '57P03': 'connection', // cannot_connect_now (starting up, shutting down, in recovery)
+  '25006': 'connection', // read_only_sql_transaction: a standby, or a primary turned read-only
 };
 
 /** Node socket errors and postgres.js connection codes: the connection is gone. */
@@ -40,8 +44,10 @@ const CONNECTION_MESSAGES = [
 
 /**
  * Maps a `pg` or postgres.js error to the engine's kind: 40001 serialization, 40P01 deadlock,
- * 55P03 lock_timeout, 57P01/57P02/57P03 shutdown, class 08 and socket errors connection, class 23
- * constraint, anything else `other`. Looks through `cause` and `AggregateError.errors` (Node
+ * 55P03 lock_timeout, 57P01/57P02 shutdown; 57P03 (a server starting, stopping or in recovery),
+ * 25006 (a read-only server: a standby, or a demoted primary), class 08 and socket errors
+ * connection; class 23 constraint, anything else `other`. The engine never opens a read-only
+ * transaction of its own, so a 25006 on its statement means the server, not the statement. Looks through `cause` and `AggregateError.errors` (Node
  * reports a refused dual-stack connect as an `AggregateError`).
  */
 export function classifyError(err: unknown): ErrorKind {
@@ -57,4 +63,15 @@ export function classifyError(err: unknown): ErrorKind {
     const message = typeof e.message === 'string' ? e.message : '';
     return CONNECTION_MESSAGES.some((re) => re.test(message)) ? 'connection' : undefined;
   });
+}
+
+/**
+ * Whether a connection that failed with `err` must be retired rather than returned to the pool:
+ * its session is gone (`connection`, `shutdown`), or its server cannot take the engine's work
+ * (read-only or in recovery). A pooled connection to a demoted primary stays open and healthy, so
+ * only this keeps the pool from handing it out again after a failover.
+ */
+export function retiresConnection(err: unknown): boolean {
+  const kind = classifyError(err);
+  return kind === 'connection' || kind === 'shutdown';
 }

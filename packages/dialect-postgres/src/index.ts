@@ -4,7 +4,7 @@
  * `@sqlinbox/dialect-postgres/postgres` (postgres.js).
  */
 
-export { ddl, wakeupChannel, wakeupTriggerDdl } from './ddl.js';
+export { ddl, wakeupTriggerDdl } from './ddl.js';
 export {
   createPostgresDialect,
   POSTGRES_FLOOR,
@@ -18,5 +18,19 @@ export {
   transactionPoolerCapabilities,
 } from './dialect.js';
 export { classifyError } from './errors.js';
-export { PostgresStatements } from './statements.js';
+export { wakeupChannel } from './sql.js';
+export {
+  POSTGRES_TRANSACTIONS,
+  PostgresAdvisory,
+  PostgresConcurrency,
+  PostgresCounts,
+  PostgresLease,
+  PostgresPublish,
+  PostgresQueue,
+  PostgresRowLock,
+  PostgresSettle,
+  PostgresStatements,
+  PostgresSyntax,
+  postgresSyntax,
+} from './statements.js';
 export { PostgresTable, prepareTable } from './table.js';

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Adapter, Connection, Form, Pool, Queryable, QueryResult, Row, Wakeup } from '@sqlinbox/core';
-import { wakeupChannel } from './ddl.js';
+import {
+  type Adapter,
+  type Connection,
+  checkConnectionString,
+  type Form,
+  type Pool,
+  type Queryable,
+  type QueryResult,
+  type Row,
+  type Wakeup,
+} from '@sqlinbox/core';
 import {
   createPostgresDialect,
   type PostgresDialect,
@@ -9,8 +18,10 @@ import {
   type PostgresPooler,
   type TransactionPoolerForm,
 } from './dialect.js';
+import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
-import { quoteIdent } from './sql.js';
+import { quoteIdent, wakeupChannel } from './sql.js';
+import { PG_URL } from './url.js';
 
 /**
  * The `pg` (node-postgres) adapter: wraps the user's `pg.Pool`. The slice of `pg` it calls is
@@ -159,7 +170,11 @@ export type PgTransactionPoolerAdapter = Adapter<TransactionPoolerForm, Postgres
 interface ClientState {
   /** The backend pid, read once; empty until read. */
   pid: string;
-  /** Set by the client's error event: the connection is gone. */
+  /**
+   * Set by the client's error event (the connection is gone), or by a statement that failed as a
+   * lost connection does (`retiresConnection`: a read-only or recovering server among them): the
+   * pool closes the client at its release instead of lending it again.
+   */
   broken: boolean;
 }
 
@@ -296,7 +311,13 @@ class PgConnection implements Connection {
         name === undefined
           ? send(this.client, sql, values)
           : send(this.client, { name, text: sql, values: values! }, undefined)
-      ).then((r) => ({ rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length }));
+      ).then(
+        (r) => ({ rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length }),
+        (err: unknown) => {
+          if (retiresConnection(err)) this.state.broken = true;
+          throw err;
+        },
+      );
     } catch (err) {
       return Promise.reject(err);
     }
@@ -629,6 +650,7 @@ function isPool(x: PgPoolLike | PgPoolOptions): x is PgPoolLike {
 
 /** `new pg.Pool(options)`, with an `error` listener: an idle client the server dropped must not end the process. */
 function makePool(options: PgPoolOptions): PgPoolLike {
+  if (options.connectionString !== undefined) checkConnectionString(options.connectionString, PG_URL);
   const { Pool } = createRequire(import.meta.url)('pg') as {
     Pool: new (o: unknown) => PgPoolLike & { on(e: string, l: (...a: unknown[]) => void): unknown };
   };

@@ -3,6 +3,7 @@ import {
   type Adapter,
   ConfigError,
   type Connection,
+  checkConnectionString,
   type Form,
   type Pool,
   type Queryable,
@@ -10,7 +11,6 @@ import {
   type Row,
   type Wakeup,
 } from '@sqlinbox/core';
-import { wakeupChannel } from './ddl.js';
 import {
   createPostgresDialect,
   type PostgresDialect,
@@ -18,7 +18,10 @@ import {
   type PostgresPooler,
   type TransactionPoolerForm,
 } from './dialect.js';
+import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
+import { wakeupChannel } from './sql.js';
+import { PG_URL } from './url.js';
 
 /**
  * The postgres.js adapter: wraps the user's `postgres()` instance. Connections are reserved with
@@ -242,7 +245,9 @@ class PostgresJsConnection implements Connection {
       })) as PostgresJsResult;
       return { rows: [...r] as R[], rowCount: r.count ?? r.length };
     } catch (err) {
-      if (breaksConnection(err)) this.lost = true;
+      // A read-only or recovering server's error leaves the socket usable, but the connection is
+      // retired all the same at its release (see `retiresConnection`).
+      if (breaksConnection(err) || retiresConnection(err)) this.lost = true;
       else this.alive();
       throw err;
     }
@@ -667,8 +672,12 @@ function makeInstance(
     url?: string | Record<string, unknown>,
     options?: Record<string, unknown>,
   ) => PostgresJsLike;
-  if (typeof o === 'string') return postgres(o, defaults);
+  if (typeof o === 'string') {
+    checkConnectionString(o, { ...PG_URL, option: 'the URL' });
+    return postgres(o, defaults);
+  }
   const { url, ...rest } = o;
+  if (url !== undefined) checkConnectionString(url, { ...PG_URL, option: 'url' });
   return url === undefined ? postgres({ ...defaults, ...rest }) : postgres(url, { ...defaults, ...rest });
 }
 

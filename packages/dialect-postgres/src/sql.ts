@@ -2,6 +2,7 @@
  * Identifier quoting and the few text helpers the DDL needs. Statements are built by
  * {@link PostgresStatements} (`@sqlinbox/sql`); nothing here runs a statement.
  */
+import { createHash } from 'node:crypto';
 import { ansiIdent, qualified } from '@sqlinbox/sql';
 
 /** Quotes one identifier (`jobs` -> `"jobs"`), doubling any embedded quote. */
@@ -31,4 +32,18 @@ export function bareName(table: string): string {
 export function schemaOf(table: string): string | undefined {
   const parts = table.split('.');
   return parts.length > 1 ? parts[0] : undefined;
+}
+
+/** PostgreSQL truncates identifiers to 63 bytes (NAMEDATALEN - 1); longer names are hashed instead. */
+export const MAX_IDENT = 63;
+
+/**
+ * The LISTEN/NOTIFY channel of a table: `sqlinbox_<table>` (schema included, as written in the
+ * description), or `sqlinbox_` and a SHA-256 prefix of the table name where that would pass the
+ * server's 63-character limit. Case is kept: the channel is always used quoted or as a value.
+ */
+export function wakeupChannel(table: string): string {
+  const name = `sqlinbox_${table}`;
+  if (name.length <= MAX_IDENT) return name;
+  return `sqlinbox_${createHash('sha256').update(table).digest('hex').slice(0, 40)}`;
 }

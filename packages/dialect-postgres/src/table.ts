@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type {
   AnyTable,
   Connection,
@@ -10,7 +11,12 @@ import type {
 } from '@sqlinbox/core';
 import { EncodeError } from '@sqlinbox/core';
 import { SqlTable, type Statement, timeOf } from '@sqlinbox/sql';
-import { PostgresStatements } from './statements.js';
+import { boundedClaims, PostgresStatements } from './statements.js';
+
+/** How far below the last claim's lowest id a lease claim starts its scan, in ids. */
+export const CLAIM_MARGIN = 2000n;
+/** How often at least a lease claim scans from the table's first id (ms). */
+export const FULL_SCAN_EVERY_MS = 100;
 
 /** Prepares the statements of one table (see {@link PostgresTable}). */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
@@ -24,6 +30,53 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
  * server's refusal of a NUL character answered as an `EncodeError`.
  */
 export class PostgresTable extends SqlTable<PostgresStatements> {
+  /**
+   * The lowest id the last lease claim took, where claims may start their scan at an id
+   * ({@link boundedClaims}); undefined before the first claim that took a row.
+   */
+  private floor: bigint | undefined;
+  /** When the last claim that scanned from the table's first id ran, and how long it took (ms). */
+  private fullAt = Number.NEGATIVE_INFINITY;
+  private fullMs = 0;
+
+  /**
+   * The lease claim, its scan started near the lowest id this table's last claim took. A claim
+   * reads the primary key from its lowest id up, and the rows settled since the last vacuum are
+   * there: their index entries stay until vacuum removes them (and while any transaction older
+   * than them is open, each of them is read from the table too), so a claim that always scans from
+   * the first id slows down with every row settled. Started `CLAIM_MARGIN` ids below the
+   * last claim's lowest id, it steps over the rows settled since then only.
+   *
+   * Rows below that start are still due sometimes: a row whose transaction committed long after
+   * its id was drawn, a retry whose time came, a lease that ran out. So a claim scans from the first
+   * id again once `FULL_SCAN_EVERY_MS` have passed since the last such claim, or ten times as
+   * long as that claim took (a scan slowed by dead rows runs no more than a tenth of the time);
+   * such a row waits for it at most that long. A subscription claiming less often than that (a
+   * table that is not busy) always scans from the first id.
+   */
+  override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
+    if (n <= 0) return [];
+    const t = this.sql.t;
+    const at = performance.now();
+    const bounded =
+      this.floor !== undefined &&
+      boundedClaims(t) &&
+      at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, 10 * this.fullMs);
+    const from = bounded ? (this.floor as bigint) - CLAIM_MARGIN : undefined;
+    const rows = await this.rows(conn, this.sql.lease.claim(n, now, expiry, from));
+    if (!bounded) {
+      this.fullAt = at;
+      this.fullMs = performance.now() - at;
+    }
+    if (rows.length > 0 && boundedClaims(t)) {
+      // The claim answers its rows in id order: the first is the lowest.
+      const lowest = rows[0]?.[t.id.column];
+      if (typeof lowest === 'number' || typeof lowest === 'bigint' || typeof lowest === 'string')
+        this.floor = BigInt(lowest);
+    }
+    return rows;
+  }
+
   /** The claim's statement orders its rows already (`ORDER BY` over the update's `RETURNING`). */
   override inClaimOrder(rows: Row[]): Row[] {
     return rows;
@@ -55,10 +108,17 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     if (messages.length === 0) return [];
     const key = this.sql.t.uniqueKey;
     const wake = opts?.quiet !== true;
+    // Replacing messages go one statement each (`ON CONFLICT DO UPDATE` takes a key once a statement).
+    if (key !== undefined && messages.some((m) => m.replace === true)) {
+      const ids: unknown[] = [];
+      for (const m of messages) ids.push(await this.insertOne(conn, m));
+      return ids;
+    }
     if (key !== undefined && messages.some((m) => m.key !== undefined))
       return this.insertKeyed(conn, messages, key, wake);
     const ids: unknown[] = [];
-    for (const st of this.sql.insert(messages, false, wake)) ids.push(...(await this.insertIds(conn, st)));
+    for (const st of this.sql.publish.insert(messages, false, wake))
+      ids.push(...(await this.insertIds(conn, st)));
     return ids;
   }
 
@@ -81,7 +141,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     for (let round = 0; round < 5; round++) {
       const todo = messages.map((m, i) => ({ m, i })).filter(({ i }) => ids[i] === undefined);
       if (todo.length === 0) return ids;
-      const statements = this.sql.insert(
+      const statements = this.sql.publish.insert(
         todo.map(({ m }) => m),
         true,
         wake,
@@ -99,7 +159,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
         } else conflicts.add(m.key);
       }
       if (conflicts.size === 0) return ids;
-      const held = await this.rows(conn, this.sql.keyHolder([...conflicts]));
+      const held = await this.rows(conn, this.sql.publish.keyHolder([...conflicts]));
       const byKey = new Map(held.map((h) => [String(h[key]), this.idOf(h)]));
       for (const [i, m] of messages.entries()) {
         if (ids[i] === undefined && m.key !== undefined && byKey.has(m.key)) ids[i] = byKey.get(m.key);
@@ -110,11 +170,11 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
 
   /**
    * The counts with rows in work in every form, aggregated by the server in one statement
-   * ({@link PostgresStatements.statsInWork}) instead of reading every due row.
+   * ({@link PostgresCounts.statsInWork}) instead of reading every due row.
    */
   override async statsInWork(conn: Connection, now: Date, base: QueueStats): Promise<QueueStats> {
     const t = this.sql.t;
-    const r = (await this.rows(conn, this.sql.statsInWork(now)))[0] ?? {};
+    const r = (await this.rows(conn, this.sql.counts.statsInWork(now)))[0] ?? {};
     let seen: QueueStats['inWorkSeen'] = t.form === 'lease' ? 'lease' : 'none';
     if (t.form === 'rowlock') seen = 'locks';
     else if (t.form === 'advisory' && t.lock === undefined) seen = 'keys';

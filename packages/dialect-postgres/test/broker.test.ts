@@ -1,8 +1,9 @@
 import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 import pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
+import { ddl, wakeupTriggerDdl } from '../src/ddl.js';
 import { pg } from '../src/pg.js';
+import { wakeupChannel } from '../src/sql.js';
 import { adminClient, createTable, drivers, uniqueName } from './support.js';
 
 /** Resolves once `check()` holds, or rejects after `ms`. */
@@ -171,14 +172,51 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
     }
   });
 
-  test('R-PLUS-1 R-PUB-2 with the trigger installed, a row inserted by plain SQL wakes an idle subscription', async () => {
+  test('R-LOAD-5 R-PLUS-1 on a table from the default ddl(), a row inserted by plain SQL wakes an idle subscription that polls once a minute', async () => {
+    const t = inbox({
+      table: uniqueName('wkd'),
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      lease: 'locked_until',
+    });
+    // createTable runs ddl(t) as printed, nothing added.
+    const drop = await createTable(admin, t);
+    const consumer = driver.open(3);
+    const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
+    try {
+      const got: unknown[] = [];
+      sub.subscribe(queue(t), async (m) => {
+        got.push(m);
+      });
+      await sub.start();
+      // The first claim (at start) found nothing; the next poll is a minute away.
+      await new Promise((r) => setTimeout(r, 200));
+      await admin.query(`INSERT INTO "${t.table}" (payload) VALUES ('{"plain":true}'), ('{"plain":2}')`);
+      await until(() => got.length === 2, 'the deliveries, well before the next poll', 10_000);
+      expect(got).toEqual([{ plain: true }, { plain: 2 }]);
+    } finally {
+      await sub.shutdown({ timeout: 1000 });
+      await consumer.end();
+      await drop();
+    }
+  });
+
+  test('R-PLUS-1 R-PUB-2 with the trigger installed on a table made without it, a row inserted by plain SQL wakes an idle subscription', async () => {
     const t = inbox({
       table: uniqueName('wkt'),
       id: { column: 'id', generated: true },
       payload: 'payload',
       attempt: 'attempt',
     });
-    const drop = await createTable(admin, t);
+    for (const stmt of ddl(t, { wakeupTrigger: false })) await admin.query(stmt);
+    const drop = async () => {
+      await admin.query(`DROP TABLE IF EXISTS "${t.table}"`);
+    };
+    expect(
+      (await admin.query('SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = $1::regclass', [t.table]))
+        .rows[0].n,
+    ).toBe(0);
     for (const stmt of wakeupTriggerDdl(t.table)) await admin.query(stmt);
     const consumer = driver.open(3);
     const sub = new Broker(consumer.adapter, { logger: silentLogger, pollInterval: 60_000 });
@@ -195,8 +233,8 @@ describe.each(drivers)('the engine over the $name adapter', (driver) => {
     } finally {
       await sub.shutdown({ timeout: 1000 });
       await consumer.end();
+      // The trigger function is shared by every table ddl() printed it for: it stays.
       await drop();
-      await admin.query('DROP FUNCTION IF EXISTS sqlinbox_wakeup()').catch(() => {});
     }
   });
 });

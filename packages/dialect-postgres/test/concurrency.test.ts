@@ -25,11 +25,11 @@ function limited(name: string, extra: Record<string, unknown> = {}): AnyTable {
 describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
   const suite = suiteAdmin();
 
-  test('R-FLOW-3 ddl prints the key column (text) and a (key, lease) index, partial on unsettled rows', () => {
+  test('R-FLOW-3 ddl prints the key column (text) and a (key, lease, id) index, partial on unsettled rows', () => {
     const out = ddl(limited('jobs', { processedAt: 'processed_at' }));
     expect(out[0]).toContain('"account" text');
     expect(out).toContain(
-      'CREATE INDEX "jobs_sqlinbox_concurrency" ON "jobs" ("account", "locked_until") WHERE "processed_at" IS NULL',
+      'CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_concurrency" ON "jobs" ("account", "locked_until", "id") WHERE "processed_at" IS NULL',
     );
     expect(ddl(limited('jobs')).some((s) => s.includes('sqlinbox_concurrency'))).toBe(true);
     expect(ddl(inbox({ table: 'jobs', id: 'id', lease: 'l' })).join('\n')).not.toContain('concurrency');
@@ -46,13 +46,15 @@ describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
       try {
         const ops = prepareTable(t);
         // Another session takes the turn and, inside it, leases two rows of key a (as a claim would).
-        const turn = new PostgresStatements(t).claimTurn();
+        const turn = new PostgresStatements(t).concurrency.turn();
         await admin.query('BEGIN');
         await admin.query(turn.sql, [...turn.params]);
         await admin.query(
           `UPDATE ${name} SET locked_until = now() + interval '1 minute' WHERE id IN (SELECT id FROM ${name} ORDER BY id LIMIT 2)`,
         );
-        const claim = withConn(opened, (conn) => ops.claimLeaseByKey!(conn, 10, new Date(), at(30_000)));
+        const claim = withConn(opened, (conn) =>
+          ops.concurrency!.claimLease(conn, 10, new Date(), at(30_000)),
+        );
         const state = await Promise.race([
           claim.then(() => 'done'),
           new Promise((r) => setTimeout(() => r('waiting'), 300)),
@@ -63,7 +65,9 @@ describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
         expect(await claim).toEqual([]);
         // Those leases settled: the next claim takes the other two.
         await admin.query(`DELETE FROM ${name} WHERE locked_until IS NOT NULL`);
-        const rows = await withConn(opened, (conn) => ops.claimLeaseByKey!(conn, 10, new Date(), at(30_000)));
+        const rows = await withConn(opened, (conn) =>
+          ops.concurrency!.claimLease(conn, 10, new Date(), at(30_000)),
+        );
         expect(ids(rows)).toEqual([3, 4]);
       } finally {
         await admin.query('ROLLBACK').catch(() => {});
@@ -81,7 +85,7 @@ describe('R-FLOW-3 per-key concurrency on PostgreSQL', () => {
       `INSERT INTO ${name} (payload, account, locked_until) SELECT '{}', 'k' || (g % 500), CASE WHEN g % 3 = 0 THEN now() + interval '1 minute' END FROM generate_series(1, 20000) g`,
     );
     await admin.query(`ANALYZE ${name}`);
-    const st = new PostgresStatements(t).claimLeaseByKey(10, new Date(), at(30_000));
+    const st = new PostgresStatements(t).concurrency.claim(10, new Date(), at(30_000));
     const plan = await explain(admin, st);
     expect(
       plan.nodes.map((n) => n['Index Name']),

@@ -1,7 +1,7 @@
 import { type AnyTable, inbox, KeyPart, table } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ddl } from '../src/ddl.js';
+import { ddl, wakeupTriggerDdl } from '../src/ddl.js';
 import { postgresCapabilities, postgresDialect } from '../src/dialect.js';
 import { adminClient, drivers, leaseTable, type Opened, uniqueName, withConn } from './support.js';
 
@@ -26,10 +26,10 @@ describe('PostgreSQL dialect facts', () => {
     });
   });
 
-  test('R-PLUS-2 ddl: CREATE TABLE with the column types, the partial claim index, the group index and the dead-letter table', () => {
+  test('R-PLUS-2 R-LOAD-2 R-LOAD-5 ddl: CREATE TABLE with the column types and storage parameters, the partial claim index, the group index, the wake-up trigger and the dead-letter table', () => {
     const t = leaseTable('jobs', { group: true, processedAt: true });
     expect(ddl(t, { deadLetterTable: 'jobs_dead' })).toEqual([
-      'CREATE TABLE "jobs" (\n' +
+      'CREATE TABLE IF NOT EXISTS "jobs" (\n' +
         '  "id" bigserial PRIMARY KEY,\n' +
         '  "payload" jsonb NOT NULL,\n' +
         '  "attempt" integer NOT NULL DEFAULT 1,\n' +
@@ -37,10 +37,11 @@ describe('PostgreSQL dialect facts', () => {
         '  "retry_after" timestamptz,\n' +
         '  "processed_at" timestamptz,\n' +
         '  "grp" text\n' +
-        ')',
-      'CREATE INDEX "jobs_sqlinbox_due" ON "jobs" ("id") WHERE "processed_at" IS NULL',
-      'CREATE INDEX "jobs_sqlinbox_group" ON "jobs" ("grp", "id") WHERE "processed_at" IS NULL',
-      'CREATE TABLE "jobs_dead" (\n' +
+        ') WITH (fillfactor = 50, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000, autovacuum_vacuum_cost_delay = 0)',
+      'CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_due" ON "jobs" ("id") WHERE "processed_at" IS NULL',
+      'CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("grp", "id") WHERE "processed_at" IS NULL',
+      ...wakeupTriggerDdl('jobs'),
+      'CREATE TABLE IF NOT EXISTS "jobs_dead" (\n' +
         '  "id" bigint PRIMARY KEY,\n' +
         '  "payload" jsonb NOT NULL,\n' +
         '  "attempt" integer NOT NULL DEFAULT 1,\n' +
@@ -50,7 +51,11 @@ describe('PostgreSQL dialect facts', () => {
         '  "grp" text\n' +
         ')',
     ]);
-    expect(postgresDialect.ddl(t)).toHaveLength(3);
+    expect(postgresDialect.ddl(t)).toHaveLength(6);
+    expect(postgresDialect.ddl(t, { wakeupTrigger: false })).toHaveLength(3);
+    // The row lock form updates no row before it deletes it: no fillfactor.
+    const locked = inbox({ table: 'jobs', id: 'id', payload: 'payload' });
+    expect(ddl(locked)[0]).toMatch(/\) WITH \(autovacuum_vacuum_scale_factor = 0,/);
   });
 });
 

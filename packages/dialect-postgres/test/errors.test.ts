@@ -14,7 +14,6 @@ describe('classifyError (both drivers)', () => {
     ['55P03', 'lock_timeout', 'canceling statement due to lock timeout'],
     ['57P01', 'shutdown', 'terminating connection due to administrator command'],
     ['57P02', 'shutdown', 'terminating connection because of crash of another server process'],
-    ['57P03', 'shutdown', 'the database system is starting up'],
     ['08000', 'connection', 'connection_exception'],
     ['08003', 'connection', 'connection_does_not_exist'],
     ['08006', 'connection', 'connection_failure'],
@@ -27,6 +26,17 @@ describe('classifyError (both drivers)', () => {
   ] as const)('SQLSTATE %s is %s', (code, kind, message) => {
     expect(classifyError(serverError(code, message))).toBe(kind);
     expect(postgresDialect.classifyError(serverError(code, message))).toBe(kind);
+  });
+
+  test.each([
+    ['57P03', 'the database system is starting up'],
+    ['57P03', 'the database system is in recovery mode'],
+    ['57P03', 'the database system is shutting down'],
+    ['25006', 'cannot execute UPDATE in a read-only transaction'],
+    ['25006', 'cannot execute SELECT FOR UPDATE in a read-only transaction'],
+  ] as const)('R-CLUS-2 a read-only or recovering server is a lost connection: %s "%s"', (code, message) => {
+    expect(classifyError(serverError(code, message))).toBe('connection');
+    expect(postgresDialect.classifyError(serverError(code, message))).toBe('connection');
   });
 
   test.each(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'])('socket error %s is connection', (code) => {

@@ -54,10 +54,10 @@ describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
     expect(out[0]).toContain('"priority" integer NOT NULL DEFAULT 0');
     expect(out[0]).toContain('"job_key" text');
     expect(out).toContain(
-      'CREATE INDEX "jobs_sqlinbox_priority" ON "jobs" ("priority" DESC, "id") WHERE "processed_at" IS NULL',
+      'CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_priority" ON "jobs" ("priority" DESC, "id") WHERE "processed_at" IS NULL',
     );
     expect(out).toContain(
-      'CREATE UNIQUE INDEX "jobs_sqlinbox_key" ON "jobs" ("job_key") WHERE "processed_at" IS NULL',
+      'CREATE UNIQUE INDEX IF NOT EXISTS "jobs_sqlinbox_key" ON "jobs" ("job_key") WHERE "processed_at" IS NULL',
     );
   });
 

@@ -96,6 +96,33 @@ describe.each(drivers)('pool and connections on $name', (driver) => {
     }
   });
 
+  test('R-CLUS-2 a connection whose statement met a read-only server (25006) is retired at its release, never lent again', async () => {
+    const opened = driver.open(1);
+    try {
+      const pool = opened.adapter.pool;
+      const conn = await pool.acquire();
+      const pid = conn.id;
+      // The session turned read-only, as every session of a demoted primary is.
+      await conn.query('SET default_transaction_read_only = on');
+      const err = await conn.query('CREATE TEMPORARY TABLE sqlinbox_read_only (x int)').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((err as { code?: string }).code).toBe('25006');
+      expect(postgresDialect.classifyError(err)).toBe('connection');
+      pool.release(conn);
+      await gone(admin, pid);
+      const next = await pool.acquire();
+      expect(next.id).not.toBe(pid);
+      await next.query('CREATE TEMPORARY TABLE sqlinbox_read_only (x int)');
+      await next.query('DROP TABLE sqlinbox_read_only');
+      pool.release(next);
+      expect(pool.spare()).toBe(1);
+    } finally {
+      await opened.end();
+    }
+  });
+
   test('R-ADV-6 R-TX-9 destroy closes the physical connection: the server ends its session, its locks and its transaction', async () => {
     const opened = driver.open(2);
     try {

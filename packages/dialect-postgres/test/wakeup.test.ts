@@ -1,8 +1,8 @@
 import { ConfigError } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { wakeupChannel, wakeupTriggerDdl } from '../src/ddl.js';
-import { escapeString } from '../src/sql.js';
+import { wakeupTriggerDdl } from '../src/ddl.js';
+import { escapeString, wakeupChannel } from '../src/sql.js';
 import { adminClient, createTable, drivers, leaseTable, uniqueName } from './support.js';
 
 /** Resolves once `count()` reaches `n`, or rejects after `ms`. */

@@ -1,76 +1,90 @@
-import { type AnyTable, validateIdentifier } from '@sqlinbox/core';
-import { type ColumnUse, ansiIdent as ident, tableColumns, qualified as tableName } from '@sqlinbox/sql';
+import type { AnyTable, DdlOptions } from '@sqlinbox/core';
+import { type ColumnUse, type IndexParts, QueueDdl, QueueSql } from '@sqlinbox/sql';
+import { sqliteSyntax } from './statements.js';
 
 /**
- * the `CREATE TABLE` a description needs on SQLite, and the indexes its claims use.
- * Every time column is INTEGER epoch milliseconds (the dialect's only time kind).
+ * The `CREATE TABLE` a description needs on SQLite, and the indexes its claims use, on the shared
+ * writer ({@link SqliteDdl}). Every time column is INTEGER epoch milliseconds (the dialect's only
+ * time kind). Rows keep their ids when they move, so the dead-letter table never generates one.
  */
-export function ddl(t: AnyTable, opts: { deadLetterTable?: string } = {}): string[] {
-  const out = [createTable(t, t.table, t.id.generated), ...indexes(t)];
-  // Rows keep their ids when they move, so the dead-letter table never generates one.
-  if (opts.deadLetterTable !== undefined)
-    out.push(
-      createTable(t, validateIdentifier(opts.deadLetterTable, 'dead-letter table', t.table, true), false),
-    );
-  return out;
-}
-
-function createTable(t: AnyTable, name: string, generatedId: boolean): string {
-  const lines = columns(t, generatedId).map((line) => `  ${line}`);
-  return `CREATE TABLE IF NOT EXISTS ${tableName(name)} (\n${lines.join(',\n')}\n)`;
+export function ddl(t: AnyTable, opts: DdlOptions = {}): string[] {
+  return new SqliteDdl(new QueueSql(sqliteSyntax, t)).ddl(opts);
 }
 
 /**
- * Each column with its SQLite type. `INTEGER PRIMARY KEY` is the rowid: the database fills it when
- * the id is generated, and it also takes an integer id the caller gives.
+ * SQLite's DDL. The claim reads due rows in id order; its index lists id first and carries the
+ * columns of the due condition so the claim filters without reading rows; with `processed_at` it is
+ * partial over unsettled rows, so settled history never enters a claim's scan (without a filter or
+ * extra columns the primary key already is that index). A FIFO table also gets (group, id) for the
+ * head check; a priority column `(priority DESC, id)`, the claim's order; a concurrency key
+ * `(key, lease)`, which a claim reads to count each key's rows in work; a unique key column a unique
+ * index (partial likewise; SQLite's unique indexes let NULLs repeat).
  */
-function columns(t: AnyTable, generatedId: boolean): string[] {
-  const types: Record<ColumnUse, string> = {
-    id: generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY',
-    payload: t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
-    attempt: 'INTEGER NOT NULL DEFAULT 1',
-    time: 'INTEGER',
-    text: 'TEXT',
-    priority: 'INTEGER NOT NULL DEFAULT 0',
-  };
-  return tableColumns(t).map((c) => `${ident(c.name)} ${types[c.role]}`);
-}
+export class SqliteDdl extends QueueDdl {
+  /** Names as written: the shipped DDL never folded them. */
+  override fold(name: string): string {
+    return name;
+  }
 
-/**
- * The claim reads due rows in id order; the index lists id first and carries the columns of the due
- * condition so the claim filters without reading rows. With `processed_at` it is partial over
- * unsettled rows, so settled history never enters a claim's scan. A FIFO table also gets
- * (group, id) for the head check. A priority column gets `(priority DESC, id)` (partial likewise),
- * the claim's order; a unique key column a unique index (partial likewise); a concurrency key
- * `(key, lease)` (partial likewise), which a claim reads to count each key's rows in work.
- */
-function indexes(t: AnyTable): string[] {
-  // SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`.
-  const dot = t.table.lastIndexOf('.');
-  const schema = dot < 0 ? '' : `${ident(t.table.slice(0, dot))}.`;
-  const bare = t.table.slice(dot + 1);
-  const create = (suffix: string, cols: string[], where: string) =>
-    `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_${suffix}`)} ON ${ident(bare)} (${cols.map(ident).join(', ')})${where}`;
-  const where = t.processedAt === undefined ? '' : ` WHERE ${ident(t.processedAt)} IS NULL`;
-  const due = [t.id.column, t.lease, t.retryAfter].filter((c): c is string => c !== undefined);
-  const out: string[] = [];
-  // Without a filter or extra columns the primary key already is that index.
-  if (where !== '' || due.length > 1) out.push(create('due', due, where));
-  if (t.group !== undefined) out.push(create('group_head', [t.group, t.id.column], where));
-  // The claim's order with a priority column: highest first, then id.
-  if (t.priority !== undefined)
-    out.push(
-      `CREATE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_priority`)} ON ${ident(bare)}` +
-        ` (${ident(t.priority)} DESC, ${ident(t.id.column)})${where}`,
-    );
-  // Per-key concurrency: a claim counts each key's rows in work (a live lease).
-  if (t.concurrency !== undefined && t.lease !== undefined)
-    out.push(create('concurrency', [t.concurrency.column, t.lease], where));
-  // One unsettled row per unique key: partial where settled rows are stamped.
-  if (t.uniqueKey !== undefined)
-    out.push(
-      `CREATE UNIQUE INDEX IF NOT EXISTS ${schema}${ident(`${bare}_unique_key`)} ON ${ident(bare)}` +
-        ` (${ident(t.uniqueKey)})${where}`,
-    );
-  return out;
+  /** `INTEGER PRIMARY KEY` is the rowid: the database fills it when generated, and takes an integer id given. */
+  override column(use: ColumnUse, generatedId: boolean): string {
+    const types: Record<ColumnUse, string> = {
+      id: generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY',
+      payload: this.s.t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
+      attempt: 'INTEGER NOT NULL DEFAULT 1',
+      time: 'INTEGER',
+      text: 'TEXT',
+      priority: 'INTEGER NOT NULL DEFAULT 0',
+      error: 'TEXT',
+      // Now in epoch milliseconds, the dialect's time kind (julianday: every SQLite version has it).
+      created: "INTEGER DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+    };
+    return types[use];
+  }
+
+  override indexes(): IndexParts[] {
+    const { s, t } = { s: this.s, t: this.s.t };
+    const where = this.unsettled();
+    const out: IndexParts[] = [];
+    const index = (name: IndexParts['name'], columns: (string | undefined)[], unique = false) =>
+      out.push({
+        name,
+        columns: columns.filter((c) => c !== undefined).map((c) => s.ident(c)),
+        where,
+        unique,
+      });
+    const due = [t.id.column, t.lease, t.retryAfter].filter((c) => c !== undefined);
+    if (where !== '' || due.length > 1) index('claim', due);
+    if (t.group !== undefined) index('fifo', [t.group, t.id.column]);
+    if (t.priority !== undefined)
+      out.push({ name: 'priority', columns: [`${s.ident(t.priority)} DESC`, s.id], where, unique: false });
+    if (t.concurrency !== undefined && t.lease !== undefined)
+      index('concurrency', [t.concurrency.column, t.lease]);
+    if (t.uniqueKey !== undefined) index('unique_key', [t.uniqueKey], true);
+    const processed = this.processedIndex();
+    if (processed !== undefined) out.push(processed);
+    return out;
+  }
+
+  /** `<table>_{due,group_head,priority,unique_key,concurrency,processed}`. */
+  override indexName(name: IndexParts['name']): string {
+    const suffix = {
+      claim: 'due',
+      fifo: 'group_head',
+      priority: 'priority',
+      unique_key: 'unique_key',
+      concurrency: 'concurrency',
+      processed: 'processed',
+    }[name];
+    return `${this.s.t.table.split('.').pop()}_${suffix}`;
+  }
+
+  /** SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`. */
+  override index(i: IndexParts): string {
+    const table = this.s.t.table;
+    const dot = table.lastIndexOf('.');
+    const schema = dot < 0 ? '' : `${this.s.ident(table.slice(0, dot))}.`;
+    const bare = this.s.ident(table.slice(dot + 1));
+    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${schema}${this.s.ident(this.indexName(i.name))} ON ${bare} (${i.columns.join(', ')})${i.where}`;
+  }
 }

@@ -96,6 +96,10 @@ const STARTS_TRANSACTION = /^\s*(?:BEGIN|SAVEPOINT)\b/i;
 const READS_ONLY = /^\s*(?:SELECT|VALUES|EXPLAIN|COMMIT|END|ROLLBACK|RELEASE)\b/i;
 const WITH = /^\s*WITH\b/i;
 const WRITES = /\b(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+/** Statements that answer rows whatever they are: a RETURNING clause anywhere. */
+const RETURNING = /\bRETURNING\b/i;
+/** Statements that start by answering rows. */
+const ROWS = /^\s*(?:SELECT|VALUES|PRAGMA|EXPLAIN)\b/i;
 
 let nextConnection = 0;
 let nextMemory = 0;
@@ -492,15 +496,36 @@ function classOf(db: SqliteDatabaseLike): SqliteDriver | null {
 
 /** node:sqlite's class, loaded on first use so better-sqlite3 users never load it. */
 function nodeSqlite(filename: string): SqliteDatabaseLike {
-  const mod = process.getBuiltinModule?.('node:sqlite') as
-    | { DatabaseSync?: new (filename: string) => SqliteDatabaseLike }
-    | undefined;
+  const mod = loadNodeSqlite() as { DatabaseSync?: new (filename: string) => SqliteDatabaseLike } | undefined;
   if (mod?.DatabaseSync === undefined)
     throw new Error(
       `sqlinbox: Node ${process.version} has no node:sqlite; use Node 22.16 or later, ` +
         "or pass a driver: sqlite({ filename, driver: Database }) with better-sqlite3's Database",
     );
   return new mod.DatabaseSync(filename);
+}
+
+/**
+ * `node:sqlite`, without the one `ExperimentalWarning` Node prints when a process first loads it
+ * (Node 22 and 24): the adapter chose that driver, not the service, and every process that opened a
+ * file printed it. Only that warning, and only while this load runs, is held back: every other
+ * warning, the service's own included, goes through `process.emitWarning` as before. A service that
+ * loads `node:sqlite` itself before the adapter does still gets Node's warning.
+ */
+export function loadNodeSqlite(): unknown {
+  if (process.getBuiltinModule === undefined) return undefined;
+  const emit = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (type === 'ExperimentalWarning' && text.startsWith('SQLite is an experimental feature')) return;
+    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return process.getBuiltinModule('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
 }
 
 /** Opens a handle through a driver's class or function. */
@@ -527,9 +552,81 @@ function nonNegativeInt(n: number, what: string): number {
   return n;
 }
 
-/** The file state of a connection from `sqlite(..)`; anything else cannot hold SQLite advisory keys. */
+/**
+ * A connection of a SQLite adapter of your own (another driver, e.g. the asynchronous `sqlite3`)
+ * that reuses this dialect's statements: it names the shared state of its database file, from
+ * {@link attachSqliteFile}, where the advisory form keeps its keys and writers queue for the file.
+ */
+export interface SqliteFileConnection extends Connection {
+  /** The file's shared state in this process ({@link attachSqliteFile}). */
+  readonly sqliteFile: FileState;
+}
+
+/**
+ * The process-wide state of one database file (its write lock and its advisory keys), for an
+ * adapter of your own on another SQLite driver: every connection the adapter opens on the file
+ * names it as `sqliteFile` (see {@link SqliteFileConnection}), and gives it back with
+ * {@link detachSqliteFile} when it closes. Adapters on the same file in one process, this package's
+ * `sqlite(..)` included, share it, so their writers queue for each other and their keys exclude
+ * each other. `filename` as the driver opened it (the file must exist: open a handle first);
+ * `':memory:'` gets a state of its own on every call.
+ */
+export function attachSqliteFile(filename: string): FileState {
+  const path =
+    filename === '' || filename === ':memory:' ? `:memory:#${++nextMemory}` : realpathSync(resolve(filename));
+  return attachFile(path);
+}
+
+/** A connection on the file closed: drops its keys, and the state once no connection uses the file. */
+export function detachSqliteFile(state: FileState, connectionId: string): void {
+  state.keys.releaseAll(connectionId);
+  if (state.writeLock.owner === connectionId) state.writeLock.release(connectionId);
+  detachFile(state);
+}
+
+/**
+ * The file state of a connection: one of `sqlite(..)`, or one of an adapter of your own that names
+ * its file state as `sqliteFile` ({@link SqliteFileConnection}).
+ */
 export function fileOf(conn: Connection): FileState {
-  const state = conn instanceof SqliteConnection ? fileStates.get(conn) : undefined;
-  if (state !== undefined) return state;
-  throw new TypeError(`sqlinbox: connection ${conn.id} is not a connection of sqlite(..)`);
+  const state =
+    conn instanceof SqliteConnection
+      ? fileStates.get(conn)
+      : (conn as Partial<SqliteFileConnection>).sqliteFile;
+  if (state !== undefined && typeof state.keys?.lock === 'function') return state;
+  throw new TypeError(
+    `sqlinbox: connection ${conn.id} is not a connection of sqlite(..) and names no sqliteFile: ` +
+      'a connection of an adapter of your own names its file state, sqliteFile = attachSqliteFile(filename) ' +
+      '(from @sqlinbox/dialect-sqlite), so the advisory form can keep its keys',
+  );
+}
+
+/** What one statement does, by its text: what an adapter on another driver needs to know to run it. */
+export interface SqliteStatementKind {
+  /**
+   * It answers rows (a `SELECT`, a `WITH` that only reads, `VALUES`, `PRAGMA`, or any statement with
+   * `RETURNING`): run it with the driver's "all rows" call; its row count is the number of rows.
+   * Otherwise run it with the driver's "run" call and read the rows it changed.
+   */
+  readonly returnsRows: boolean;
+  /**
+   * It writes, or begins a transaction: take the file's write lock before it
+   * (`sqliteFile.writeLock.acquire(connectionId, waitMs)`), and release it once no transaction is
+   * open on the connection.
+   */
+  readonly needsWriteLock: boolean;
+}
+
+/**
+ * Tells what a statement of this dialect does from its text, for a driver that does not say (the
+ * asynchronous `sqlite3` answers rows from `all` and the change count from `run`, never both).
+ * Every statement the SQLite dialect sends is told right: the conformance suite passes on an adapter
+ * that decides by it alone.
+ */
+export function sqliteStatementKind(sql: string): SqliteStatementKind {
+  const readonly = READS_ONLY.test(sql) || (WITH.test(sql) && !WRITES.test(sql));
+  return {
+    returnsRows: RETURNING.test(sql) || ROWS.test(sql) || (WITH.test(sql) && !WRITES.test(sql)),
+    needsWriteLock: !readonly || STARTS_TRANSACTION.test(sql),
+  };
 }

@@ -24,6 +24,7 @@ export class WriteLock {
   private holder: string | null = null;
   private readonly waiters: Waiter[] = [];
 
+  /** The lock of the file at `file` (its path, for messages). */
   constructor(private readonly file: string) {}
 
   /** The connection id holding the lock, or null. */
@@ -119,7 +120,9 @@ export class KeyRegistry {
 export interface FileState {
   /** The file's real path (or a unique name for an in-memory database). */
   readonly path: string;
+  /** The file's write lock in this process: one writing connection at a time. */
   readonly writeLock: WriteLock;
+  /** The advisory keys held in this process on the file. */
   readonly keys: KeyRegistry;
 }
 

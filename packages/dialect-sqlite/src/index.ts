@@ -12,14 +12,20 @@ export {
   sqliteDialect,
 } from './dialect.js';
 export {
+  attachSqliteFile,
+  detachSqliteFile,
   SqliteConnection,
   type SqliteDatabaseLike,
   type SqliteDriver,
+  type SqliteFileConnection,
   type SqliteOptions,
   SqlitePool,
+  type SqliteStatementKind,
   type SqliteStatementLike,
+  sqliteStatementKind,
+  toSqliteValue,
 } from './driver.js';
-export { SqliteBusyError } from './file.js';
+export { type FileState as SqliteFileState, KeyRegistry, SqliteBusyError, WriteLock } from './file.js';
 
 /** What {@link sqlite} returns: the adapter, which closes the handles it opened. */
 export type SqliteAdapter = Adapter<'lease' | 'advisory', never> & {

@@ -273,8 +273,15 @@ describe('per-key concurrency', () => {
     expect(cols!.find((c) => c.name === 'account')?.kind).toBe('text');
   });
 
-  test('R-FLOW-3 the capabilities hold per-key concurrency in the lease form', () => {
-    expect(sqliteDialect.capabilities.concurrencyForms).toEqual(['lease']);
+  test('R-FLOW-3 the statements hold per-key concurrency in the lease form', () => {
+    const limited = inbox({
+      table: 'jobs',
+      id: 'id',
+      payload: 'payload',
+      lease: 'locked_until',
+      concurrency: { key: 'k', limit: 2 },
+    });
+    expect(sqliteDialect.prepare(limited).concurrency?.forms).toEqual(['lease']);
   });
 });
 

@@ -33,15 +33,14 @@ export interface InstrumentOptions {
 export type Uninstrument = () => void;
 
 type Publish = (table: AnyTable, messages: readonly unknown[], opts?: object) => Promise<unknown[]>;
-type Subscribe = (queue: Queue<any, any, any>, handler: unknown) => unknown;
 
 /**
  * Traces and measures a broker:
  * - a `process <table>` span (kind consumer) per delivery, from its claim to its settlement, with
  *   the row id, attempt, outcome and settlement; its status is an error where the handler threw,
  *   the row was dead-lettered, the settlement failed, the lease was lost, or the row went back
- *   unsettled after a timeout. A handler mounted after `instrument()` runs inside that span, so the
- *   spans it makes (its own queries, its own calls) are its children;
+ *   unsettled after a timeout. Each handler (but a batch handler) runs inside that span, through
+ *   `broker.aroundHandler`, so the spans it makes (its own queries, its own calls) are its children;
  * - a `send <table>` span (kind producer) per publish, a child of the active span;
  * - counters of settled deliveries by outcome, of claims, releases, dead letters, lease
  *   extensions, lost leases, claim and settlement errors and sent messages; histograms of the
@@ -49,9 +48,8 @@ type Subscribe = (queue: Queue<any, any, any>, handler: unknown) => unknown;
  * - an observable gauge of each known table's rows by state (ready, delayed, in work, dead), read
  *   through `broker.stats` when the meter collects.
  *
- * Call it before `subscribe` (subscriptions mounted earlier get spans and metrics, but their
- * handlers do not run inside the span, and their tables need `queues` for the gauge). Answers a
- * function that stops it all.
+ * Call it before `subscribe`: the tables of subscriptions mounted earlier need `queues` for the
+ * gauge (it learns the others from the `subscribed` event). Answers a function that stops it all.
  *
  * Trace context is not carried through the row: a table description has no column for it, so a
  * process span starts a trace of its own and does not link to the publish that made the row.
@@ -209,32 +207,27 @@ export function instrument(broker: Broker<any, any>, options: InstrumentOptions 
 
   // --- handlers run inside their delivery's span; the tables they serve join the gauge ---
   const tables = new Map<string, { table: AnyTable; deadLetter: DeadLetterTarget | undefined }>();
-  const know = (q: Queue<any, any, any> | AnyTable): void => {
-    const table = 'settings' in q ? q.settings.table : q;
-    const deadLetter = 'settings' in q ? q.settings.deadLetter : undefined;
+  const know = (table: AnyTable, deadLetter: DeadLetterTarget | undefined): void => {
     const known = tables.get(table.table);
     if (known === undefined || (known.deadLetter === undefined && deadLetter !== undefined))
       tables.set(table.table, { table, deadLetter });
   };
-  for (const q of options.queues ?? []) know(q);
+  for (const q of options.queues ?? []) {
+    if ('settings' in q) know(q.settings.table, q.settings.deadLetter);
+    else know(q, undefined);
+  }
+  listen('subscribed', (e) => know(e.description, e.deadLetter));
+  // Each handler runs inside its delivery's span.
+  listeners.push(
+    broker.aroundHandler((call, run) => {
+      const span = spans.get(keyOf(call.table, call.id, call.attempt))?.span;
+      return span === undefined ? run() : context.with(trace.setSpan(ROOT_CONTEXT, span), run);
+    }),
+  );
 
   let live = true;
-  const target = broker as unknown as { subscribe: Subscribe; publishMany: Publish };
-  const original = { subscribe: target.subscribe, publishMany: target.publishMany };
-  const subscribe: Subscribe = (q, handler) => {
-    if (live) know(q);
-    if (typeof handler !== 'function') return original.subscribe.call(broker, q, handler);
-    const wrapped = function (this: unknown, ...args: unknown[]) {
-      const ctx = args[1] as { table?: unknown; id?: unknown; attempt?: unknown } | undefined;
-      const span =
-        live && typeof ctx?.table === 'string' && typeof ctx.attempt === 'number'
-          ? spans.get(keyOf(ctx.table, ctx.id, ctx.attempt))?.span
-          : undefined;
-      if (span === undefined) return handler.apply(this, args);
-      return context.with(trace.setSpan(ROOT_CONTEXT, span), () => handler.apply(this, args));
-    };
-    return original.subscribe.call(broker, q, wrapped);
-  };
+  const target = broker as unknown as { publishMany: Publish };
+  const original = { publishMany: target.publishMany };
 
   const publishMany: Publish = async (table, messages, opts) => {
     if (!live || messages.length === 0) return original.publishMany.call(broker, table, messages, opts);
@@ -263,7 +256,6 @@ export function instrument(broker: Broker<any, any>, options: InstrumentOptions 
     }
   };
 
-  target.subscribe = subscribe;
   target.publishMany = publishMany;
 
   const observe = async (result: ObservableResult): Promise<void> => {
@@ -286,8 +278,7 @@ export function instrument(broker: Broker<any, any>, options: InstrumentOptions 
     live = false;
     for (const stop of listeners) stop();
     queueMessages.removeCallback(observe);
-    // Put the broker's own methods back, unless something else wrapped them since (then ours pass through).
-    if (target.subscribe === subscribe) delete (target as Partial<typeof target>).subscribe;
+    // Put the broker's own method back, unless something else wrapped it since (then ours passes through).
     if (target.publishMany === publishMany) delete (target as Partial<typeof target>).publishMany;
     for (const key of [...spans.keys()]) end(key, (span) => span.setAttribute('sqlinbox.unfinished', true));
   };

@@ -368,6 +368,23 @@ describe('@sqlinbox/opentelemetry on SQLite', () => {
     expect((await broker.stats(jobs)).delayed).toBe(1);
     expect(await metric('sqlinbox.queue.messages', { ...at, 'sqlinbox.queue.state': 'delayed' })).toBe(0);
   });
+
+  test('R-PLUS-3 R-HOUSE-1 a handler mounted before instrument() runs inside its span too (broker.aroundHandler); after uninstrument, inside none', async () => {
+    uninstrument();
+    const parents: (string | undefined)[] = [];
+    broker.subscribe(queue(jobs), async () => {
+      parents.push(trace.getActiveSpan()?.spanContext().spanId);
+    });
+    uninstrument = instrument(broker, { tracerProvider, meterProvider, queues: [jobs] });
+    await broker.start();
+    await broker.publish(jobs, { n: 1 });
+    await until(() => spans('process jobs').length === 1, 'the process span');
+    expect(parents).toEqual([spans('process jobs')[0]!.spanContext().spanId]);
+    uninstrument();
+    await broker.publish(jobs, { n: 2 });
+    await until(() => parents.length === 2, 'the second delivery');
+    expect(parents[1]).toBeUndefined();
+  });
 });
 
 function gate(): { promise: Promise<void>; open: () => void } {

@@ -2,16 +2,19 @@ import type { AnyTable } from '@sqlinbox/core';
 
 /**
  * What a column of a queue table holds, for a dialect's `CREATE TABLE` to give it a type: the id,
- * the payload, the attempt count (from 1), an instant (lease, `retry_after`, `processed_at`), text
- * (group, partition key, unique key, the advisory key's columns, the other named columns), the
- * priority (0 by default).
+ * the payload, the attempt count (from 1), an instant (lease, `retry_after`, `processed_at`, the
+ * failure time), text (group, partition key, unique key, the advisory key's columns, the other
+ * named columns, the error class), the priority (0 by default), the last error's message (longer
+ * text than a name: `TEXT` on MySQL, whose names are `VARCHAR(255)`), the insert time (an instant
+ * whose default is the database's now).
  */
-export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priority';
+export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priority' | 'error' | 'created';
 
 /**
  * The columns of a queue table's `CREATE TABLE`, each once, in the order every dialect declares
- * them: id, payload, attempt, lease, `retry_after`, `processed_at`, group, partition key, priority,
- * unique key, the concurrency key, the advisory key's columns, the other named columns. A dead-letter twin declared from
+ * them: id, payload, attempt, lease, `retry_after`, `processed_at`, the deadline, group, partition key, priority,
+ * unique key, the concurrency key, the advisory key's columns, the other named columns, then the
+ * failure record (last error, error class, failed at, created at). A dead-letter twin declared from
  * the same description lines up for `INSERT .. SELECT *`. `fold` makes the names that are one
  * column one (default: as written; lower case where the database ignores case).
  */
@@ -35,12 +38,18 @@ export function tableColumns(
   add(t.payload?.column, 'payload');
   add(t.attempt?.column, 'attempt');
   for (const name of [t.lease, t.retryAfter, t.processedAt]) add(name, 'time');
+  add(t.expiresAt, 'time');
+  add(t.retention?.deadAt, 'time');
   for (const name of [t.group, t.partitionKey]) add(name, 'text');
   add(t.priority, 'priority');
   add(t.uniqueKey, 'text');
   add(t.concurrency?.column, 'text');
   for (const part of t.key ?? []) if ('column' in part) add(part.column, 'text');
   for (const name of t.columns) add(name, 'text');
+  add(t.lastError, 'error');
+  add(t.errorClass, 'text');
+  add(t.failedAt, 'time');
+  add(t.createdAt, 'created');
   return out;
 }
 

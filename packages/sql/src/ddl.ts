@@ -1,5 +1,6 @@
-import { validateIdentifier } from '@sqlinbox/core';
-import type { QueueStatements } from './statements.js';
+import { type DdlOptions, validateIdentifier } from '@sqlinbox/core';
+import { type ColumnUse, tableColumns } from './columns.js';
+import type { QueueSql } from './queue.js';
 
 /** The roles of a queue table's columns, each with a SQL type ({@link QueueDdl.type}). */
 export type ColumnRole = 'generatedId' | 'id' | 'json' | 'text' | 'bytes' | 'integer' | 'time' | 'name';
@@ -10,7 +11,7 @@ export interface IndexParts {
    * What it serves: `claim` (id), `fifo` (group, id), `priority` (priority DESC, id), `unique_key`,
    * `concurrency` (concurrency key, lease: a claim counts each key's rows in work).
    */
-  readonly name: 'claim' | 'fifo' | 'priority' | 'unique_key' | 'concurrency';
+  readonly name: 'claim' | 'fifo' | 'priority' | 'unique_key' | 'concurrency' | 'processed';
   /** Quoted columns, in order. */
   readonly columns: readonly string[];
   /** ` WHERE ..` over unsettled rows (and, for the unique key, rows that have one), or ''. */
@@ -20,18 +21,28 @@ export interface IndexParts {
 }
 
 /**
- * The `CREATE TABLE` a description needs and the indexes its claims use, one statement each, no
- * trailing semicolon: the id the primary key; payload, attempt (`DEFAULT 1`), the time columns,
- * priority (`DEFAULT 0`), then every other named column as text, each once. Indexes, partial over
- * unsettled rows where the table stamps them: with `processed_at` the claim's (id); FIFO (group,
- * id); priority (priority DESC, id); the unique key (its NULLs left out); per-key concurrency
- * (concurrency key, lease), which a claim reads to count each key's rows in work. With `deadLetterTable`,
- * that table with the same columns in the same order and its id not generated. A dialect overrides
- * {@link type} and, where it names or shapes indexes its own way, {@link index}.
+ * The one writer of a queue table's DDL, for every dialect: the `CREATE TABLE` a description needs
+ * and the indexes its claims use, one statement each, no trailing semicolon. The columns come in
+ * the order of `tableColumns` (the id the primary key; payload, attempt `DEFAULT 1`, the time
+ * columns, priority `DEFAULT 0`, then every other named column as text, then the failure record:
+ * the last error's message, its class, the failure time, the insert time whose default is the
+ * database's now; each once). The indexes,
+ * partial over unsettled rows where the table stamps them: with `processed_at` the claim's (id);
+ * FIFO (group, id); priority (priority DESC, id); the unique key (its NULLs left out); per-key
+ * concurrency (concurrency key, lease), which a claim reads to count each key's rows in work. With
+ * `deadLetterTable`, that table with the same columns in the same order and its id not generated.
+ * Each statement creates only what does not exist yet, so running them again changes nothing.
+ *
+ * A dialect overrides what its database writes otherwise: {@link type} or {@link column} (the
+ * column types), {@link fold} (whether names differ by case), {@link tableOptions}, {@link indexes}
+ * (an index shaped for its planner), {@link indexName}, {@link index} and {@link extras}.
+ * Index names are kept as each dialect first printed them: `CREATE INDEX IF NOT EXISTS` finds an
+ * index by name, so a renamed one would be created a second time beside the old in every database
+ * made before.
  */
-export class QueueDdl<S extends QueueStatements = QueueStatements> {
+export class QueueDdl<S extends QueueSql = QueueSql> {
   constructor(
-    /** The table's statements, whose quoting and roles the DDL shares. */
+    /** The table read through the database's syntax, whose quoting and roles the DDL shares. */
     readonly s: S,
   ) {}
 
@@ -50,55 +61,127 @@ export class QueueDdl<S extends QueueStatements = QueueStatements> {
     return types[role];
   }
 
-  /** Writes an index: `CREATE [UNIQUE] INDEX "<table>_sqlinbox_<name>" ON <table> (..) WHERE ..`. */
-  index(i: IndexParts): string {
-    const s = this.s;
-    const name = s.ident(`${s.t.table.split('.').pop()}_sqlinbox_${i.name}`);
-    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${s.table} (${i.columns.join(', ')})${i.where}`;
+  /**
+   * What follows a column's name in `CREATE TABLE`, by what it holds. Default, from {@link type}:
+   * the id `NOT NULL PRIMARY KEY`, the payload `NOT NULL`, attempt `NOT NULL DEFAULT 1`, priority
+   * `NOT NULL DEFAULT 0`, the others nullable.
+   */
+  column(use: ColumnUse, generatedId: boolean): string {
+    const t = this.s.t;
+    switch (use) {
+      case 'id':
+        return `${this.type(generatedId ? 'generatedId' : 'id')} NOT NULL PRIMARY KEY`;
+      case 'payload':
+        return `${this.type(t.payload?.type ?? 'json')} NOT NULL`;
+      case 'attempt':
+        return `${this.type('integer')} NOT NULL DEFAULT 1`;
+      case 'time':
+        return this.type('time');
+      case 'text':
+        return this.type('name');
+      case 'priority':
+        return `${this.type('integer')} NOT NULL DEFAULT 0`;
+      // The failure record: the last error's message (text, not a name's type), and the insert
+      // time, whose default is the database's clock.
+      case 'error':
+        return this.type('text');
+      case 'created':
+        return `${this.type('time')} DEFAULT ${this.s.s.clock}`;
+    }
   }
 
-  /** A `CREATE TABLE` of the description's columns. */
-  createTable(name: string, generatedId: boolean): string {
-    const { s, t } = { s: this.s, t: this.s.t };
-    const cols: [string, string][] = [];
-    const add = (c: string | undefined, type: string) => {
-      if (c !== undefined && !cols.some(([x]) => x.toLowerCase() === c.toLowerCase())) cols.push([c, type]);
-    };
-    add(t.id.column, `${this.type(generatedId ? 'generatedId' : 'id')} NOT NULL PRIMARY KEY`);
-    if (t.payload !== undefined) add(t.payload.column, `${this.type(t.payload.type)} NOT NULL`);
-    add(t.attempt?.column, `${this.type('integer')} NOT NULL DEFAULT 1`);
-    for (const c of [t.lease, t.retryAfter, t.processedAt]) add(c, this.type('time'));
-    for (const c of [t.group, t.partitionKey]) add(c, this.type('name'));
-    add(t.priority, `${this.type('integer')} NOT NULL DEFAULT 0`);
-    const keyColumns = (t.key ?? []).map((part) => ('column' in part ? part.column : undefined));
-    for (const c of [t.uniqueKey, t.concurrency?.column, ...keyColumns, ...t.columns])
-      add(c, this.type('name'));
-    const lines = cols.map(([c, type]) => `  ${s.ident(c)} ${type}`);
-    return `CREATE TABLE ${s.tableName(name)} (\n${lines.join(',\n')}\n)`;
+  /** A column name as the database compares names, so a column named twice is declared once (default: lower case). */
+  fold(name: string): string {
+    return name.toLowerCase();
   }
 
-  /** The table, its indexes and, with `deadLetterTable`, the dead-letter table. */
-  ddl(opts: { deadLetterTable?: string | undefined } = {}): string[] {
+  /** The lines inside a `CREATE TABLE`'s parentheses: by default its columns, one each. */
+  lines(generatedId: boolean, _deadLetter: boolean): string[] {
+    return tableColumns(this.s.t, (n) => this.fold(n)).map(
+      (c) => `${this.s.ident(c.name)} ${this.column(c.role, generatedId)}`,
+    );
+  }
+
+  /** What follows a `CREATE TABLE`'s parentheses (storage parameters, an engine). Default: nothing. */
+  tableOptions(_deadLetter: boolean): string {
+    return '';
+  }
+
+  /** A `CREATE TABLE` of the description's columns, opened as the syntax's `createTableSql` (`IF NOT EXISTS`). */
+  createTable(name: string, generatedId: boolean, deadLetter = false): string {
+    const lines = this.lines(generatedId, deadLetter).map((l) => `  ${l}`);
+    const { s } = this.s;
+    return `${s.createTableSql} ${s.tableName(name)} (\n${lines.join(',\n')}\n)${this.tableOptions(deadLetter)}`;
+  }
+
+  /** `' WHERE <processed_at> IS NULL'` where the table stamps settled rows, else `''`. */
+  unsettled(): string {
+    const t = this.s.t;
+    return t.processedAt === undefined ? '' : ` WHERE ${this.s.ident(t.processedAt)} IS NULL`;
+  }
+
+  /** The indexes of the queue table, in the order they are created (see the class). */
+  indexes(): IndexParts[] {
     const { s, t } = { s: this.s, t: this.s.t };
-    const out = [this.createTable(t.table, t.id.generated)];
-    const settled = t.processedAt === undefined ? undefined : `${s.ident(t.processedAt)} IS NULL`;
-    const where = settled === undefined ? '' : ` WHERE ${settled}`;
+    const where = this.unsettled();
+    const out: IndexParts[] = [];
     const index = (name: IndexParts['name'], columns: string[], w = where, unique = false) =>
-      out.push(this.index({ name, columns, where: w, unique }));
+      out.push({ name, columns, where: w, unique });
     if (t.processedAt !== undefined) index('claim', [s.id]);
     if (t.group !== undefined) index('fifo', [s.ident(t.group), s.id]);
     if (t.priority !== undefined) index('priority', [`${s.ident(t.priority)} DESC`, s.id]);
     if (t.uniqueKey !== undefined) {
       const key = s.ident(t.uniqueKey);
-      const filter = settled === undefined ? '' : ` AND ${settled}`;
+      const filter = t.processedAt === undefined ? '' : ` AND ${s.ident(t.processedAt)} IS NULL`;
       index('unique_key', [key], ` WHERE ${key} IS NOT NULL${filter}`, true);
     }
     if (t.concurrency !== undefined && t.lease !== undefined) {
       index('concurrency', [s.ident(t.concurrency.column), s.ident(t.lease)]);
     }
+    const processed = this.processedIndex();
+    if (processed !== undefined) out.push(processed);
+    return out;
+  }
+
+  /**
+   * With a retention of processed rows: `(processed_at) WHERE processed_at IS NOT NULL`, which the
+   * prune reads oldest first (the settled rows the other indexes leave out). Else undefined.
+   */
+  processedIndex(): IndexParts | undefined {
+    const t = this.s.t;
+    if (t.retention?.processedMs === undefined || t.processedAt === undefined) return undefined;
+    const at = this.s.ident(t.processedAt);
+    return { name: 'processed', columns: [at], where: ` WHERE ${at} IS NOT NULL`, unique: false };
+  }
+
+  /** An index's name, unquoted. Default `<table>_sqlinbox_<name>` (the table without its schema). */
+  indexName(name: IndexParts['name']): string {
+    return `${this.s.t.table.split('.').pop()}_sqlinbox_${name}`;
+  }
+
+  /** Writes an index: `CREATE [UNIQUE] INDEX IF NOT EXISTS <name> ON <table> (..) WHERE ..`. */
+  index(i: IndexParts): string {
+    const s = this.s;
+    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${s.ident(this.indexName(i.name))} ON ${s.table} (${i.columns.join(', ')})${i.where}`;
+  }
+
+  /** The index statements after the `CREATE TABLE` (none where the dialect declares them inside it). */
+  indexStatements(): string[] {
+    return this.indexes().map((i) => this.index(i));
+  }
+
+  /** Statements after the indexes, before the dead-letter table (PostgreSQL: the wake-up trigger). Default none. */
+  extras(_opts: DdlOptions): string[] {
+    return [];
+  }
+
+  /** The table, its indexes, the dialect's {@link extras} and, with `deadLetterTable`, the dead-letter table. */
+  ddl(opts: DdlOptions = {}): string[] {
+    const t = this.s.t;
+    const out = [this.createTable(t.table, t.id.generated), ...this.indexStatements(), ...this.extras(opts)];
     const dead = opts.deadLetterTable;
     if (dead !== undefined)
-      out.push(this.createTable(validateIdentifier(dead, 'dead-letter table', t.table, true), false));
+      out.push(this.createTable(validateIdentifier(dead, 'dead-letter table', t.table, true), false, true));
     return out;
   }
 }

@@ -4,71 +4,19 @@ import {
   type Capabilities,
   type ColumnInfo,
   type ColumnKind,
-  ConfigError,
   type Connection,
   type DdlOptions,
   type Dialect,
   type ErrorKind,
-  type IsolationLevel,
   type PrepareOptions,
   type Row,
   ServerTooOldError,
   type TableOps,
-  validateIdentifier,
 } from '@sqlinbox/core';
 import { schemaOf, tableOf } from './columns.js';
-import { ansiIdent, type QueueStatements } from './statements.js';
+import type { QueueStatements } from './statements.js';
 import { SqlTable } from './table.js';
-
-/** The isolation levels as `SET TRANSACTION ISOLATION LEVEL` and `BEGIN ISOLATION LEVEL` spell them. */
-export const ISOLATION_SQL: Readonly<Record<IsolationLevel, string>> = {
-  read_uncommitted: 'READ UNCOMMITTED',
-  read_committed: 'READ COMMITTED',
-  repeatable_read: 'REPEATABLE READ',
-  serializable: 'SERIALIZABLE',
-};
-
-/** `SET TRANSACTION ISOLATION LEVEL ..` (MySQL, SQL Server), READ COMMITTED where none is given. */
-export function setIsolation(level: IsolationLevel = 'read_committed'): string {
-  return `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[level]}`;
-}
-
-/** The statements of the engine's transactions on one database ({@link SqlDialect.transactions}). */
-export interface TransactionSql {
-  /** Opens a transaction with the table's level or mode: the statements run in turn. */
-  begin(opts: BeginOptions): readonly string[];
-  /** Commits. */
-  readonly commit: string;
-  /** Rolls back. */
-  readonly rollback: string;
-  /** Sets savepoint `name` (checked and quoted here: the engine's name, never a user's). */
-  savepoint(name: string): string;
-  /** Releases savepoint `name`; absent where the database has no release (it ends with the transaction). */
-  releaseSavepoint?(name: string): string;
-  /** Rolls back to savepoint `name`, keeping the transaction open. */
-  rollbackToSavepoint(name: string): string;
-}
-
-/**
- * A savepoint name the engine chose, checked before it is written into a statement: an identifier
- * of letters, digits and underscores of at most `max` characters (the database's limit).
- */
-export function savepointName(name: string, max = 63): string {
-  if (name.length <= max) return validateIdentifier(name, 'savepoint');
-  throw new ConfigError(`invalid savepoint name ${JSON.stringify(name)}`, {
-    fix: `use letters, digits and underscores, at most ${max} characters`,
-  });
-}
-
-/** Standard SQL's: `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT "name"`, `RELEASE SAVEPOINT "name"`. */
-export const standardTransactions: TransactionSql = {
-  begin: () => ['BEGIN'],
-  commit: 'COMMIT',
-  rollback: 'ROLLBACK',
-  savepoint: (name) => `SAVEPOINT ${ansiIdent(savepointName(name))}`,
-  releaseSavepoint: (name) => `RELEASE SAVEPOINT ${ansiIdent(savepointName(name))}`,
-  rollbackToSavepoint: (name) => `ROLLBACK TO SAVEPOINT ${ansiIdent(savepointName(name))}`,
-};
+import type { TransactionSql } from './transactions.js';
 
 /**
  * Walks an error for its kind: `read` answers the kind of one error, or undefined to read on; then
@@ -299,12 +247,19 @@ export abstract class SqlDialect implements Dialect {
   }
 
   /**
-   * {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one, and the
-   * rate limits' budget table where the table declares a rate limit.
+   * {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one (or the
+   * table's retention records its turns in), the rate limits' budget table where the table
+   * declares a rate limit, and the control table where it declares one.
    */
   ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
-    const ticks = opts.schedules === undefined ? [] : this.statements(table).ticksDdl(opts.schedules);
-    const rates = table.rateLimit === undefined ? [] : this.statements(table).ratesDdl(table.rateLimit.table);
-    return [...this.tableDdl(table, opts), ...ticks, ...rates];
+    // Retention records its turns in a tick table too: printed where the schedules' is another.
+    const turns = table.retention?.ticksTable;
+    const tickTables = [opts.schedules, turns === opts.schedules ? undefined : turns];
+    const ticks = tickTables.flatMap((n) => (n === undefined ? [] : this.statements(table).schedules.ddl(n)));
+    const rates =
+      table.rateLimit === undefined ? [] : this.statements(table).rates.ddl(table.rateLimit.table);
+    const control =
+      table.control === undefined ? [] : this.statements(table).control.ddl(table.control.table);
+    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control];
   }
 }

@@ -5,32 +5,47 @@ export {
   columnKinds,
   compareVersions,
   describeWith,
-  ISOLATION_SQL,
   informationSchemaColumn,
   informationSchemaSql,
   SqlDialect,
   type SqlDialectOptions,
+  versionParts,
+} from './dialect.js';
+export { NODE_SOCKET_ERRORS } from './errors.js';
+export { AdminStatements } from './features/admin.js';
+export { AdvisoryStatements } from './features/advisory.js';
+export { ConcurrencyStatements } from './features/concurrency.js';
+export { ControlStatements } from './features/control.js';
+export { CountStatements } from './features/counts.js';
+export { type HeldLease, LeaseStatements } from './features/lease.js';
+export { type Conflict, type InsertColumn, type InsertParts, PublishStatements } from './features/publish.js';
+export { RateStatements } from './features/rates.js';
+export { RetentionStatements } from './features/retention.js';
+export { FifoStatements, RowLockStatements } from './features/rowlock.js';
+export { ScheduleStatements } from './features/schedules.js';
+export { type RecordWrite, SettleStatements } from './features/settle.js';
+export { Params, type Placeholder, positional, type Statement } from './params.js';
+export { Feature, ID, IN_WORK, KEY, QueueSql, RANK, STATE } from './queue.js';
+export { ansiIdent, chunks, jsonList, qualified } from './quote.js';
+export {
+  builderStatements,
+  type NamedStatement,
+  type Rendered,
+  type RenderOptions,
+  renderStatements,
+  SNAPSHOT_LATER,
+  SNAPSHOT_NOW,
+  type SnapshotCase,
+  snapshotCases,
+  transactionStatements,
+} from './snapshot.js';
+export { type Builder, type Features, QueueStatements, standardStatements } from './statements.js';
+export { type DeleteParts, type SelectParts, SqlSyntax, type UpdateParts } from './syntax.js';
+export { keysHeld, rateGrant, SqlTable, timeOf } from './table.js';
+export {
+  ISOLATION_SQL,
   savepointName,
   setIsolation,
   standardTransactions,
   type TransactionSql,
-  versionParts,
-} from './dialect.js';
-export { NODE_SOCKET_ERRORS } from './errors.js';
-export { Params, type Placeholder, positional, type Statement } from './params.js';
-export {
-  ansiIdent,
-  type DeleteParts,
-  ID,
-  IN_WORK,
-  type InsertColumn,
-  type InsertParts,
-  KEY,
-  QueueStatements,
-  qualified,
-  RANK,
-  type SelectParts,
-  STATE,
-  type UpdateParts,
-} from './statements.js';
-export { keysHeld, rateGrant, SqlTable, timeOf } from './table.js';
+} from './transactions.js';

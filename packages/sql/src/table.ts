@@ -1,7 +1,12 @@
 import type {
+  AdminOps,
   Advisory,
+  BatchSettleOps,
   Candidate,
+  ConcurrencyOps,
   Connection,
+  ControlOps,
+  ControlRow,
   FinishSettlement,
   Insert,
   ListQuery,
@@ -10,12 +15,16 @@ import type {
   QueryResult,
   QueueStats,
   RateGrant,
+  RateOps,
   RateReservation,
+  RetentionOps,
   Row,
+  ScheduleOps,
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
 import type { Statement } from './params.js';
+import { chunks } from './quote.js';
 import type { QueueStatements } from './statements.js';
 
 /** Keys a {@link SqlTable} locked on each connection and has not released. */
@@ -47,19 +56,66 @@ const rowsOf = (r: QueryResult<Row>): Row[] => r.rows;
  */
 export class SqlTable<S extends QueueStatements = QueueStatements> implements TableOps {
   readonly advisory: Advisory;
+  /** Per-key concurrency, where the statements hold it in some form ({@link ConcurrencyStatements.forms}). */
+  readonly concurrency: ConcurrencyOps | undefined;
+  /** Batched acks ({@link settleMany}). */
+  readonly batch: BatchSettleOps;
+  /** The admin API ({@link list}, {@link pick}, {@link requeue}, {@link remove}, {@link reschedule}). */
+  readonly admin: AdminOps;
+  /** Schedules' ticks ({@link recordTick}, {@link lastTick}, {@link pruneTicks}). */
+  readonly schedules: ScheduleOps;
+  /** Rate budgets ({@link reserveRate}, {@link returnRate}). */
+  readonly rates: RateOps;
+  /** Retention's deletes ({@link pruneProcessed}, {@link markDead}, {@link pruneDead}). */
+  readonly retention: RetentionOps;
+  /** The control table ({@link readControl}, {@link writeControl}, {@link deleteControl}). */
+  readonly control: ControlOps;
 
   constructor(
     /** The table's statements, which this runs. */
     readonly sql: S,
   ) {
+    // Each feature calls the runner's methods, so a dialect's runner overrides a flow as a method.
     this.advisory = {
       candidates: (conn, n, now, own) => this.candidates(conn, n, now, own),
       lock: (conn, key) => this.lock(conn, key),
       unlock: (conn, key) => this.unlock(conn, key),
       take: (conn, id, now) => this.take(conn, id, now),
-      ...(sql.locksAndTakes
+      ...(sql.advisory.locksAndTakes
         ? { lockAndTake: (conn, key, id, now) => this.lockAndTake(conn, key, id, now) }
         : {}),
+    };
+    const forms = sql.concurrency.forms;
+    this.concurrency =
+      forms.length === 0
+        ? undefined
+        : { forms, claimLease: (conn, n, now, expiry) => this.claimLeaseByKey(conn, n, now, expiry) };
+    this.batch = { settleMany: (conn, settlements) => this.settleMany(conn, settlements) };
+    this.admin = {
+      list: (conn, q) => this.list(conn, q),
+      pick: (conn, q) => this.pick(conn, q),
+      requeue: (conn, ids, opts) => this.requeue(conn, ids, opts),
+      remove: (conn, ids, opts) => this.remove(conn, ids, opts),
+      reschedule: (conn, ids, at) => this.reschedule(conn, ids, at),
+    };
+    this.schedules = {
+      recordTick: (conn, ticks, name, at) => this.recordTick(conn, ticks, name, at),
+      lastTick: (conn, ticks, name) => this.lastTick(conn, ticks, name),
+      pruneTicks: (conn, ticks, name, before) => this.pruneTicks(conn, ticks, name, before),
+    };
+    this.rates = {
+      reserveRate: (conn, r) => this.reserveRate(conn, r),
+      returnRate: (conn, b, windowStart, count) => this.returnRate(conn, b, windowStart, count),
+    };
+    this.retention = {
+      pruneProcessed: (conn, before, limit) => this.pruneProcessed(conn, before, limit),
+      markDead: (conn, now) => this.markDead(conn, now),
+      pruneDead: (conn, before, limit) => this.pruneDead(conn, before, limit),
+    };
+    this.control = {
+      readControl: (conn, table, queues) => this.readControl(conn, table, queues),
+      writeControl: (conn, table, row) => this.writeControl(conn, table, row),
+      deleteControl: (conn, table, row) => this.deleteControl(conn, table, row),
     };
   }
 
@@ -106,15 +162,16 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /**
    * Runs `body` in a transaction of its own, or under a savepoint when `nested` (and, where
-   * {@link QueueStatements.inTransactionSql} can tell, a transaction is open).
+   * {@link SqlSyntax.inTransactionSql} can tell, a transaction is open).
    */
   async atomically<T>(conn: Connection, nested: boolean, body: () => Promise<T>): Promise<T> {
-    const s = this.sql;
+    const s = this.sql.s;
     const open = s.inTransactionSql;
     if (nested && open !== undefined)
       nested = Number((await this.rows(conn, { sql: open, params: [] }))[0]?.n) > 0;
     const name = 'sqlinbox_step';
-    await conn.query(nested ? s.savepoint(name) : s.begin);
+    if (nested) await conn.query(s.savepoint(name));
+    else for (const sql of s.begin) await conn.query(sql);
     let result: T;
     try {
       result = await body();
@@ -137,7 +194,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     if (n <= 0) return Promise.resolve([]);
     let rows: Promise<Row[]>;
     try {
-      rows = this.rows(conn, this.sql.claimLocked(n, now));
+      rows = this.rows(conn, this.sql.rowLock.claim(n, now));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -145,7 +202,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   }
 
   /**
-   * The claimed rows that pass their group's guard ({@link QueueStatements.headGuard}); a row
+   * The claimed rows that pass their group's guard ({@link FifoStatements.headGuard}); a row
    * without a group, or a table without a guard, passes. A row left stays locked until the claim's
    * transaction ends; it is only not delivered.
    */
@@ -155,7 +212,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     const heads: Row[] = [];
     for (const row of rows) {
       const g = row[group];
-      const st = g === null || g === undefined ? undefined : this.sql.headGuard(this.idOf(row), g);
+      const st = g === null || g === undefined ? undefined : this.sql.fifo.headGuard(this.idOf(row), g);
       if (st === undefined || this.isHead(await this.rows(conn, st))) heads.push(row);
     }
     return heads;
@@ -168,20 +225,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
-    return this.inClaimOrder(await this.rows(conn, this.sql.claimLease(n, now, expiry)));
+    return this.inClaimOrder(await this.rows(conn, this.sql.lease.claim(n, now, expiry)));
   }
 
   /**
    * Lease form under per-key concurrency, in a transaction of its own: the table's claim turn
-   * ({@link QueueStatements.claimTurn}), then the claim ({@link QueueStatements.claimLeaseByKey}).
+   * ({@link ConcurrencyStatements.turn}), then the claim ({@link ConcurrencyStatements.claim}).
    * No turn taken (`ok` not 1): nothing claimed this time.
    */
   async claimLeaseByKey(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
-    const turn = this.sql.claimTurn();
+    const turn = this.sql.concurrency.turn();
     return this.atomically(conn, false, async () => {
       if (turn !== undefined && !truthy((await this.rows(conn, turn))[0]?.ok)) return [];
-      return this.inClaimOrder(await this.rows(conn, this.sql.claimLeaseByKey(n, now, expiry)));
+      return this.inClaimOrder(await this.rows(conn, this.sql.concurrency.claim(n, now, expiry)));
     });
   }
 
@@ -192,16 +249,17 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   ): Promise<unknown[]> {
     if (leases.length === 0) return [];
     const moved: unknown[] = [];
-    for (const st of this.sql.extendLeases(leases, expiry)) {
+    for (const st of this.sql.lease.extendLeases(leases, expiry)) {
       for (const row of await this.rows(conn, st)) moved.push(this.idOf(row));
     }
     return moved;
   }
 
+  /** Batched acks: the lease form's `finish` settlements in as few statements as the ids allow; answers the ids changed. */
   async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
     if (settlements.length === 0) return [];
     const changed: unknown[] = [];
-    for (const st of this.sql.settleMany(settlements)) {
+    for (const st of this.sql.lease.settleMany(settlements)) {
       for (const row of await this.rows(conn, st)) changed.push(this.idOf(row));
     }
     return changed;
@@ -218,20 +276,20 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     own: ReadonlySet<string>,
   ): Promise<Candidate[]> {
     if (n <= 0) return [];
-    const found = await this.rows(conn, this.sql.candidates(n, now, own));
+    const found = await this.rows(conn, this.sql.advisory.candidates(n, now, own));
     return found.map((r) => ({ id: r.id, key: String(r.key) }));
   }
 
   /** Runs the dialect's try-lock of `key`; true when this session took it. */
   async lock(conn: Connection, key: string): Promise<boolean> {
-    const taken = truthy((await this.rows(conn, this.sql.lock(key)))[0]?.ok);
+    const taken = truthy((await this.rows(conn, this.sql.advisory.lock(key)))[0]?.ok);
     if (taken) held.set(conn, (held.get(conn) ?? new Set()).add(key));
     return taken;
   }
 
   /** Runs the dialect's release of `key`; true when this session held it. Either way it holds it no more. */
   async unlock(conn: Connection, key: string): Promise<boolean> {
-    const released = truthy((await this.rows(conn, this.sql.unlock(key)))[0]?.ok);
+    const released = truthy((await this.rows(conn, this.sql.advisory.unlock(key)))[0]?.ok);
     held.get(conn)?.delete(key);
     return released;
   }
@@ -241,7 +299,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
    * when the key was not taken or the row was settled meanwhile).
    */
   async lockAndTake(conn: Connection, key: string, id: unknown, now: Date | null): Promise<LockedTake> {
-    const [found] = await this.rows(conn, this.sql.lockAndTake(key, id, now));
+    const [found] = await this.rows(conn, this.sql.advisory.lockAndTake(key, id, now));
     const { [LOCKED]: ok, ...row } = found ?? {};
     const locked = truthy(ok);
     if (!locked) return { locked, row: null };
@@ -252,7 +310,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /** Runs the take: counts the attempt of a still-claimable row and answers it; null when it was settled meanwhile. */
   async take(conn: Connection, id: unknown, now: Date | null): Promise<Row | null> {
-    return (await this.rows(conn, this.sql.take(id, now)))[0] ?? null;
+    return (await this.rows(conn, this.sql.advisory.take(id, now)))[0] ?? null;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -260,7 +318,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind === 'deadLetter' && 'table' in s.target) {
-      const statements = this.sql.moveToDeadLetter(s.id, s.token, s.target.table);
+      const statements = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
       const runAll = async () => {
         let changed = 0;
         for (const st of statements) changed = (await this.run(conn, st)).rowCount;
@@ -268,7 +326,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       };
       return statements.length === 1 ? runAll() : this.atomically(conn, s.inTransaction, runAll);
     }
-    return (await this.run(conn, this.sql.settle(s))).rowCount;
+    return (await this.run(conn, this.sql.settle.settle(s))).rowCount;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -289,7 +347,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
         return ids;
       });
     }
-    const statements = this.sql.insert(messages);
+    const statements = this.sql.publish.insert(messages);
     const returned: unknown[] = [];
     const runAll = async () => {
       for (const st of statements) returned.push(...(await this.insertIds(conn, st)));
@@ -305,11 +363,26 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /** One message, keyed or not: its new id, or the id of the unsettled row holding its key. */
   async insertOne(conn: Connection, m: Insert): Promise<unknown> {
-    if (m.key === undefined) return (await this.insertIds(conn, this.sql.insert([m])[0]!))[0];
-    const inserted = await this.insertIds(conn, this.sql.insertKeyed(m));
+    if (m.key === undefined) return (await this.insertIds(conn, this.sql.publish.insert([m])[0]!))[0];
+    if (m.replace === true) return this.insertReplacing(conn, m, m.key);
+    const inserted = await this.insertIds(conn, this.sql.publish.insertKeyed(m));
     if (inserted.length > 0) return inserted[0];
-    const holder = (await this.rows(conn, this.sql.keyHolder(m.key)))[0];
+    const holder = (await this.rows(conn, this.sql.publish.keyHolder(m.key)))[0];
     return holder === undefined ? undefined : this.idOf(holder);
+  }
+
+  /**
+   * A replacing message: the id of the row it inserted or replaced, else (the holder had started)
+   * the holder's. Where the holder was settled between the two statements, it goes round again.
+   */
+  async insertReplacing(conn: Connection, m: Insert, key: string): Promise<unknown> {
+    for (let round = 0; round < 5; round++) {
+      const written = await this.insertIds(conn, this.sql.publish.insertReplacing(m));
+      if (written.length > 0) return written[0];
+      const holder = (await this.rows(conn, this.sql.publish.keyHolder(key)))[0];
+      if (holder !== undefined) return this.idOf(holder);
+    }
+    throw new Error(`table ${this.sql.t.table}: a unique key kept changing hands while it was published`);
   }
 
   /** Runs an insert and answers the ids it returned. */
@@ -321,7 +394,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   // Stats
 
   async stats(conn: Connection, now: Date, opts: { inWork?: boolean } = {}): Promise<QueueStats> {
-    const row = (await this.rows(conn, this.sql.stats(now)))[0] ?? {};
+    const row = (await this.rows(conn, this.sql.counts.stats(now)))[0] ?? {};
     const base: QueueStats = {
       ready: Number(row.ready ?? 0),
       delayed: Number(row.delayed ?? 0),
@@ -338,7 +411,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
    */
   async statsInWork(conn: Connection, now: Date, base: QueueStats): Promise<QueueStats> {
     const t = this.sql.t;
-    const due = await this.rows(conn, this.sql.dueRows(now));
+    const due = await this.rows(conn, this.sql.counts.dueRows(now));
     let oldest: number | null = null;
     for (const r of due) {
       const at = timeOf(r.due_at);
@@ -386,32 +459,32 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /**
    * How many of these due rows' keys (due at `now`) another session holds, by
-   * {@link QueueStatements.heldKeys} in runs of the parameter limit; undefined where the database
+   * {@link AdvisoryStatements.heldKeys} in runs of the parameter limit; undefined where the database
    * cannot tell.
    */
   async heldKeys(conn: Connection, keys: readonly string[], now: Date): Promise<number | undefined> {
     void now;
-    if (this.sql.heldKeys([]) === undefined) return undefined;
+    if (this.sql.advisory.heldKeys([]) === undefined) return undefined;
     let n = 0;
-    for (const part of this.sql.chunks(keys, this.sql.maxParams)) {
-      n += Number((await this.rows(conn, this.sql.heldKeys(part)!))[0]?.n ?? 0);
+    for (const part of chunks(keys, this.sql.s.maxParams)) {
+      n += Number((await this.rows(conn, this.sql.advisory.heldKeys(part)!))[0]?.n ?? 0);
     }
     return n;
   }
 
   /**
    * How many of the `due` due rows another transaction locks: those a locking read cannot lock, in
-   * a transaction rolled back at once ({@link QueueStatements.lockable}); undefined where the
+   * a transaction rolled back at once ({@link CountStatements.lockable}); undefined where the
    * database cannot tell.
    */
   async lockedRows(conn: Connection, now: Date, due: number): Promise<number | undefined> {
-    const st = this.sql.lockable(now);
+    const st = this.sql.counts.lockable(now);
     if (st === undefined) return undefined;
-    await conn.query(this.sql.begin);
+    for (const sql of this.sql.s.begin) await conn.query(sql);
     try {
       return Math.max(0, due - Number((await this.rows(conn, st))[0]?.n ?? 0));
     } finally {
-      await conn.query(this.sql.rollback);
+      await conn.query(this.sql.s.rollback);
     }
   }
 
@@ -420,33 +493,36 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /** Most ids in one admin statement. */
   get adminChunk(): number {
-    return Math.max(1, Math.floor(this.sql.maxParams / 2));
+    return Math.max(1, Math.floor(this.sql.s.maxParams / 2));
   }
 
+  /** Admin: rows by the state SQL sees, in id order (see `AdminOps.list`). */
   async list(conn: Connection, q: ListQuery): Promise<Row[]> {
-    return this.rows(conn, this.sql.list(q));
+    return this.rows(conn, this.sql.admin.list(q));
   }
 
+  /** Admin, in the caller's transaction: the rows a change may touch, by chunks of ids under the parameter limit. */
   async pick(conn: Connection, q: PickQuery): Promise<Row[]> {
     if (q.ids !== undefined && q.ids.length === 0) return [];
-    const parts = q.ids === undefined ? [undefined] : this.sql.chunks(q.ids, this.adminChunk);
+    const parts = q.ids === undefined ? [undefined] : chunks(q.ids, this.adminChunk);
     const found: Row[] = [];
     for (const ids of parts) {
-      const st = this.sql.pick({ ...q, ids });
+      const st = this.sql.admin.pick({ ...q, ids });
       if (st !== null) found.push(...(await this.rows(conn, st)));
     }
     return found;
   }
 
+  /** Admin, in the caller's transaction: puts dead rows back in the queue, attempt reset (see `AdminOps.requeue`). */
   async requeue(
     conn: Connection,
     ids: readonly unknown[],
     opts: { toGroup: string | null },
   ): Promise<unknown[]> {
-    const s = this.sql;
-    const fromTable = s.deadTable !== undefined;
+    const s = this.sql.admin;
+    const fromTable = this.sql.q.deadTable !== undefined;
     if (!fromTable && s.t.group === undefined) return [];
-    for (const part of s.chunks(ids, this.adminChunk)) {
+    for (const part of chunks(ids, this.adminChunk)) {
       if (fromTable) {
         await this.run(conn, s.copyBack(part));
         await this.run(conn, s.remove(part, true));
@@ -458,16 +534,18 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return [...ids];
   }
 
+  /** Admin, in the caller's transaction: deletes rows, dead ones from the dead-letter table where there is one. */
   async remove(conn: Connection, ids: readonly unknown[], opts: { dead: boolean }): Promise<unknown[]> {
-    for (const part of this.sql.chunks(ids, this.adminChunk))
-      await this.run(conn, this.sql.remove(part, opts.dead));
+    for (const part of chunks(ids, this.adminChunk))
+      await this.run(conn, this.sql.admin.remove(part, opts.dead));
     return [...ids];
   }
 
+  /** Admin, in the caller's transaction: sets `retry_after` of live rows; answers the ids it changed. */
   async reschedule(conn: Connection, ids: readonly unknown[], at: Date): Promise<unknown[]> {
     const done: unknown[] = [];
-    for (const part of this.sql.chunks(ids, this.adminChunk)) {
-      const st = this.sql.reschedule(part, at);
+    for (const part of chunks(ids, this.adminChunk)) {
+      const st = this.sql.admin.reschedule(part, at);
       if (st === null) return [];
       await this.run(conn, st);
       done.push(...part);
@@ -477,20 +555,42 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   // -------------------------------------------------------------------------------------------
   // Schedules (the caller holds the tick's transaction for recordTick)
 
+  /** Schedules, in the caller's transaction: records a tick; true when this call wrote it (the primary key decides). */
   async recordTick(conn: Connection, ticks: string, name: string, at: Date): Promise<boolean> {
-    return (await this.run(conn, this.sql.recordTick(ticks, name, at))).rowCount > 0;
+    return (await this.run(conn, this.sql.schedules.recordTick(ticks, name, at))).rowCount > 0;
   }
 
+  /** Schedules: the newest tick recorded for the schedule, or null. */
   async lastTick(conn: Connection, ticks: string, name: string): Promise<Date | null> {
-    const at = timeOf((await this.rows(conn, this.sql.lastTick(ticks, name)))[0]?.tick);
+    const at = timeOf((await this.rows(conn, this.sql.schedules.lastTick(ticks, name)))[0]?.tick);
     return at === null ? null : new Date(at);
   }
 
+  /** Schedules: deletes the schedule's tick records before `before`; answers how many. */
   async pruneTicks(conn: Connection, ticks: string, name: string, before: Date): Promise<number> {
-    return (await this.run(conn, this.sql.pruneTicks(ticks, name, before))).rowCount;
+    return (await this.run(conn, this.sql.schedules.pruneTicks(ticks, name, before))).rowCount;
   }
 
   // -------------------------------------------------------------------------------------------
+  // Retention (on a connection outside any transaction)
+
+  /** Retention: deletes at most `limit` processed rows stamped before `before`; answers how many. */
+  async pruneProcessed(conn: Connection, before: Date, limit: number): Promise<number> {
+    return (await this.run(conn, this.sql.retention.pruneProcessed(before, limit))).rowCount;
+  }
+
+  /** Retention: stamps the death of the dead letters without one; answers how many. */
+  async markDead(conn: Connection, now: Date): Promise<number> {
+    const st = this.sql.retention.markDead(now);
+    return st === undefined ? 0 : (await this.run(conn, st)).rowCount;
+  }
+
+  /** Retention: deletes at most `limit` dead letters stamped dead before `before`; answers how many. */
+  async pruneDead(conn: Connection, before: Date, limit: number): Promise<number> {
+    const st = this.sql.retention.pruneDead(before, limit);
+    return st === undefined ? 0 : (await this.run(conn, st)).rowCount;
+  }
+
   // Rate limits (on a connection outside any transaction)
 
   /**
@@ -500,7 +600,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   async reserveRate(conn: Connection, r: RateReservation): Promise<RateGrant> {
     let row = await this.reserveRow(conn, r);
     if (row === undefined) {
-      await this.run(conn, this.sql.rateRow(r.table, r.name));
+      await this.run(conn, this.sql.rates.rateRow(r.table, r.name));
       row = await this.reserveRow(conn, r);
     }
     if (row === undefined) throw new Error(`rate budget ${r.name} has no row in ${r.table}`);
@@ -509,9 +609,10 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   /** The reservation's UPDATE, answering the budget's row after it (undefined: no row). */
   async reserveRow(conn: Connection, r: RateReservation): Promise<Row | undefined> {
-    return (await this.rows(conn, this.sql.reserveRate(r.table, r.name, r.want, r.max, r.perMs)))[0];
+    return (await this.rows(conn, this.sql.rates.reserveRate(r.table, r.name, r.want, r.max, r.perMs)))[0];
   }
 
+  /** Rate limits: gives unused deliveries back to the budget while its window is still `windowStart`'s. */
   async returnRate(
     conn: Connection,
     b: { readonly table: string; readonly name: string },
@@ -519,7 +620,31 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     count: number,
   ): Promise<void> {
     if (count <= 0) return;
-    await this.run(conn, this.sql.returnRate(b.table, b.name, windowStart, count));
+    await this.run(conn, this.sql.rates.returnRate(b.table, b.name, windowStart, count));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The control table (on a connection outside any transaction)
+
+  /** The control rows of the queues named. */
+  async readControl(conn: Connection, table: string, queues: readonly string[]): Promise<ControlRow[]> {
+    if (queues.length === 0) return [];
+    const rows = await this.rows(conn, this.sql.control.readControl(table, queues));
+    return rows.map((r) => ({
+      queue: String(r.queue_name),
+      kind: String(r.kind),
+      target: String(r.target ?? ''),
+    }));
+  }
+
+  /** Writes a control row unless it is there. */
+  async writeControl(conn: Connection, table: string, row: ControlRow): Promise<void> {
+    await this.run(conn, this.sql.control.writeControl(table, row));
+  }
+
+  /** Deletes a control row; answers how many went. */
+  async deleteControl(conn: Connection, table: string, row: ControlRow): Promise<number> {
+    return (await this.run(conn, this.sql.control.deleteControl(table, row))).rowCount;
   }
 }
 

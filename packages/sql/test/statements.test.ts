@@ -1,20 +1,31 @@
 import { type AnyTable, inbox, type PrepareOptions } from '@sqlinbox/core';
 import { describe, expect, test } from 'vitest';
-import { QueueStatements, type Statement } from '../src/index.js';
+import {
+  builderStatements,
+  QueueSql,
+  QueueStatements,
+  ScheduleStatements,
+  SqlSyntax,
+  type Statement,
+} from '../src/index.js';
 
 /**
- * A dialect that numbers its placeholders (`:1`, `:2`): a driver that binds by position (`?`)
+ * A syntax that numbers its placeholders (`:1`, `:2`): a driver that binds by position (`?`)
  * takes the values in the order the placeholders appear, so every statement must bind its
  * values in text order. Numbered placeholders make that order visible.
  */
-class Numbered extends QueueStatements {
+class Numbered extends SqlSyntax {
   override placeholder(i: number): string {
     return `:${i}`;
   }
 }
 
+/** The builder's statements of a table over a syntax (numbered placeholders by default). */
+function numbered(t: AnyTable, opts: PrepareOptions, syntax: SqlSyntax = new Numbered()): QueueStatements {
+  return new QueueStatements(new QueueSql(syntax, t, opts));
+}
+
 const now = new Date(1_000);
-const later = new Date(61_000);
 
 const lease = inbox({
   table: 'app.jobs',
@@ -42,86 +53,20 @@ const advisory = inbox({
 });
 const bare = inbox({ table: 'bare', id: 'id', lease: 'locked_until' });
 
-/** Every statement of a table the builder writes, by name. */
+/** Every statement of a table the builder writes, by name: the snapshot's, and the ticks'. */
 function everyStatement(t: AnyTable, opts: PrepareOptions): [string, Statement][] {
-  const s = new Numbered(t, opts);
-  const out: [string, Statement | Statement[] | null][] = [
-    ['claimLocked', s.claimLocked(10, now)],
-    ['claimLocked (database clock)', s.claimLocked(10, null)],
-    ['candidates', s.candidates(10, now, new Set(['k1', 'k2']))],
-    ['take', s.take(7, now)],
-    ['settle finish', s.settle({ kind: 'finish', id: 7, token: now, now })],
-    [
-      'settle return',
-      s.settle({
-        kind: 'return',
-        id: 7,
-        token: now,
-        now,
-        countAttempt: true,
-        retryAfter: later,
-        clearLease: true,
-      }),
-    ],
-    [
-      'insert',
-      s.insert([
-        {
-          payload: '{}',
-          ...(t.group === undefined ? {} : { group: 'g' }),
-          ...(t.retryAfter === undefined ? {} : { notBefore: later }),
-          ...(t.priority === undefined ? {} : { priority: 3 }),
-          ...(t.columns.includes('account') ? { columns: { account: 1 } } : {}),
-        },
-      ]),
-    ],
-    ['stats', s.stats(now)],
-    ['dueRows', s.dueRows(now)],
-    ['list', s.list({ state: 'ready', after: 3, limit: 50, ids: [4, 5], now })],
-    ['pick live', s.pick({ dead: false, ids: [4, 5], group: 'g', now })],
-    ['pick dead', s.pick({ dead: true, ids: [4], now })],
-    ['fresh', s.fresh([4, 5], { value: 'g' })],
-    ['remove', s.remove([4, 5], false)],
-    ['reschedule', s.reschedule([4, 5], later)],
-    ['recordTick', s.recordTick('app.ticks', 'nightly report', now)],
-    ['lastTick', s.lastTick('app.ticks', 'nightly report')],
-    ['pruneTicks', s.pruneTicks('app.ticks', 'nightly report', later)],
+  const s = numbered(t, opts);
+  const c = { name: t.table, table: t, prepare: opts, ddl: { schedules: 'app.ticks' } };
+  const out = [
+    ...builderStatements(s, c),
+    ['claimLocked (database clock)', s.rowLock.claim(10, null)] as const,
   ];
-  if (t.lease !== undefined) {
-    out.push(
-      ['claimLease', s.claimLease(10, now, later)],
-      [
-        'extendLeases',
-        s.extendLeases(
-          [
-            { id: 1, token: now },
-            { id: 2, token: later },
-          ],
-          later,
-        ),
-      ],
-      ['settleMany', s.settleMany([{ kind: 'finish', id: 1, token: now, now }])],
-    );
-  }
-  if (t.uniqueKey !== undefined)
-    out.push(['insertKeyed', s.insertKeyed({ payload: '{}', key: 'k' })], ['keyHolder', s.keyHolder('k')]);
-  if (opts.deadLetter !== undefined && 'group' in opts.deadLetter)
-    out.push([
-      'settle deadLetter group',
-      s.settle({ kind: 'deadLetter', id: 7, now, target: opts.deadLetter, inTransaction: false }),
-    ]);
-  if (opts.deadLetter !== undefined && 'table' in opts.deadLetter) {
-    out.push(
-      ['moveToDeadLetter', s.moveToDeadLetter(7, now, 'app.jobs_dead')],
-      ['copyBack', s.copyBack([4])],
-    );
-  }
   return out.flatMap(([name, st]) =>
-    st === null
+    st === null || st === undefined || typeof st === 'string'
       ? []
       : Array.isArray(st)
-        ? st.map((x, i): [string, Statement] => [`${name} ${i}`, x])
-        : [[name, st]],
+        ? (st as Statement[]).map((x, i): [string, Statement] => [`${name} ${i}`, x])
+        : [[name, st as Statement]],
   );
 }
 
@@ -156,8 +101,8 @@ test('R-KIT-1 a hook changes every statement that uses it: identifiers, placehol
     }
     override readonly clock = 'SYSUTCDATETIME()';
   }
-  const s = new Bracketed(lease, {});
-  const claim = s.claimLocked(5, null);
+  const s = numbered(lease, {}, new Bracketed());
+  const claim = s.rowLock.claim(5, null);
   expect(claim.sql).toContain('FROM [app].[jobs] q');
   expect(claim.sql).toContain('q.[retry_after] <= SYSUTCDATETIME()');
   expect(claim.sql).not.toContain('"');
@@ -165,17 +110,23 @@ test('R-KIT-1 a hook changes every statement that uses it: identifiers, placehol
 });
 
 test('R-KIT-1 a description without a column a statement needs is a ConfigError naming the table and the role', () => {
-  const s = new Numbered(bare, {});
-  expect(() => s.keyHolder('k')).toThrow(/bare.*uniqueKey|uniqueKey.*bare/s);
-  expect(() => s.settle({ kind: 'finish', id: 1, now })).not.toThrow();
+  const s = numbered(bare, {});
+  expect(() => s.publish.keyHolder('k')).toThrow(/bare.*uniqueKey|uniqueKey.*bare/s);
+  expect(() => s.settle.settle({ kind: 'finish', id: 1, now })).not.toThrow();
   expect(() =>
-    s.settle({ kind: 'deadLetter', id: 1, now, target: { group: 'dead letters' }, inTransaction: false }),
+    s.settle.settle({
+      kind: 'deadLetter',
+      id: 1,
+      now,
+      target: { group: 'dead letters' },
+      inTransaction: false,
+    }),
   ).toThrow(/group/);
 });
 
 test('R-FLOW-5 the tick table: its primary key (name, tick) in the DDL, the hooks for its types and for the insert that writes nothing', () => {
-  const s = new Numbered(lease, {});
-  expect(s.ticksDdl('app.ticks')).toEqual([
+  const s = numbered(lease, {}).schedules;
+  expect(s.ddl('app.ticks')).toEqual([
     'CREATE TABLE IF NOT EXISTS "app"."ticks" (\n  "name" VARCHAR(255) NOT NULL,\n  "tick" TIMESTAMP NOT NULL,\n  PRIMARY KEY ("name", "tick")\n)',
   ]);
   expect(s.recordTick('ticks', 'n', now)).toEqual({
@@ -189,9 +140,9 @@ test('R-FLOW-5 the tick table: its primary key (name, tick) in the DDL, the hook
       return `INSERT IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
     }
   }
-  const o = new Other(lease, {});
-  expect(o.ticksDdl('ticks')[0]).toContain('"name" TEXT NOT NULL');
-  expect(o.ticksDdl('ticks')[0]).toContain('"tick" INTEGER NOT NULL');
+  const o = new ScheduleStatements(new QueueSql(new Other(), lease, {}));
+  expect(o.ddl('ticks')[0]).toContain('"name" TEXT NOT NULL');
+  expect(o.ddl('ticks')[0]).toContain('"tick" INTEGER NOT NULL');
   expect(o.recordTick('ticks', 'n', now).sql).toBe(
     'INSERT IGNORE INTO "ticks" ("name", "tick") VALUES (:1, :2)',
   );

@@ -94,7 +94,7 @@ export function adminContract(c: ContractContext): void {
       { form, method: 'list' },
       async () => {
         const { t, w, r, d, x, y, r2 } = await stateRows(b(), form);
-        const list = t.ops.list!.bind(t.ops);
+        const list = t.ops.admin!.list.bind(t.ops.admin);
         const now = b().now;
         const all = await b().use((conn) => list(conn, { state: 'all', limit: 100, now }));
         const inWork = form === 'lease' ? 'inWork' : 'ready';
@@ -132,10 +132,10 @@ export function adminContract(c: ContractContext): void {
         const { t, w, r, d, x, r2 } = await stateRows(b(), form);
         const now = b().now;
         const picked = await inTransaction(b(), async (conn) => ({
-          live: rowIds(await t.ops.pick!(conn, { dead: false, now })),
-          dead: rowIds(await t.ops.pick!(conn, { dead: true, now })),
-          ids: rowIds(await t.ops.pick!(conn, { dead: false, ids: [r2, x, w], now })),
-          group: rowIds(await t.ops.pick!(conn, { dead: false, group: 'g', now })),
+          live: rowIds(await t.ops.admin!.pick(conn, { dead: false, now })),
+          dead: rowIds(await t.ops.admin!.pick(conn, { dead: true, now })),
+          ids: rowIds(await t.ops.admin!.pick(conn, { dead: false, ids: [r2, x, w], now })),
+          group: rowIds(await t.ops.admin!.pick(conn, { dead: false, group: 'g', now })),
         }));
         expect(picked).toEqual({
           live: idsOf(form === 'lease' ? [r, d, r2] : [w, r, d, r2]),
@@ -156,10 +156,12 @@ export function adminContract(c: ContractContext): void {
         const d = b().dialect;
         const holder = await b().conn();
         await d.begin(holder, {});
-        expect(rowIds(await t.ops.pick!(holder, { dead: false, ids: [r1], now: b().now }))).toEqual(
+        expect(rowIds(await t.ops.admin!.pick(holder, { dead: false, ids: [r1], now: b().now }))).toEqual(
           idsOf([r1]),
         );
-        const other = await inTransaction(b(), (conn) => t.ops.pick!(conn, { dead: false, now: b().now }));
+        const other = await inTransaction(b(), (conn) =>
+          t.ops.admin!.pick(conn, { dead: false, now: b().now }),
+        );
         expect(rowIds(other)).toEqual(idsOf([r2]));
         await d.rollback(holder);
         b().release(holder);
@@ -178,11 +180,11 @@ export function adminContract(c: ContractContext): void {
         await kill(b(), t, [x1, x2], { group: DEAD });
         expect(view(await b().row(t.name, x1))).toMatchObject({ grp: DEAD, attempt: 2 });
         const moved = await inTransaction(b(), async (conn) => {
-          const dead = rowIds(await t.ops.pick!(conn, { dead: true, now: b().now }));
+          const dead = rowIds(await t.ops.admin!.pick(conn, { dead: true, now: b().now }));
           expect(dead).toEqual(idsOf([x1, x2]));
           return [
-            ...(await t.ops.requeue!(conn, [x1], { toGroup: 'g2' })),
-            ...(await t.ops.requeue!(conn, [x2], { toGroup: null })),
+            ...(await t.ops.admin!.requeue(conn, [x1], { toGroup: 'g2' })),
+            ...(await t.ops.admin!.requeue(conn, [x2], { toGroup: null })),
           ];
         });
         expect(idsOf(moved)).toEqual(idsOf([x1, x2]));
@@ -204,9 +206,9 @@ export function adminContract(c: ContractContext): void {
         const t = { ...t0, ops: b().prepare(t0, { deadLetter: { table: t0.dlq! } }) };
         const [x1, x2, live] = await b().insert(t, [msg(1), msg(2), msg(3)]);
         await kill(b(), t, [x1, x2], { table: t.dlq! });
-        if (t.ops.list !== undefined) {
+        if (t.ops.admin !== undefined) {
           const dead = await b().use((conn) =>
-            t.ops.list!(conn, { state: 'dead', limit: 100, now: b().now }),
+            t.ops.admin!.list(conn, { state: 'dead', limit: 100, now: b().now }),
           );
           expect(states(dead)).toEqual([
             [String(x1), 'dead'],
@@ -214,9 +216,9 @@ export function adminContract(c: ContractContext): void {
           ]);
         }
         const moved = await inTransaction(b(), async (conn) => {
-          const dead = rowIds(await t.ops.pick!(conn, { dead: true, now: b().now }));
+          const dead = rowIds(await t.ops.admin!.pick(conn, { dead: true, now: b().now }));
           expect(dead).toEqual(idsOf([x1, x2]));
-          return t.ops.requeue!(
+          return t.ops.admin!.requeue(
             conn,
             dead.map((id) => [x1, x2].find((v) => String(v) === id)),
             { toGroup: null },
@@ -245,18 +247,18 @@ export function adminContract(c: ContractContext): void {
         const [r1, r2, r3] = await b().insert(t, [msg(1), msg(2), msg(3)]);
         await kill(b(), t, [r3], { table: t.dlq! });
         const removed = await inTransaction(b(), async (conn) => {
-          const live = await t.ops.pick!(conn, { dead: false, ids: [r1], now: b().now });
-          const dead = await t.ops.pick!(conn, { dead: true, now: b().now });
+          const live = await t.ops.admin!.pick(conn, { dead: false, ids: [r1], now: b().now });
+          const dead = await t.ops.admin!.pick(conn, { dead: true, now: b().now });
           return {
             live: idsOf(
-              await t.ops.remove!(
+              await t.ops.admin!.remove(
                 conn,
                 live.map((row) => row.id),
                 { dead: false },
               ),
             ),
             dead: idsOf(
-              await t.ops.remove!(
+              await t.ops.admin!.remove(
                 conn,
                 dead.map((row) => row.id),
                 { dead: true },
@@ -281,8 +283,8 @@ export function adminContract(c: ContractContext): void {
         const [r1, r2] = await b().insert(t, [msg(1), msg(2)]);
         const at = b().at(HOUR);
         const moved = await inTransaction(b(), async (conn) => {
-          const picked = await t.ops.pick!(conn, { dead: false, ids: [r1], now: b().now });
-          return t.ops.reschedule!(
+          const picked = await t.ops.admin!.pick(conn, { dead: false, ids: [r1], now: b().now });
+          return t.ops.admin!.reschedule(
             conn,
             picked.map((row) => row.id),
             at,

@@ -2,7 +2,7 @@ import type { Connection } from '@sqlinbox/core';
 import { describe, expect } from 'vitest';
 import { until } from '../harness.js';
 import { type ContractContext, check, idsOf, msg, view } from './bench.js';
-import { clockRows, dueRows, fifoRows, priorityRows } from './fixtures.js';
+import { clockRows, dueRows, fifoRows, MANY_SKIPPED, manySkipped, priorityRows } from './fixtures.js';
 
 /** The advisory form's statements: `candidates`, `lock`, `unlock`, `take`. */
 export function advisoryContract(c: ContractContext): void {
@@ -67,6 +67,17 @@ export function advisoryContract(c: ContractContext): void {
         const { ops, due } = await dueRows(b(), form);
         const found = await b().use((conn) => ops.advisory.candidates(conn, 10, b().now, noOwn));
         expect(idsOf(found.map((x) => x.id))).toEqual(idsOf(due));
+      },
+    );
+
+    check(
+      c,
+      `advisory.candidates R-OUT-1 passes over ${MANY_SKIPPED} skipped ids in one statement, within the database's parameter limit`,
+      { form },
+      async () => {
+        const { ops, kept } = await manySkipped(b(), form);
+        const found = await b().use((conn) => ops.advisory.candidates(conn, 10, b().now, noOwn));
+        expect(idsOf(found.map((x) => x.id))).toEqual(idsOf([kept]));
       },
     );
 

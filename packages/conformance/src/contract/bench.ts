@@ -1,4 +1,5 @@
 import type {
+  AnyTable,
   Capabilities,
   Connection,
   Dialect,
@@ -13,7 +14,11 @@ import { test } from 'vitest';
 import { type Harness, ms, payloadOf, type Table, type TableExtras } from '../harness.js';
 import type { ConformanceTarget, OpenAdapter } from '../target.js';
 
-/** The optional members of `TableOps` the contract tests where a dialect has them. */
+/**
+ * The optional calls of `TableOps` the contract tests where a dialect has them, by the names of
+ * their tests: `settleMany` (the `batch` feature), `list` .. `reschedule` (`admin`),
+ * `claimLeaseByKey` (`concurrency`'s `claimLease`).
+ */
 export const OPTIONAL_METHODS = [
   'settleMany',
   'list',
@@ -224,24 +229,34 @@ export function mainForm(c: ContractContext): Form {
   return c.forms.includes('lease') ? 'lease' : (c.forms[0] ?? 'lease');
 }
 
+/** Whether the statements have an optional method: its feature's object (`batch`, `admin`, `concurrency`). */
+export function hasOptional(ops: TableOps, m: OptionalMethod): boolean {
+  if (m === 'settleMany') return ops.batch !== undefined;
+  if (m === 'claimLeaseByKey') return ops.concurrency !== undefined;
+  return ops.admin !== undefined;
+}
+
+/** A FIFO table of `form` for preparing statements only (no database): its optional features show. */
+export function probeTable(form: Form): AnyTable {
+  return inbox({
+    table: 'sqlinbox_contract_probe',
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    attempt: { column: 'attempt', generated: true },
+    retryAfter: 'retry_after',
+    group: 'grp',
+    ...(form === 'lease' ? { lease: 'locked_until' } : form === 'advisory' ? { advisory: 'probe-{id}' } : {}),
+  } as never) as never;
+}
+
 /** Which optional methods the dialect's statements have, per form (preparing touches no database). */
 export function optionalMethods(dialect: Dialect): Record<Form, Set<OptionalMethod>> {
   const out = {} as Record<Form, Set<OptionalMethod>>;
   for (const form of ['rowlock', 'lease', 'advisory'] as const) {
     out[form] = new Set();
     if (!dialect.capabilities.forms.includes(form)) continue;
-    const input: Record<string, unknown> = {
-      table: 'sqlinbox_contract_probe',
-      id: { column: 'id', generated: true },
-      payload: 'payload',
-      attempt: { column: 'attempt', generated: true },
-      retryAfter: 'retry_after',
-      group: 'grp',
-    };
-    if (form === 'lease') input.lease = 'locked_until';
-    if (form === 'advisory') input.advisory = 'probe-{id}';
-    const ops = dialect.prepare(inbox(input as never) as never);
-    for (const m of OPTIONAL_METHODS) if (typeof ops[m] === 'function') out[form].add(m);
+    const ops = dialect.prepare(probeTable(form));
+    for (const m of OPTIONAL_METHODS) if (hasOptional(ops, m)) out[form].add(m);
   }
   return out;
 }

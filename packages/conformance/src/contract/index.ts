@@ -14,6 +14,7 @@ import {
 import { insertContract, statsContract } from './data.js';
 import { fifoGuardContract } from './fifo.js';
 import { settleContract } from './settle.js';
+import { opsShapeContract } from './shape.js';
 
 /** Which part of the contract to run (default: everything the dialect's capabilities allow). */
 export interface ContractOptions {
@@ -29,6 +30,9 @@ export interface ContractOptions {
 
 export type { ContractSkip };
 
+/** The time each contract test and hook may take, in ms, where it sets none of its own. */
+const CONTRACT_TIMEOUT = 60_000;
+
 /**
  * Registers the per-method contract of a dialect, in the calling vitest file: each `TableOps` and
  * `Advisory` method on its own, against the target's real database, through
@@ -36,7 +40,7 @@ export type { ContractSkip };
  * describe block named after its method (`claimLocked`, `claimLease`, `extendLeases`,
  * `advisory.candidates`, `advisory.lock`, `advisory.unlock`, `advisory.take`, `settle`,
  * `settleMany`, `insert`, `stats`, `list`, `pick`, `requeue`, `remove`, `reschedule`,
- * `fifoGuard`), so a dialect that drifts from the contract fails a test named after the method.
+ * `fifoGuard`, and `prepare` for the shape of the prepared statements), so a dialect that drifts from the contract fails a test named after the method.
  *
  * ```ts
  * import { runContract } from '@sqlinbox/conformance';
@@ -54,7 +58,8 @@ export async function runContract(target: ConformanceTarget, options: ContractOp
   await probe.close();
   const forms = caps.forms.filter((f) => options.forms === undefined || options.forms.includes(f));
 
-  describe(`sqlinbox contract: ${target.name}`, () => {
+  // The suite sets its own timeouts: it runs under vitest's defaults (5 s) in an outside package.
+  describe(`sqlinbox contract: ${target.name}`, { timeout: CONTRACT_TIMEOUT }, () => {
     let adapter: OpenAdapter | undefined;
     let bench: Bench | undefined;
     beforeAll(async () => {
@@ -66,21 +71,21 @@ export async function runContract(target: ConformanceTarget, options: ContractOp
         );
       // One adapter for the run: its pool serves every test, and each test's connections end with it.
       adapter = await target.open({ poolSize: 6 });
-    });
+    }, CONTRACT_TIMEOUT);
     afterAll(async () => {
       await adapter?.close();
-    });
+    }, CONTRACT_TIMEOUT);
     beforeEach(() => {
       if (adapter === undefined) throw new Error('runContract: the adapter did not open');
       bench = new Bench(new Harness(target, caps), adapter);
-    });
+    }, CONTRACT_TIMEOUT);
     afterEach(async () => {
       const b = bench;
       bench = undefined;
       if (b === undefined) return;
       await b.end();
       await b.h.cleanup();
-    });
+    }, CONTRACT_TIMEOUT);
     const c: ContractContext = {
       b: () => {
         if (bench === undefined) throw new Error('no bench: contract tests run inside the suite');
@@ -104,5 +109,6 @@ export async function runContract(target: ConformanceTarget, options: ContractOp
     statsContract(c);
     adminContract(c);
     fifoGuardContract(c);
+    opsShapeContract(c);
   });
 }

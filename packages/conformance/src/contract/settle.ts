@@ -220,7 +220,7 @@ export function settleContract(c: ContractContext): void {
         const [r1, r2, r3] = ids;
         const now = b().now;
         const done = await b().use((conn) =>
-          t.ops.settleMany!(conn, [
+          t.ops.batch!.settleMany(conn, [
             { kind: 'finish', id: r1, token: token!, now },
             { kind: 'finish', id: r2, token: wrong(token!), now },
             { kind: 'finish', id: r3, token: token!, now },
@@ -228,7 +228,7 @@ export function settleContract(c: ContractContext): void {
         );
         expect(idsOf(done).sort()).toEqual(idsOf([r1, r3]).sort());
         expect(idsOf((await b().rows(t.name)).map((r) => r.id))).toEqual(idsOf([r2]));
-        expect(await b().use((conn) => t.ops.settleMany!(conn, []))).toEqual([]);
+        expect(await b().use((conn) => t.ops.batch!.settleMany(conn, []))).toEqual([]);
       },
     );
 
@@ -241,7 +241,7 @@ export function settleContract(c: ContractContext): void {
         const { ids, token } = await held(b(), t, form, 2);
         const now = b().at(1_000);
         const done = await b().use((conn) =>
-          t.ops.settleMany!(
+          t.ops.batch!.settleMany(
             conn,
             ids.map((id) => ({ kind: 'finish', id, token: token!, now }) as const),
           ),

@@ -1,6 +1,7 @@
 import { Admin, type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, sleep, until, wrapOps, wrapPool } from '../harness.js';
+import { NEEDS } from '../scenario-skips.js';
 
 const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) - Number(b));
 
@@ -8,7 +9,7 @@ const ids = (xs: readonly unknown[]) => xs.map(String).sort((a, b) => Number(a) 
 export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities): void {
   test(`R-TX-9 R-OPS-8 an admin change whose session is killed mid-transaction closes its connection, never returns it to the pool (${form})`, async (ctx) => {
     const target = h().target;
-    if (target.killSession === undefined) ctx.skip();
+    if (target.killSession === undefined) ctx.skip(NEEDS.killSession);
     const { desc, name } = await h().create(form, { retryAfter: true });
     const b = await h().broker();
     const [id] = await b.publishMany(desc, [{ n: 1 }]);
@@ -16,10 +17,13 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     let killed: string | undefined;
     // The dialect as it is, but the change's session is killed just before the change runs.
     const dialect = wrapOps(adapter.dialect, (ops) => ({
-      reschedule: async (conn, ...rest) => {
-        killed = conn.id;
-        await target.killSession!(conn.id);
-        return ops.reschedule!(conn, ...rest);
+      admin: {
+        ...ops.admin!,
+        reschedule: async (conn, ...rest) => {
+          killed = conn.id;
+          await target.killSession!(conn.id);
+          return ops.admin!.reschedule(conn, ...rest);
+        },
       },
     }));
     const released: string[] = [];
@@ -252,7 +256,7 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     const other = await h().open();
     const conn = await other.pool.acquire();
     await other.dialect.begin(conn, {});
-    const locked = await other.dialect.prepare(desc, dl).pick!(conn, {
+    const locked = await other.dialect.prepare(desc, dl).admin!.pick(conn, {
       dead: true,
       ids: [dead[0]],
       now: new Date(),
@@ -262,10 +266,13 @@ export function adminScenarios(h: () => Harness, form: Form, _caps: Capabilities
     const adapter = await h().open();
     const firstPick = gate();
     const dialect = wrapOps(adapter.dialect, (ops) => ({
-      pick: async (...a) => {
-        const rows = await ops.pick!(...a);
-        firstPick.open();
-        return rows;
+      admin: {
+        ...ops.admin!,
+        pick: async (...a) => {
+          const rows = await ops.admin!.pick(...a);
+          firstPick.open();
+          return rows;
+        },
       },
     }));
     const admin = new Admin({ ...adapter, dialect });

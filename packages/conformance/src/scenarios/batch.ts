@@ -11,6 +11,7 @@ import {
 } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, payloadOf, sleep, until } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 
 type Msg = { k: string };
 const keyOf = (item: BatchItem<unknown>) => (item.message as Msg).k;
@@ -282,7 +283,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     expect(Math.max(...sizes)).toBeLessThanOrEqual(8);
   });
 
-  test.runIf(form === 'lease')(
+  only([form === 'lease', 'a lease form scenario: it runs in the lease form only'])(
     'R-POOL-8 R-LEASE-4 every row of a batch keeps its lease while the handler runs past it',
     async () => {
       const { desc, name } = await h().create('lease');
@@ -312,7 +313,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     },
   );
 
-  test.runIf(caps.transactional)(
+  only([caps.transactional, NEEDS.transactional])(
     `R-TX-5 R-POOL-8 a batch queue put together transactional past the builder stops at start with a ConfigError (${form})`,
     async () => {
       const { desc, name } = await h().create(form);

@@ -1,6 +1,7 @@
 import { Broker, type Connection, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, until, wrapOps } from '../harness.js';
+import { NEEDS } from '../scenario-skips.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** A connection that satisfies the type but is not the object the pool handed out. */
@@ -38,21 +39,24 @@ export function connectionScenarios(h: () => Harness): void {
 /** Lease form: a batched settlement whose connection is killed. */
 export function batchedAckKillScenarios(h: () => Harness, target: ConformanceTarget): void {
   test('R-OPS-8 R-ERR-2 a batched ack whose connection is killed settles every row once, on a fresh connection, without waiting for its lease', async (ctx) => {
-    if (target.killSession === undefined) ctx.skip();
+    if (target.killSession === undefined) ctx.skip(NEEDS.killSession);
     const { desc, name } = await h().create('lease');
     const adapter = await h().open({ poolSize: 6 });
-    if (adapter.dialect.prepare(desc).settleMany === undefined) ctx.skip();
+    if (adapter.dialect.prepare(desc).batch === undefined)
+      ctx.skip('the dialect has no batched settlement (batch.settleMany)');
     const killed: string[] = [];
     let batches = 0;
     // The dialect as it is, but the first batched settlement's connection is killed before it runs.
     const dialect = wrapOps(adapter.dialect, (ops) => ({
-      settleMany: async (conn, list) => {
-        batches++;
-        if (killed.length === 0) {
-          killed.push(conn.id);
-          await target.killSession!(conn.id);
-        }
-        return ops.settleMany!(conn, list);
+      batch: {
+        settleMany: async (conn, list) => {
+          batches++;
+          if (killed.length === 0) {
+            killed.push(conn.id);
+            await target.killSession!(conn.id);
+          }
+          return ops.batch!.settleMany(conn, list);
+        },
       },
     }));
     const dirty: string[] = [];

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { type Capabilities, type Form, queue, SettlementError } from '@sqlinbox/core';
-import { expect, test } from 'vitest';
+import { expect } from 'vitest';
 import {
   childModuleOf,
   childScript,
@@ -13,6 +13,7 @@ import {
   tableInput,
   until,
 } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** How many rows the heavier scenarios move. */
@@ -35,7 +36,7 @@ export function failureScenarios(
   caps: Capabilities,
   opts: FailureOptions,
 ): void {
-  test.runIf(caps.multipleConnections)(
+  only([caps.multipleConnections, NEEDS.connections])(
     `R-POOL-10 R-ERR-2 two brokers in separate processes x 4 workers over ${opts.rows} rows: each settled once, none lost, none left claimed (${form})`,
     { timeout: 300_000 },
     async (ctx) => {
@@ -103,7 +104,7 @@ export function failureScenarios(
   );
 
   if (form === 'advisory') {
-    test.runIf(caps.multipleConnections)(
+    only([caps.multipleConnections, NEEDS.connections])(
       `R-ADV-5 after ${opts.advisoryDeliveries} advisory deliveries no advisory lock is held`,
       { timeout: 300_000 },
       async (ctx) => {
@@ -131,7 +132,10 @@ export function failureScenarios(
   }
 
   if (form !== 'lease') {
-    test.runIf(caps.multipleConnections && target.killSession !== undefined)(
+    only(
+      [caps.multipleConnections, NEEDS.connections],
+      [target.killSession !== undefined, NEEDS.killSession],
+    )(
       `R-ERR-2 R-SET-5 a delivery's session killed mid-handler: the settlement fails and the row is back (${form})`,
       async () => {
         const kill = h().target.killSession;
@@ -169,7 +173,10 @@ export function failureScenarios(
     );
   }
 
-  test.runIf(caps.multipleConnections && target.restartServer !== undefined)(
+  only(
+    [caps.multipleConnections, NEEDS.connections],
+    [target.restartServer !== undefined, NEEDS.restartServer],
+  )(
     `R-ERR-2 the server restarted mid-run: the broker reconnects with backoff and no row is lost (${form})`,
     { timeout: 180_000 },
     async () => {

@@ -1,6 +1,7 @@
-import { Broker, type Capabilities, LeaseLostError, queue } from '@sqlinbox/core';
+import { Broker, type Capabilities, LeaseLostError, queue, type TableOps } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
+import { skip } from '../scenario-skips.js';
 
 /** Lease form scenarios. */
 export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
@@ -187,7 +188,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     const adapter = await h().open();
     const ops = adapter.dialect.prepare(desc);
     // Optional: without it the engine settles one by one, which the other scenarios cover.
-    if (ops.settleMany === undefined) {
+    if (ops.batch === undefined) {
       t.skip('the dialect has no batched settlement');
       return;
     }
@@ -201,7 +202,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
       expect(rows).toHaveLength(3);
       const ids = rows.map((r) => r.id);
       const stale = new Date(token.getTime() - 1);
-      const changed = await ops.settleMany(conn, [
+      const changed = await ops.batch.settleMany(conn, [
         { kind: 'finish', id: ids[0], token, now },
         { kind: 'finish', id: ids[1], token, now },
         { kind: 'finish', id: ids[2], token: stale, now },
@@ -217,8 +218,7 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
   test('R-ERR-2 R-LEASE-3 a batched ack that fails (a deadlock, a lock wait) settles its rows one by one: none is left leased', async (t) => {
     const { desc, name } = await h().create('lease');
     const adapter = await h().open();
-    if (adapter.dialect.prepare(desc).settleMany === undefined)
-      t.skip('the dialect has no batched settlement');
+    if (adapter.dialect.prepare(desc).batch === undefined) t.skip('the dialect has no batched settlement');
     // The statement after the switch is thrown at once, before it reaches the server, as the
     // server would refuse a statement that lost a deadlock.
     // Armed for the batch's own statement: a claim may run between the handlers' return and the
@@ -231,12 +231,14 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     dialect.prepare = (t, opts) => {
       const ops = adapter.dialect.prepare(t, opts);
       const wrapped = Object.create(ops) as typeof ops;
-      wrapped.settleMany = (conn, list) => {
-        if (armed) {
-          armed = false;
-          failNext = true;
-        }
-        return ops.settleMany!(conn, list);
+      (wrapped as { batch: TableOps['batch'] }).batch = {
+        settleMany: (conn, list) => {
+          if (armed) {
+            armed = false;
+            failNext = true;
+          }
+          return ops.batch!.settleMany(conn, list);
+        },
       };
       return wrapped;
     };
@@ -303,6 +305,11 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     await until(async () => (await h().rows(name)).length === 0, 'acked');
   });
 
+  if (!caps.claimAhead)
+    skip(
+      'R-POOL-6 rows claimed ahead of the workers',
+      'the adapter does not claim ahead (capabilities.claimAhead is false)',
+    );
   if (caps.claimAhead) {
     test('R-POOL-6 one statement claims a row per worker; rows beyond the free workers wait in the lease book, extended, and return at once on stop', async () => {
       const { desc, name } = await h().create('lease');

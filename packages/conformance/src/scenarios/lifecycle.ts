@@ -1,6 +1,7 @@
 import { Broker, type Capabilities, ClosedError, type Connection, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** What a row holds that a claim would change: its attempt and, in the lease form, its lease. */
@@ -18,7 +19,7 @@ export function lifecycleScenarios(
   form: Form,
   caps: Capabilities,
 ): void {
-  test.runIf(caps.multipleConnections)(
+  only([caps.multipleConnections, NEEDS.connections])(
     `R-OPS-1 R-LEASE-4 a graceful shutdown keeps the hold while it waits: two brokers, a handler outliving three leases, one delivery, the ack holds (${form})`,
     { timeout: 60_000 },
     async () => {
@@ -58,7 +59,7 @@ export function lifecycleScenarios(
     },
   );
 
-  test.runIf(form !== 'lease')(
+  only([form !== 'lease', 'not in the lease form: a lease is kept past shutdown, not let go'])(
     `R-OPS-2 R-OPS-1 shutdown closes the adapter once it has let go of a delivery whose handler outlives the timeout: nothing waits for that handler (${form})`,
     async () => {
       const { desc } = await h().create(form);
@@ -227,7 +228,7 @@ export function lifecycleScenarios(
     await expect(late.ready).rejects.toMatchObject({ code: 'CONFIG', table: missing.table });
   });
 
-  test.runIf(caps.multipleConnections && target.killSession !== undefined)(
+  only([caps.multipleConnections, NEEDS.connections], [target.killSession !== undefined, NEEDS.killSession])(
     `R-OPS-8 R-OPS-1 R-ERR-2 sessions killed while shutdown waits on handlers: nothing hangs, nothing is lost, the counts match the database (${form})`,
     { timeout: 90_000 },
     async () => {

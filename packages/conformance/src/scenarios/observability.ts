@@ -92,6 +92,45 @@ export function observabilityScenarios(h: () => Harness, form: Form): void {
     expect(claims[1]!.attempt).toBe(form === 'rowlock' ? 1 : 2);
   });
 
+  test(`R-HOUSE-1 a handler past its timeout that ignores its signal: the signal aborts with TIMEOUT, the row runs again while it still runs, and its late ack is refused (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker({ poolSize: 4 });
+    let calls = 0;
+    let reason: unknown;
+    let lateAck: unknown;
+    let secondRan = false;
+    let firstDone = false;
+    let releaseFirst: () => void = () => {};
+    const firstHeld = new Promise<void>((r) => {
+      releaseFirst = r;
+    });
+    b.subscribe(queue(desc).workers(2).timeout(200), async (_m, ctx) => {
+      if (++calls > 1) {
+        secondRan = true;
+        return;
+      }
+      // The first delivery ignores its signal: it runs on until the second delivery has run.
+      await firstHeld;
+      reason = ctx.signal.reason;
+      lateAck = await ctx.ack().then(
+        () => 'acked',
+        (e: unknown) => e,
+      );
+      firstDone = true;
+    });
+    await b.start();
+    await b.publish(desc, { slow: 1 });
+    await until(() => secondRan, 'the row delivered again while the first handler still runs');
+    expect(firstDone).toBe(false);
+    releaseFirst();
+    await until(() => firstDone, 'the first handler ended');
+    expect(codeOf(reason)).toBe('TIMEOUT');
+    expect(codeOf(lateAck)).toBe('ALREADY_SETTLED');
+    // The second delivery's ack settled the row; the first's refused ack changed nothing.
+    await until(async () => (await h().rows(name)).length === 0, 'the row settled once');
+    expect(calls).toBe(2);
+  });
+
   test(`R-PLUS-3 events: a claim that fails emits claimError, and claiming resumes (${form})`, async () => {
     const { desc, name } = await h().create(form);
     const adapter = await h().open();
@@ -197,4 +236,9 @@ export function observabilityScenarios(h: () => Harness, form: Form): void {
       expect(failed!.error).toBeInstanceOf(LeaseLostError);
     });
   }
+}
+
+/** The `code` of an error the engine made, or undefined. */
+function codeOf(e: unknown): unknown {
+  return (e as { code?: unknown } | undefined)?.code;
 }

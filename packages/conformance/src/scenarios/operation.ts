@@ -10,6 +10,7 @@ import {
 } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, ms, sleep, until, wrapPool } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** A schema that refuses `{ bad: true }`: a row that cannot be decoded, on every database. */
@@ -164,7 +165,7 @@ export function operationScenarios(
     expect(Math.max(...lateness)).toBeLessThan(1_000);
   });
 
-  test.runIf(caps.multipleConnections && target.killSession !== undefined)(
+  only([caps.multipleConnections, NEEDS.connections], [target.killSession !== undefined, NEEDS.killSession])(
     `R-OPS-5 a claim on a killed session fails as a connection error, its connection is retired, and claiming resumes (${form})`,
     async () => {
       const kill = h().target.killSession!;
@@ -264,7 +265,7 @@ export function operationScenarios(
     await until(async () => (await h().rows(name)).length === 0, 'acked');
   });
 
-  test.runIf(caps.multipleConnections)(
+  only([caps.multipleConnections, NEEDS.connections])(
     `R-BAD-6 workers beyond what the pool lets run are announced at start with what will run (${form})`,
     async () => {
       const { desc } = await h().create(form);

@@ -32,6 +32,29 @@ export function orderingScenarios(h: () => Harness, form: Form): void {
     for (const g of ['g1', 'g2', 'g3']) expect(order.get(g)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  test(`R-LOAD-6 a FIFO group's next row is claimed as its predecessor settles, not at the next poll: 2 groups of 15 drain with a poll interval of an hour (${form})`, async () => {
+    const { desc } = await h().create(form, { group: true });
+    // Published before the consumer exists, by a broker of its own: no publish or notification
+    // wakes the consumer after its first claim, so only its settlements can.
+    const pub = await h().broker();
+    for (let n = 0; n < 15; n++) {
+      for (const g of ['g1', 'g2']) await pub.publish(desc, { g, n }, { group: g });
+    }
+    const b = await h().broker();
+    const order = new Map<string, number[]>();
+    let done = 0;
+    b.subscribe(queue(desc).workers(4).pollInterval('1h'), (m) => {
+      const { g, n } = m as { g: string; n: number };
+      order.set(g, [...(order.get(g) ?? []), n]);
+      done++;
+    });
+    await b.start();
+    // Each claim after the first takes a group's head only once its predecessor settled: with no
+    // poll for an hour, 30 rows done means every next row was claimed on a settlement.
+    await until(() => done === 30, 'both groups drained without a poll', 60_000);
+    for (const g of ['g1', 'g2']) expect(order.get(g)).toEqual(Array.from({ length: 15 }, (_, n) => n));
+  });
+
   test(`R-POOL-7 workersByKey(n): one key's rows never split across lanes and run in claim order (${form})`, async () => {
     const { desc } = await h().create(form, { partitionKey: true });
     const b = await h().broker({ poolSize: 6 });

@@ -1,6 +1,7 @@
 import { type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { exited, type Harness, payloadOf, skipWithoutChild, until } from '../harness.js';
+import { NEEDS, skip } from '../scenario-skips.js';
 
 /**
  * The outbox: messages written to an outbox table in the service's own transaction are
@@ -54,6 +55,7 @@ export function outboxScenarios(h: () => Harness, form: Form, caps: Capabilities
     ]);
   });
 
+  if (!caps.transactional) skip(`R-OUT-1 an outbox write through ctx.tx (${form})`, NEEDS.transactional);
   if (caps.transactional) {
     test(`R-OUT-1 R-PUB-1 a handler's outbox write through ctx.tx commits with its ack and is relayed; a retry rolls it back (${form})`, async () => {
       const inbound = await h().create(form, {}, h().name('in'));

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { type Capabilities, Outcome, queue } from '@sqlinbox/core';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import {
   childModuleOf,
   gate,
@@ -13,6 +13,7 @@ import {
   until,
 } from '../harness.js';
 import { type NetLink, openNetLink } from '../netns.js';
+import { NEEDS, only } from '../scenario-skips.js';
 import type { ConformanceTarget } from '../target.js';
 
 /** What {@link runPartition} needs besides the target. */
@@ -114,7 +115,7 @@ export async function runPartition(target: ConformanceTarget, options: Partition
       const title = transactional
         ? "R-RUN-5 R-LEASE-6 R-TX-4 transactional: a broker cut off for longer than a lease: its rows are delivered once elsewhere, its late acks fail with LeaseLostError and its handler's writes never commit, and it resumes without a restart"
         : 'R-RUN-5 R-LEASE-6 a broker cut off for longer than a lease: its rows are delivered once elsewhere, its late settlements fail with LeaseLostError and change nothing, and it resumes without a restart';
-      test.runIf(caps.forms.includes('lease'))(
+      only([caps.forms.includes('lease'), NEEDS.lease])(
         title,
         async () => {
           const { desc, name } = await h().create('lease');
@@ -220,7 +221,7 @@ export async function runPartition(target: ConformanceTarget, options: Partition
       );
     }
 
-    test.runIf(caps.forms.includes('lease'))(
+    only([caps.forms.includes('lease'), NEEDS.lease])(
       'R-RUN-5 a broker on a slow, lossy link (50 ms ± 20 ms each way, packets dropped) settles every row once and loses none',
       async () => {
         const { desc, name } = await h().create('lease');

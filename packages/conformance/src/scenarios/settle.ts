@@ -1,6 +1,7 @@
 import { type Capabilities, ConfigError, type Form, Outcome, queue, ServerTooOldError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, ms, payloadOf, sleep, until } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 
 /** Claim, publish and settlement scenarios, per form (SPEC sections 2, 3, 6, 7). */
 export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
@@ -227,6 +228,62 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: desc.table });
   });
 
+  test(`R-USER-3 the DDL runs again without error and changes nothing: its tables and indexes are created where missing (${form})`, async () => {
+    // Every index the DDL makes, and the dead-letter table: run once by create, then twice more.
+    const extras = {
+      processedAt: true,
+      group: true,
+      priority: true,
+      uniqueKey: true,
+      retryAfter: true,
+      deadLetterTable: true,
+    };
+    const { desc, name, dlq } = await h().create(form, extras);
+    const b = await h().broker();
+    await b.publish(desc, { n: 1 }, { group: 'g', key: 'k1', priority: 2 });
+    const dialect = (await h().open()).dialect;
+    for (let i = 0; i < 2; i++)
+      for (const stmt of dialect.ddl(desc, { deadLetterTable: dlq! })) await h().target.exec(stmt);
+    // The row published before is still there: nothing was dropped or made again.
+    expect((await h().rows(name)).map((r) => payloadOf(r.payload))).toEqual([{ n: 1 }]);
+    // The unique key's index still holds: a second publish of the key inserts nothing.
+    await b.publish(desc, { n: 2 }, { group: 'g', key: 'k1', priority: 1 });
+    expect(await h().rows(name)).toHaveLength(1);
+  });
+
+  test(`R-USER-4 maxAttempts without a dead letter stops start saying what is missing, after the table check (${form})`, async () => {
+    // A missing table is reported first, before the queue's settings.
+    const missing = h().describe(form, h().name('missing'));
+    const first = await h().broker();
+    first.subscribe(queue(missing).maxAttempts(3), async () => {});
+    await expect(first.start()).rejects.toMatchObject({
+      code: 'CONFIG',
+      table: missing.table,
+      message: expect.stringMatching(/no such table/),
+    });
+
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    b.subscribe(queue(desc).maxAttempts(3), async () => {});
+    const err = (await b.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.table).toBe(name);
+    expect(err.message).toContain(
+      'maxAttempts(3) is set without a dead letter: a message that fails its last attempt would have nowhere to go',
+    );
+    expect(err.fix).toContain(`.deadLetter({ table: '${name.split('.').pop()}_dead' })`);
+    expect(err.fix).toContain('or drop .maxAttempts() to retry without limit');
+
+    const c = await h().broker();
+    c.subscribe(queue(desc).deadLetter({ table: `${name}_dead` }), async () => {});
+    await expect(c.start()).rejects.toMatchObject({
+      message: expect.stringMatching(/deadLetter is set without maxAttempts/),
+    });
+  });
+
   test(`R-ERR-2 shutdown fires ctx.signal with its reason, also for a handler that reads the signal only after the abort (${form})`, async () => {
     const { desc } = await h().create(form);
     const b = await h().broker({ poolSize: 6 });
@@ -312,7 +369,11 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     await until(async () => (await h().rows(name))[0]?.processed_at != null, 'stamped');
   });
 
-  test.runIf(caps.transactional && caps.isolationLevels.includes('repeatable_read') && form === 'lease')(
+  only(
+    [caps.transactional, NEEDS.transactional],
+    [caps.isolationLevels.includes('repeatable_read'), 'the adapter has no repeatable_read isolation level'],
+    [form === 'lease', 'a lease form scenario: it runs in the lease form only'],
+  )(
     'R-TX-8 a lease table in transactional mode at repeatable_read stops at start with a clear error',
     async () => {
       const { name } = await h().create('lease');

@@ -1,6 +1,7 @@
 import { Broker, type Capabilities, type Form, LeaseLostError, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { gate, type Harness, payloadOf, until, wrapPool } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
 
 /**
  * Transactional mode: the handler's writes through `ctx.tx` commit with the ack; every other
@@ -48,7 +49,7 @@ export function transactionalScenarios(h: () => Harness, form: Form, caps: Capab
 
   // On a database with one writer at a time (SQLite) a publish through the pool waits for the
   // delivery's transaction, so this scenario needs several connections at once.
-  test.runIf(caps.multipleConnections)(
+  only([caps.multipleConnections, NEEDS.connections])(
     `R-TX-2 a publish through the pool commits on its own, whatever the outcome (${form})`,
     async () => {
       const { desc } = await h().create(form);
@@ -77,7 +78,10 @@ export function transactionalScenarios(h: () => Harness, form: Form, caps: Capab
   // it finds another claim's token and marks the delivery lost before the handler settles. The
   // other claim needs a second writer while the delivery's transaction is open (not on SQLite).
   for (const late of ['ack', 'timeout'] as const) {
-    test.runIf(form === 'lease' && caps.multipleConnections)(
+    only(
+      [form === 'lease', 'a lease form scenario: it runs in the lease form only'],
+      [caps.multipleConnections, NEEDS.connections],
+    )(
       late === 'ack'
         ? "R-TX-4 R-TX-9 R-LEASE-6 a lease its extension found lost: the late ack fails with LeaseLostError, the handler's writes roll back and the delivery's connection returns"
         : "R-TX-9 R-LEASE-6 a lease its extension found lost, then the handler times out: the handler's writes roll back and the delivery's connection returns",

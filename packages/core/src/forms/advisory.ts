@@ -8,12 +8,24 @@ import {
   type FormContext,
   giveBack,
   type Held,
+  type HeldState,
   lostSession,
+  moveHeld,
   runSettlement,
   settlementError,
   settlementOf,
+  type Transitions,
   within,
 } from './form.js';
+
+/**
+ * An advisory row: in work while its key is locked, then settling by its statement on that
+ * connection (settled, or released where it failed), or released unsettled; the lock goes with it.
+ */
+export const TRANSITIONS: Transitions = {
+  in_work: ['settling', 'released'],
+  settling: ['settled', 'released'],
+};
 
 /** One timeout bounds a dropped delivery's release and close. */
 const DROP_TIMEOUT_MS = 5_000;
@@ -130,7 +142,7 @@ export class AdvisoryForm implements ClaimForm {
       // Shutdown released this delivery's lock: its row is back in the queue.
       throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     }
-    h.state = 'settling';
+    this.to(h, 'settling');
     let failure: unknown;
     try {
       if (h.tx) {
@@ -164,14 +176,14 @@ export class AdvisoryForm implements ClaimForm {
       }
       h.tx = false;
     }
-    h.state = failure === undefined ? 'settled' : 'released';
+    this.to(h, failure === undefined ? 'settled' : 'released');
     await this.releaseHeld(h);
     if (failure !== undefined) throw settlementError(ctx, h, failure);
   }
 
   async drop(h: Held): Promise<void> {
     if (h.state !== 'in_work') return;
-    h.state = 'released';
+    this.to(h, 'released');
     // Release the lock and close the connection in the background, bounded by one timeout.
     const conn = h.conn;
     h.conn = undefined;
@@ -202,9 +214,16 @@ export class AdvisoryForm implements ClaimForm {
 
   async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
     if (h.state !== 'in_work') return 'kept';
-    h.state = 'released';
+    this.to(h, 'released');
     return this.releaseHeld(h);
   }
+
+  /** The one way this form changes a row's state: along {@link TRANSITIONS}. */
+  private to(h: Held, next: HeldState): void {
+    moveHeld(TRANSITIONS, this.ctx.table.table, h, next);
+  }
+
+  async stop(): Promise<void> {}
 
   /** Resolves when every release and close still running has ended. */
   async drained(): Promise<void> {

@@ -1,6 +1,13 @@
 import type { Budget } from '../budget.js';
 import type { AnyTable, CustomStatement, Form } from '../description.js';
-import type { BeginOptions, DeadLetterTarget, Dialect, Settlement, TableOps } from '../dialect.js';
+import type {
+  BeginOptions,
+  DeadLetterTarget,
+  Dialect,
+  FailureRecord,
+  Settlement,
+  TableOps,
+} from '../dialect.js';
 import type { Connection, Pool, Row } from '../driver.js';
 import { classify, type ErrorKind, SettlementError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +20,23 @@ import type { Plan } from '../outcome.js';
  * or `lost` (lease form: another claim holds it now).
  */
 export type HeldState = 'in_work' | 'settling' | 'settled' | 'released' | 'lost';
+
+/**
+ * The moves a form lets its rows make: from each state, the states it may go to. A state with no
+ * entry is final.
+ */
+export type Transitions = Readonly<Partial<Record<HeldState, readonly HeldState[]>>>;
+
+/**
+ * Moves a row to `to` along a form's `transitions`: the one way a row's state changes. A move the
+ * form does not list is a bug in the form, and throws.
+ */
+export function moveHeld(transitions: Transitions, table: string, h: Held, to: HeldState): void {
+  if (transitions[h.state]?.includes(to) !== true) {
+    throw new Error(`sqlinbox: a row of ${table} cannot move from ${h.state} to ${to} (row ${String(h.id)})`);
+  }
+  h.state = to;
+}
 
 /** Hears the end of a settlement that joined a batched statement. */
 export interface BatchWaiter {
@@ -95,6 +119,16 @@ export interface ClaimForm {
    * became of a lock (advisory form) for the count that `shutdown()` returns.
    */
   closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'>;
+  /**
+   * Shutdown: stops what the form does in the background for the rows it holds (the lease form
+   * extends leases: no extension statement is sent once this resolves). A no-op in the other forms.
+   */
+  stop(): Promise<void>;
+  /**
+   * Resolves once every release and close the form runs in the background has ended (the
+   * advisory form lets go of a dropped delivery's lock so). At once in the other forms.
+   */
+  drained(): Promise<void>;
 }
 
 /** The attempt a delivery reports: the value before the claim counted it. */
@@ -151,11 +185,14 @@ export function settlementOf(
         target: ctx.deadLetter,
         inTransaction: opts.inTransaction,
         ...tokenOf(h),
+        ...failureOf(plan),
       };
     case 'return': {
       const countAttempt = opts.countAttempt && ctx.table.attempt !== undefined;
       const retryAfter = plan.retryAfter === undefined ? {} : { retryAfter: plan.retryAfter };
-      if (!countAttempt && !opts.clearLease && plan.retryAfter === undefined) return undefined;
+      // A failure is written where the table keeps the record, even with nothing else to write.
+      const record = plan.failure !== undefined && recordsFailures(ctx.table);
+      if (!countAttempt && !opts.clearLease && plan.retryAfter === undefined && !record) return undefined;
       return {
         kind: 'return',
         id: h.id,
@@ -164,9 +201,20 @@ export function settlementOf(
         clearLease: opts.clearLease,
         ...retryAfter,
         ...tokenOf(h),
+        ...(record ? failureOf(plan) : {}),
       };
     }
   }
+}
+
+/** The plan's failure as a settlement carries it, where it has one. */
+function failureOf(plan: Plan): { failure?: FailureRecord } {
+  return plan.kind === 'finish' || plan.failure === undefined ? {} : { failure: plan.failure };
+}
+
+/** Whether the table has a column of the failure record that a failure writes. */
+export function recordsFailures(t: AnyTable): boolean {
+  return t.lastError !== undefined || t.errorClass !== undefined || t.failedAt !== undefined;
 }
 
 /** The lease's token as a settlement carries it, where the row has one. */

@@ -11,12 +11,25 @@ import {
   type FormContext,
   giveBack,
   type Held,
+  type HeldState,
+  moveHeld,
   rollbackAndRelease,
   runSettlement,
   settlementError,
   settlementOf,
+  type Transitions,
   withConnection,
 } from './form.js';
+
+/**
+ * A lease row: in work (extended each half lease), then settling by a statement that carries its
+ * token (settled; lost where another claim's token is in the row; released where the statement
+ * failed and the lease runs out), or released unsettled, or lost when an extension finds it gone.
+ */
+export const TRANSITIONS: Transitions = {
+  in_work: ['settling', 'released', 'lost'],
+  settling: ['settled', 'lost', 'released'],
+};
 
 /**
  * The lease form. The claim writes an expiry into `locked_until`, counts the attempt
@@ -101,14 +114,15 @@ export class LeaseForm implements ClaimForm {
   private claimStatement(conn: Connection, n: number, now: Date, expiry: Date) {
     const { ctx } = this;
     if (ctx.table.concurrency === undefined) return ctx.ops.claimLease(conn, n, now, expiry);
-    if (ctx.ops.claimLeaseByKey === undefined) {
+    const byKey = ctx.ops.concurrency;
+    if (byKey === undefined) {
       throw new ConfigError(`${ctx.dialect.name} cannot hold per-key concurrency`, {
         table: ctx.table.table,
         column: ctx.table.concurrency.column,
         fix: 'drop concurrency from the description',
       });
     }
-    return ctx.ops.claimLeaseByKey(conn, n, now, expiry);
+    return byKey.claimLease(conn, n, now, expiry);
   }
 
   async beginHandler(h: Held): Promise<void> {
@@ -141,7 +155,7 @@ export class LeaseForm implements ClaimForm {
   settleBatched(h: Held, plan: Plan, waiter: BatchWaiter, given?: FinishSettlement): boolean {
     const s = given ?? this.batchedSettlement(h, plan);
     if (s === undefined) return false;
-    h.state = 'settling';
+    this.to(h, 'settling');
     this.unbook(h);
     // No custom statement takes it (see batchable), and a handler's ctx keeps its own: nothing
     // here reads the row again.
@@ -169,7 +183,7 @@ export class LeaseForm implements ClaimForm {
 
   /** A settlement that failed: the row keeps its lease until it runs out, as after a crash. */
   private async settleFailed(h: Held, err: unknown): Promise<never> {
-    h.state = 'released';
+    this.to(h, 'released');
     await this.dropConnection(h, true);
     if (err instanceof LeaseLostError) throw err;
     throw settlementError(this.ctx, h, err);
@@ -185,7 +199,7 @@ export class LeaseForm implements ClaimForm {
       throw new LeaseLostError(ctx.table.table, h.id);
     }
     if (h.state !== 'in_work') throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
-    h.state = 'settling';
+    this.to(h, 'settling');
     this.unbook(h);
     const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
     let changed: number;
@@ -205,10 +219,10 @@ export class LeaseForm implements ClaimForm {
       return this.settleFailed(h, err);
     }
     if (changed === 0) {
-      h.state = 'lost';
+      this.to(h, 'lost');
       throw new LeaseLostError(ctx.table.table, h.id);
     }
-    h.state = 'settled';
+    this.to(h, 'settled');
   }
 
   /**
@@ -229,7 +243,7 @@ export class LeaseForm implements ClaimForm {
   /** Whether a plan may join a batch: the dialect batches, and no custom statement replaces it. */
   private batchable(plan: Plan): boolean {
     return (
-      this.ctx.ops.settleMany !== undefined &&
+      this.ctx.ops.batch !== undefined &&
       plan.kind === 'finish' &&
       this.ctx.table.custom[plan.outcome] === undefined
     );
@@ -297,14 +311,14 @@ export class LeaseForm implements ClaimForm {
    */
   private settledAs(h: Held, result: BatchResult): Error | undefined {
     if (result === true) {
-      h.state = 'settled';
+      this.to(h, 'settled');
       return undefined;
     }
     if (result === false) {
-      h.state = 'lost';
+      this.to(h, 'lost');
       return new LeaseLostError(this.ctx.table.table, h.id);
     }
-    h.state = 'released';
+    this.to(h, 'released');
     return result.error instanceof LeaseLostError ? result.error : settlementError(this.ctx, h, result.error);
   }
 
@@ -326,7 +340,7 @@ export class LeaseForm implements ClaimForm {
     let conn = given;
     if (chunk.length > 1 && conn !== undefined) {
       try {
-        for (const id of await ctx.ops.settleMany!(conn, chunk)) done.changed.add(bookKey(id));
+        for (const id of await ctx.ops.batch!.settleMany(conn, chunk)) done.changed.add(bookKey(id));
         return conn;
       } catch (err) {
         ctx.logger.warn('a batched settlement failed; its rows settle one by one', {
@@ -393,7 +407,7 @@ export class LeaseForm implements ClaimForm {
     await this.extending;
     if (h.state === 'lost') await this.dropConnection(h);
     if (h.state !== 'in_work') return;
-    h.state = 'released';
+    this.to(h, 'released');
     this.unbook(h);
     await this.dropConnection(h);
     // Released at once, not left to run out; a row no handler saw does not keep the claim's attempt.
@@ -434,6 +448,13 @@ export class LeaseForm implements ClaimForm {
     this.timer = undefined;
     this.book.clear();
     await this.extending;
+  }
+
+  async drained(): Promise<void> {}
+
+  /** The one way this form changes a row's state: along {@link TRANSITIONS}. */
+  private to(h: Held, next: HeldState): void {
+    moveHeld(TRANSITIONS, this.ctx.table.table, h, next);
   }
 
   private schedule(): void {
@@ -482,7 +503,7 @@ export class LeaseForm implements ClaimForm {
       if (movedKeys.has(bookKey(h.id))) {
         h.token = expiry;
       } else if (h.state === 'in_work') {
-        h.state = 'lost';
+        this.to(h, 'lost');
         this.unbook(h);
         this.onLost(h, new LeaseLostError(ctx.table.table, h.id));
       }

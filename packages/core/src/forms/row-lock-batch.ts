@@ -7,11 +7,23 @@ import {
   destroyQuietly,
   type FormContext,
   type Held,
+  type HeldState,
+  moveHeld,
   rollbackAndRelease,
   runSettlement,
   settlementError,
   settlementOf,
+  type Transitions,
 } from './form.js';
+
+/**
+ * A row of a batch: in work, then settling behind its savepoint (settled pending the batch's
+ * commit, or released where its statement was undone), or released unsettled.
+ */
+export const TRANSITIONS: Transitions = {
+  in_work: ['settling', 'released'],
+  settling: ['settled', 'released'],
+};
 
 /** Set before each row's settlement statement, so a failing one undoes that row alone. */
 const ROW_SAVEPOINT = 'sqlinbox_row';
@@ -105,15 +117,15 @@ export class RowLockBatchForm implements ClaimForm {
     if (h.state !== 'in_work' || batch === undefined) {
       throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     }
-    h.state = 'settling';
+    this.to(h, 'settling');
     const run = batch.tail.then(() => this.statement(batch, h, plan));
     batch.tail = run.catch(() => {});
     try {
       await run;
-      h.state = 'settled';
+      this.to(h, 'settled');
     } catch (err) {
       // The row's statement is undone: it returns as it was when the batch ends.
-      h.state = 'released';
+      this.to(h, 'released');
       throw settlementError(ctx, h, err);
     } finally {
       await this.rowDone(batch);
@@ -123,17 +135,26 @@ export class RowLockBatchForm implements ClaimForm {
   async drop(h: Held): Promise<void> {
     const batch = this.batches.get(h);
     if (h.state !== 'in_work' || batch === undefined) return;
-    h.state = 'released';
+    this.to(h, 'released');
     await this.rowDone(batch);
   }
 
   async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
     const batch = this.batches.get(h);
     if (h.state !== 'in_work' || batch === undefined) return 'kept';
-    h.state = 'released';
+    this.to(h, 'released');
     // Shutdown: the rows settled so far commit; the released ones return unchanged.
     return (await this.rowDone(batch)) ?? 'kept';
   }
+
+  /** The one way this form changes a row's state: along {@link TRANSITIONS}. */
+  private to(h: Held, next: HeldState): void {
+    moveHeld(TRANSITIONS, this.ctx.table.table, h, next);
+  }
+
+  async stop(): Promise<void> {}
+
+  async drained(): Promise<void> {}
 
   /** One row's settlement statement, inside the batch's transaction, behind a savepoint. */
   private async statement(batch: Batch, h: Held, plan: Plan): Promise<void> {

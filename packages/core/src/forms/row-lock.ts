@@ -7,14 +7,23 @@ import {
   type FormContext,
   giveBack,
   type Held,
+  type HeldState,
   lostSession,
+  moveHeld,
   rollbackAndRelease,
   runSettlement,
   settlementError,
   settlementOf,
+  type Transitions,
 } from './form.js';
 
 const SAVEPOINT = 'sqlinbox_claim';
+
+/** A row lock row: in work, then settling by its statement and COMMIT, or released by a rollback. */
+export const TRANSITIONS: Transitions = {
+  in_work: ['settling', 'released'],
+  settling: ['settled', 'released'],
+};
 /** The attempt is counted in the statement that returns the row; the transaction is the claim's. */
 const SETTLE_OPTIONS = { countAttempt: true, clearLease: false, inTransaction: true } as const;
 
@@ -87,7 +96,7 @@ export class RowLockForm implements ClaimForm {
     if (h.state !== 'in_work' || conn === undefined) {
       throw new ClosedError('settle', { table: ctx.table.table, rowId: h.id });
     }
-    h.state = 'settling';
+    this.to(h, 'settling');
     let committing = false;
     try {
       if (h.tx && plan.kind !== 'finish') await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
@@ -99,7 +108,7 @@ export class RowLockForm implements ClaimForm {
       const s = settlementOf(ctx, h, plan, SETTLE_OPTIONS);
       if (s === undefined) {
         // retry() without an attempt column: nothing to write, the rollback returns the row.
-        h.state = 'settled';
+        this.to(h, 'settled');
         await this.finishConnection(h, 'rollback');
         return;
       }
@@ -107,26 +116,36 @@ export class RowLockForm implements ClaimForm {
       committing = true;
       await ctx.dialect.commit(conn);
     } catch (err) {
-      h.state = 'released';
+      // Not where the row settled with no statement and the release after it failed.
+      if ((h.state as HeldState) === 'settling') this.to(h, 'released');
       // A failed COMMIT leaves the session's state unknown: closed, never returned to the pool.
       await this.finishConnection(h, committing ? 'close' : 'rollback');
       throw err instanceof ClosedError ? err : settlementError(ctx, h, err);
     }
-    h.state = 'settled';
+    this.to(h, 'settled');
     await this.finishConnection(h, 'release');
   }
 
   async drop(h: Held): Promise<void> {
     if (h.state !== 'in_work') return;
-    h.state = 'released';
+    this.to(h, 'released');
     await this.finishConnection(h, 'rollback');
   }
 
   async closeHeld(h: Held): Promise<'released' | 'closed' | 'kept'> {
     if (h.state !== 'in_work') return 'kept';
-    h.state = 'released';
+    this.to(h, 'released');
     return (await this.finishConnection(h, 'rollback')) ?? 'released';
   }
+
+  /** The one way this form changes a row's state: along {@link TRANSITIONS}. */
+  private to(h: Held, next: HeldState): void {
+    moveHeld(TRANSITIONS, this.ctx.table.table, h, next);
+  }
+
+  async stop(): Promise<void> {}
+
+  async drained(): Promise<void> {}
 
   private async finishConnection(
     h: Held,

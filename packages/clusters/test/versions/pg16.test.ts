@@ -1,0 +1,4 @@
+import { versionSuite } from './suite.js';
+
+// A line between the oldest and the newest: the contract, the lease and row lock forms.
+await versionSuite(16, { forms: ['lease', 'rowlock'] });

@@ -1,0 +1,128 @@
+import { Admin, type Form, queue } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { type Harness, ms, payloadOf, until } from '../harness.js';
+
+type Msg = { n: number };
+
+/** An error class of the handler's own, whose name the record keeps. */
+class PaymentDeclined extends Error {
+  override name = 'PaymentDeclined';
+}
+
+/** Whether an instant column's value lies between two host instants (a few seconds of slack for the database's clock). */
+function within(v: unknown, from: number, to: number): boolean {
+  const t = ms(v);
+  return t !== null && t >= from - 5_000 && t <= to + 5_000;
+}
+
+/** The failure record: last error, class, failure time, insert time, written by the settlement. */
+export function failureRecordScenarios(h: () => Harness, form: Form): void {
+  test(`R-LIFE-1 a failed delivery's settlement writes the failure record, the dead-letter table keeps it, a publish sets created (the oldest ready age reads it), admin shows it (${form})`, async () => {
+    const { desc, name, dlq } = await h().create(form, { failureRecord: true, deadLetterTable: true });
+    const b = await h().broker();
+    const t0 = Date.now();
+    const [failing] = await b.publishMany(desc, [{ n: 1 }, { n: 2 }]);
+    // A plain publish fills created_at by the column's default; nothing is failed yet.
+    const published = await h().rows(name);
+    expect(published).toHaveLength(2);
+    for (const r of published) {
+      expect(within(r.created_at, t0, Date.now())).toBe(true);
+      expect(r.last_error ?? null).toBeNull();
+      expect(r.error_class ?? null).toBeNull();
+      expect(r.failed_at ?? null).toBeNull();
+    }
+    // The oldest ready row's age reads from its insert time, with no retry_after column.
+    const admin = new Admin(await h().open());
+    const stats = await admin.stats(desc, { deadLetter: { table: dlq! } });
+    expect(stats.oldestReadyAgeMs).not.toBeNull();
+    expect(stats.oldestReadyAgeMs!).toBeLessThan(Date.now() - t0 + 5_000);
+    const long = `declined: ${'x'.repeat(1_500)}`;
+    // What the failing row held when its second delivery started: the first failure's record.
+    let second: Record<string, unknown> | undefined;
+    let acked = false;
+    let deliveries = 0;
+    b.subscribe(queue(desc).maxAttempts(2).deadLetter({ table: dlq! }).backoff('immediate'), async (m) => {
+      if ((m as Msg).n === 2) {
+        acked = true;
+        return;
+      }
+      deliveries++;
+      if (deliveries === 1) throw new PaymentDeclined('declined once');
+      second ??= (await h().rows(name)).find((r) => String(r.id) === String(failing));
+      throw new PaymentDeclined(long);
+    });
+    await b.start();
+    await until(async () => (await h().rows(dlq!)).length === 1 && acked, 'the failing row dead-lettered');
+    const t1 = Date.now();
+    // After the retry the row held the first failure's message, class and time.
+    expect(second).toBeDefined();
+    expect(second!.last_error).toBe('declined once');
+    expect(second!.error_class).toBe('PaymentDeclined');
+    expect(within(second!.failed_at, t0, t1)).toBe(true);
+    // The dead letter keeps the last failure (its message cut to 1,000 characters) and the insert time.
+    const [dead] = await h().rows(dlq!);
+    expect(String(dead!.id)).toBe(String(failing));
+    expect((payloadOf(dead!.payload) as Msg).n).toBe(1);
+    expect(dead!.last_error).toBe(long.slice(0, 1_000));
+    expect(dead!.error_class).toBe('PaymentDeclined');
+    expect(within(dead!.failed_at, ms(second!.failed_at)!, t1)).toBe(true);
+    expect(ms(dead!.created_at)).toBe(
+      ms(published.find((r) => String(r.id) === String(failing))!.created_at),
+    );
+    // The admin API shows the record, null where the row has none.
+    const row = await admin.get(desc, failing, { deadLetter: { table: dlq! } });
+    expect(row?.state).toBe('dead');
+    expect(row?.lastError).toBe(long.slice(0, 1_000));
+    expect(row?.errorClass).toBe('PaymentDeclined');
+    expect(row?.failedAt).toBeInstanceOf(Date);
+    expect(row?.failedAt?.getTime()).toBe(ms(dead!.failed_at));
+    expect(row?.createdAt).toBeInstanceOf(Date);
+    expect(within(row?.createdAt, t0, t1)).toBe(true);
+    const listed = await admin.list(desc, { state: 'dead', deadLetter: { table: dlq! } });
+    expect(listed.rows.map((r) => r.errorClass)).toEqual(['PaymentDeclined']);
+    expect(deliveries).toBe(2);
+  });
+
+  test(`R-LIFE-1 the dead-letter group keeps the failure record; an expired row's class is 'expired', a batch's thrown error is recorded (${form})`, async () => {
+    const { desc, name } = await h().create(form, { failureRecord: true, group: true, expiresAt: true });
+    const batched = await h().create(form, { failureRecord: true, retryAfter: true });
+    const b = await h().broker();
+    const t0 = Date.now();
+    await b.publish(desc, { n: 1 }, { group: 'g1' });
+    await b.publish(desc, { n: 2 }, { group: 'g2', expiresAt: new Date(Date.now() - 1_000) });
+    await b.publish(batched.desc, { n: 3 });
+    b.subscribe(queue(desc).maxAttempts(1).deadLetter({ group: 'dead' }), async () => {
+      throw new TypeError('no such account');
+    });
+    let batches = 0;
+    b.subscribe(queue(batched.desc).batch(5).backoff({ base: '1h' }), async () => {
+      batches++;
+      throw new RangeError('batch failed');
+    });
+    await b.start();
+    const dead = async () => (await h().rows(name)).filter((r) => r.grp === 'dead');
+    await until(async () => (await dead()).length === 2, 'both rows in the dead-letter group');
+    await until(
+      async () =>
+        (await h().rows(batched.name)).some((r) => r.error_class !== null && r.error_class !== undefined),
+      'the batch row returned with its record',
+    );
+    const t1 = Date.now();
+    const byN = new Map((await dead()).map((r) => [(payloadOf(r.payload) as Msg).n, r]));
+    expect(byN.get(1)?.last_error).toBe('no such account');
+    expect(byN.get(1)?.error_class).toBe('TypeError');
+    expect(within(byN.get(1)?.failed_at, t0, t1)).toBe(true);
+    expect(byN.get(2)?.error_class).toBe('expired');
+    expect(String(byN.get(2)?.last_error)).toContain('expired');
+    expect(within(byN.get(2)?.failed_at, t0, t1)).toBe(true);
+    for (const r of byN.values()) expect(within(r.created_at, t0, t1)).toBe(true);
+    const [returned] = await h().rows(batched.name);
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(returned!.last_error).toBe('batch failed');
+    expect(returned!.error_class).toBe('RangeError');
+    expect(within(returned!.failed_at, t0, t1)).toBe(true);
+    const admin = new Admin(await h().open());
+    const shown = await admin.list(desc, { state: 'dead', deadLetter: { group: 'dead' } });
+    expect(shown.rows.map((r) => r.errorClass).sort()).toEqual(['TypeError', 'expired']);
+  });
+}

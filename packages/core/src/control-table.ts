@@ -1,0 +1,116 @@
+import type { Connection } from './driver.js';
+import { ConfigError } from './errors.js';
+
+/**
+ * The control table's names, types and pure helpers: what a description and a dialect need of
+ * lifecycle control, below both (control.ts holds what a broker runs).
+ */
+
+/** The control table unless a description names another. */
+export const CONTROL_TABLE = 'sqlinbox_control';
+
+/** The columns of the control table, as `ddl()` prints them. */
+export const CONTROL_COLUMNS = ['queue_name', 'kind', 'target', 'reason', 'requested_at'] as const;
+
+/** How often a broker reads the control rows of a table it subscribes to, in ms: the notice bound. */
+export const CONTROL_READ_MS = 1_000;
+
+/** The longest queue name or target the control table takes (its DDL's `VARCHAR(255)`). */
+const NAME_MAX = 255;
+
+/** The control table as a description declares it (`inbox({ control })`, `.control(..)`). */
+export type ControlInput =
+  | true
+  | {
+      /** The control table. Default `sqlinbox_control` (printed by `ddl()`). */
+      readonly table?: string;
+    };
+
+/** The resolved control table of a description. */
+export interface ControlTable {
+  /** The control table (validated identifier, optionally schema-qualified). */
+  readonly table: string;
+  /** The queue's name in that table: the queue table's name. */
+  readonly name: string;
+}
+
+/** What a control row asks for: the whole queue paused, or one group. */
+export type ControlKind = 'pause_queue' | 'pause_group';
+
+/** One row of the control table. */
+export interface ControlRow {
+  /** The queue table's name. */
+  readonly queue: string;
+  /** What the row asks for. */
+  readonly kind: ControlKind | (string & {});
+  /** `''` for the queue, the group's value for a group. */
+  readonly target: string;
+}
+
+/** The control table's statements (`TableOps.control`): all of them or none. */
+export interface ControlOps {
+  /** The control rows of the queues named, on a connection outside any transaction. */
+  readControl(conn: Connection, table: string, queues: readonly string[]): Promise<ControlRow[]>;
+  /** Writes a control row, or leaves the one there (an upsert on the primary key); `requested_at` is the database's now. */
+  writeControl(conn: Connection, table: string, row: ControlRow): Promise<void>;
+  /** Deletes a control row; answers how many it deleted (0 or 1). */
+  deleteControl(conn: Connection, table: string, row: ControlRow): Promise<number>;
+}
+
+/** What is paused of one queue. */
+export interface PausedState {
+  /** The whole queue. */
+  readonly queue: boolean;
+  /** The FIFO groups paused, in order. */
+  readonly groups: string[];
+}
+
+/** A pause's scope: the whole queue, or one FIFO group. */
+export interface PauseScope {
+  /** One FIFO group (the table's group column's value); default: the whole queue. */
+  readonly group?: string;
+}
+
+/**
+ * Validates a description's control table; `validateIdentifier` is passed in so this module stays
+ * below the description's. Throws a {@link ConfigError} naming the table.
+ */
+export function controlOf(
+  input: ControlInput,
+  table: string,
+  ident: (name: string, what: string, table?: string, qualified?: boolean) => string,
+): ControlTable {
+  const c = input as unknown;
+  if (c !== true && (c === null || typeof c !== 'object')) {
+    throw new ConfigError('control is true or { table }', {
+      table,
+      fix: "write control: true or { table: 'ops_control' }",
+    });
+  }
+  if (table.length > NAME_MAX) {
+    throw new ConfigError(`a controlled table's name is at most ${NAME_MAX} characters`, { table });
+  }
+  const name = c === true ? undefined : (c as { table?: string }).table;
+  return { table: ident(name ?? CONTROL_TABLE, 'control table', table, true), name: table };
+}
+
+/** The control row of a scope: the queue's, or a group's. */
+export function controlRow(queue: string, scope: PauseScope = {}): ControlRow {
+  if (scope.group === undefined) return { queue, kind: 'pause_queue', target: '' };
+  if (typeof scope.group !== 'string' || scope.group.length > NAME_MAX) {
+    throw new ConfigError(`a paused group is a string of at most ${NAME_MAX} characters`, { table: queue });
+  }
+  return { queue, kind: 'pause_group', target: scope.group };
+}
+
+/** What the rows of one queue say is paused. */
+export function pausedOf(rows: readonly ControlRow[], queue: string): PausedState {
+  const mine = rows.filter((r) => r.queue === queue);
+  return {
+    queue: mine.some((r) => r.kind === 'pause_queue'),
+    groups: mine
+      .filter((r) => r.kind === 'pause_group')
+      .map((r) => r.target)
+      .sort(),
+  };
+}

@@ -1,0 +1,64 @@
+import type { Queryable } from '../description.js';
+import type { Row } from '../driver.js';
+import type { Logger } from '../logger.js';
+import type { Outcome } from '../outcome.js';
+
+/** What a handler is given beside its message. */
+export interface Context<Tx extends Queryable | undefined = Queryable | undefined> {
+  /** The queue table. */
+  readonly table: string;
+  /** The row's id. */
+  readonly id: unknown;
+  /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
+  readonly attempt: number;
+  /** The row as the claim read it. */
+  readonly row: Readonly<Row>;
+  /** Fires on shutdown, on lease loss and at the handler's timeout; its reason says which. */
+  readonly signal: AbortSignal;
+  /** The broker's logger, its records carrying the table and the row's id. */
+  readonly logger: Logger;
+  /** Transactional mode: the delivery's transaction; `ack` commits what the handler wrote through it. */
+  readonly tx: Tx;
+  /**
+   * Settles now and reports the settlement's own failure (`LeaseLostError`, `ClosedError`,
+   * `SettlementError`) to the handler. Returning an outcome settles the same way, but then a
+   * failure only reaches the logs and the `settlementError` event.
+   */
+  settle(outcome: Outcome): Promise<void>;
+  /** Settles now as `Outcome.ack()`: the row is deleted, or stamped `processed_at`. */
+  ack(): Promise<void>;
+  /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
+  drop(): Promise<void>;
+  /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */
+  retry(): Promise<void>;
+  /** Settles now as `Outcome.retryAfter(delay)`: delivered again no earlier than `delay` (ms, or an instant). */
+  retryAfter(delay: number | Date): Promise<void>;
+}
+
+/** A handler: answers an outcome, or nothing for ack; a throw is a retry. */
+export type Handler<T, Tx extends Queryable | undefined = Queryable | undefined> = (
+  message: T,
+  ctx: Context<Tx>,
+) => Promise<Outcome | undefined | void> | Outcome | undefined | void;
+
+/** One row of a batch: its decoded message and its own context, through which it settles. */
+export interface BatchItem<T> {
+  /** The row's payload, decoded (and validated where the queue has a schema). */
+  readonly message: T;
+  /**
+   * The row's context: `id`, `attempt`, `row`, `signal`, and its own settlement (`ack()`,
+   * `drop()`, `retry()`, `retryAfter(d)`, `settle(o)`), which takes effect on this row alone.
+   * A batch is never transactional: `tx` is always `undefined`.
+   */
+  readonly ctx: Context<undefined>;
+}
+
+/**
+ * A batch handler: gets the rows of one claim, at most the queue's `batch(n)`, never
+ * none. Each row settles on its own through `item.ctx`; the rows it did not settle settle by its
+ * outcome: returning nothing acks them, returning an `Outcome` applies it to each, a throw
+ * retries each.
+ */
+export type BatchHandler<T> = (
+  items: BatchItem<T>[],
+) => Promise<Outcome | undefined | void> | Outcome | undefined | void;

@@ -1,0 +1,79 @@
+/**
+ * Every statement the MySQL/MariaDB dialect sends, for the fixed descriptions of `@sqlinbox/sql`'s
+ * snapshot, compared with the committed `__snapshots__/statements.sql`: a change to a statement
+ * fails here until the snapshot is written again (`vitest run -u`) and its diff reviewed.
+ */
+import {
+  type NamedStatement,
+  renderStatements,
+  SNAPSHOT_LATER,
+  SNAPSHOT_NOW,
+  type SqlDialect,
+} from '@sqlinbox/sql';
+import { format } from 'sql-formatter';
+import { expect, test } from 'vitest';
+import { mysqlDialect } from '../src/dialect.js';
+import type { MysqlStatements } from '../src/statements.js';
+
+const [now, later] = [SNAPSHOT_NOW, SNAPSHOT_LATER];
+
+test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapshot', async () => {
+  const text = renderStatements<MysqlStatements>(mysqlDialect as SqlDialect, {
+    format: (sql) => format(sql, { language: 'mariadb', expressionWidth: 80 }),
+    extra: (s, c) => {
+      const t = c.table;
+      const out: NamedStatement[] = [];
+      if (t.form === 'lease') {
+        out.push(
+          ['claim, then: the update of the rows it locked', s.lease.claimUpdate([1, 2], later)],
+          ['claim, then: the rows it leased', s.lease.claimRows([1, 2])],
+          ['extendLeases, then: the ids it moved', s.lease.extendLeasesMoved([1, 2], later)],
+          ['settleMany: the rows still held, locked', s.lease.settleManyHeld([{ id: 1, token: now }])],
+          ['settleMany: then their ack', s.lease.settleManyFinish([1, 2], now)],
+        );
+        if (t.concurrency !== undefined)
+          out.push(
+            ['per-key concurrency: the front of the queue', s.concurrency.front(10, now)],
+            ['per-key concurrency: rows in work of the keys read', s.concurrency.inWork(['a', 'b'], now)],
+            ['per-key concurrency: full keys ahead, the first keys', s.concurrency.keys(10)],
+            [
+              "per-key concurrency: full keys ahead, the keys' first rows",
+              s.concurrency.heads(['a', 'b'], now),
+            ],
+            [
+              'per-key concurrency: the update of the rows still due',
+              s.lease.claimUpdate([1, 2], later, now),
+            ],
+            ['per-key concurrency: the rows it leased', s.lease.claimRows([1, 2], later)],
+            ['per-key concurrency: the turn released', s.concurrency.turnEnd()],
+          );
+      }
+      if (t.group !== undefined) {
+        out.push(['the FIFO index, found on the server', s.fifo.fifoIndexOf()]);
+        s.fifo.fifoIndex = 'sqlinbox_fifo';
+        out.push(['headGuard through the FIFO index (id 7, group g)', s.fifo.headGuard(7, 'g')]);
+      }
+      if (t.retention !== undefined) {
+        const r = s.retention;
+        if (t.retention.processedMs !== undefined)
+          out.push([
+            'retention: the picked processed rows deleted',
+            r.deletePicked('processed', [1, 2], now),
+          ]);
+        out.push(
+          ['retention: the dead letters without a death stamp, locked', r.pickUnstamped(1_000)],
+          ['retention: their death stamped', r.stampPicked([1, 2], now)],
+          ['retention: the picked dead letters deleted', r.deletePicked('dead', [1, 2], now)],
+        );
+      }
+      if (t.form === 'advisory')
+        out.push(
+          ['take, then: the row', s.advisory.takeRow(7)],
+          ['stats: keys in use', s.counts.usedKeys(now)],
+        );
+      if (t.form === 'rowlock') out.push(['stats: due rows no transaction locks', s.counts.freeDue(now)]);
+      return out;
+    },
+  });
+  await expect(text).toMatchFileSnapshot('./__snapshots__/statements.sql');
+});

@@ -1,0 +1,9084 @@
+-- The statements the postgres dialect sends, for the fixed descriptions of @sqlinbox/sql's snapshot.ts.
+-- Written by the test beside this file: run it with -u after a change of a statement, and review the diff.
+
+-- =================================================================================================
+-- postgres: transactions and the version
+-- =================================================================================================
+-- begin
+-- text: 5 characters, sha256 a8402858d4f1e1d2
+BEGIN;
+
+-- begin (read_committed)
+-- text: 36 characters, sha256 7fb4b5a7dca2722f
+BEGIN ISOLATION LEVEL READ COMMITTED;
+
+-- begin (repeatable_read)
+-- text: 37 characters, sha256 18a7aad3272b1742
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+
+-- begin (serializable)
+-- text: 34 characters, sha256 547004d6c33e887b
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+
+-- commit
+-- text: 6 characters, sha256 79663c1d3b43ceaf
+COMMIT;
+
+-- rollback
+-- text: 8 characters, sha256 587fa628a9fe4642
+ROLLBACK;
+
+-- savepoint
+-- text: 25 characters, sha256 76b784f9b1af5b23
+SAVEPOINT "sqlinbox_step";
+
+-- release savepoint
+-- text: 33 characters, sha256 4ec0949721a9d099
+RELEASE SAVEPOINT "sqlinbox_step";
+
+-- rollback to savepoint
+-- text: 37 characters, sha256 b157789b656ea823
+ROLLBACK TO SAVEPOINT "sqlinbox_step";
+
+-- version
+-- text: 51 characters, sha256 41fe7d9e55c1648e
+SELECT
+  current_setting('server_version') AS version;
+
+
+-- =================================================================================================
+-- row lock (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 4
+-- text: 276 characters, sha256 908e7aca3f8adbee
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 4
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 4
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 4
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLocked (n 10)
+-- params: ["2025-01-01T00:00:00.000Z",10]
+-- text: 147 characters, sha256 3de2e989cf19b94d
+SELECT
+  q.*
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+ORDER BY
+  q."id"
+LIMIT
+  $2
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 99 characters, sha256 005645f2bdf3d7c4
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 220 characters, sha256 14d5cb13f2b2ca9a
+SELECT
+  0 AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."retry_after" > $1::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 133 characters, sha256 8dd5bc24d5e7652f
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 c182377605ab041c
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 112eb8927677a181
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 9c3e0af4e96d651a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 81 characters, sha256 43f457c481b7edaf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 389 characters, sha256 170a9429c970ca43
+SELECT
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "jobs" f
+        WHERE
+          (
+            f."retry_after" IS NULL
+            OR f."retry_after" <= $2::timestamptz
+          )
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- row lock, database clock (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 4
+-- text: 276 characters, sha256 908e7aca3f8adbee
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 4
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 4
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 4
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLocked (n 10)
+-- params: [10]
+-- text: 137 characters, sha256 685b10a3bbc0f4f0
+SELECT
+  q.*
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= now()
+  )
+ORDER BY
+  q."id"
+LIMIT
+  $1
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 99 characters, sha256 005645f2bdf3d7c4
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 220 characters, sha256 14d5cb13f2b2ca9a
+SELECT
+  0 AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."retry_after" > $1::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 133 characters, sha256 8dd5bc24d5e7652f
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 c182377605ab041c
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 112eb8927677a181
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 9c3e0af4e96d651a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 81 characters, sha256 43f457c481b7edaf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 389 characters, sha256 170a9429c970ca43
+SELECT
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "jobs" f
+        WHERE
+          (
+            f."retry_after" IS NULL
+            OR f."retry_after" <= $2::timestamptz
+          )
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 4
+-- text: 323 characters, sha256 d7bae4b9ed5bc8b3
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 4
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 4
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 4
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 441 characters, sha256 979d19a28827b7e1
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $2::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 f514da18928fae7a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 418 characters, sha256 8edc82f92669fba3
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  count(*) FILTER (
+    WHERE
+      NOT (
+        q."locked_until" IS NOT NULL
+        AND q."locked_until" > $2::timestamptz
+      )
+      AND q."retry_after" > $3::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $4::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $5::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 196 characters, sha256 ad50c3b5c7c6e44e
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+  AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 224 characters, sha256 52e66fc9760c5939
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 262 characters, sha256 9895aaca50bf25c2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $2::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $3
+  AND x."id" > $4
+ORDER BY
+  x."id"
+LIMIT
+  $5;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 267 characters, sha256 939446823c9fd0b2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $2::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $3
+  AND x."id" = ANY ($4)
+ORDER BY
+  x."id"
+LIMIT
+  $5;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 104 characters, sha256 9f7f1e755e3ca382
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 204 characters, sha256 c416ca5af6514793
+SELECT
+  0 AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 464 characters, sha256 028ed7bf3e52f300
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $3::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $4::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $5
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- advisory (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 4
+-- text: 294 characters, sha256 cd755a61e7f4d6e5
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz,
+  "account" text
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 4
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 4
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 4
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- candidates (n 10)
+-- params: ["account-","2025-01-01T00:00:00.000Z",10]
+-- text: 674 characters, sha256 9ac20259e09088c1
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $1::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+LIMIT
+  $3;
+
+-- candidates (n 10, two keys of its own)
+-- params: [["k1","k2"],"account-","2025-01-01T00:00:00.000Z",10]
+-- text: 695 characters, sha256 490f03e02d96777d
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $2::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+  AND c.key <> ALL ($1)
+LIMIT
+  $4;
+
+-- lock
+-- params: ["account-1"]
+-- text: 64 characters, sha256 99e2194cf2f71c67
+SELECT
+  pg_try_advisory_lock(hashtextextended ($1::text, 0)) AS ok;
+
+-- unlock
+-- params: ["account-1"]
+-- text: 62 characters, sha256 033a77c870b04889
+SELECT
+  pg_advisory_unlock(hashtextextended ($1::text, 0)) AS ok;
+
+-- take (id 7)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 146 characters, sha256 0a92577c10b17eac
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $2::timestamptz
+  )
+RETURNING
+  *;
+
+-- lockAndTake (id 7)
+-- params: ["account-1",7,"2025-01-01T00:00:00.000Z"]
+-- text: 387 characters, sha256 925d9e2874a17ebb
+WITH
+  sqlinbox_lock AS (
+    SELECT
+      pg_try_advisory_lock(hashtextextended ($1::text, 0)) AS ok
+  ),
+  sqlinbox_taken AS (
+    UPDATE "jobs" AS q
+    SET
+      "attempt" = "attempt" + 1
+    WHERE
+      q."id" = $2
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+      AND (
+        SELECT
+          l.ok
+        FROM
+          sqlinbox_lock l
+      )
+    RETURNING
+      *
+  )
+SELECT
+  l.ok AS sqlinbox_locked,
+  k.*
+FROM
+  sqlinbox_lock l
+  LEFT JOIN sqlinbox_taken k ON true;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 99 characters, sha256 005645f2bdf3d7c4
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1","sqlinbox_jobs"]
+-- text: 254 characters, sha256 0342bdde4766bb3e
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after", "account")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 294 characters, sha256 6ac4ac47a41baff6
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after", "account")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz, $4),
+      ($5::text::json, $6, DEFAULT, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($7, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 220 characters, sha256 14d5cb13f2b2ca9a
+SELECT
+  0 AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."retry_after" > $1::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["account-","2025-01-01T00:00:00.000Z"]
+-- text: 172 characters, sha256 5c3850b7aa553dc5
+SELECT
+  $1::text || coalesce(q."account"::text, '') AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $2::timestamptz
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 c182377605ab041c
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 112eb8927677a181
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 9c3e0af4e96d651a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 81 characters, sha256 43f457c481b7edaf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","account-"]
+-- text: 741 characters, sha256 b514ff42cef4b842
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+      AND EXISTS (
+        SELECT
+          1
+        FROM
+          sqlinbox_held h
+        WHERE
+          h.hi = (
+            (hashtextextended ($3::text || coalesce(q."account"::text, ''), 0) >> 32) & 4294967295
+          )
+          AND h.lo = (hashtextextended ($3::text || coalesce(q."account"::text, ''), 0) & 4294967295)
+      )
+  ) AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- row lock, FIFO (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 268 characters, sha256 e913cd1aa49c3c75
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "fifo_group" text
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 79 characters, sha256 5f85ef58cdcde238
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLocked (n 10)
+-- params: ["sqlinbox.fifo:jobs:",10]
+-- text: 598 characters, sha256 65ed3123c985a67b
+WITH
+  sqlinbox_heads AS (
+    SELECT
+      h.sqlinbox_id
+    FROM
+      (
+        SELECT
+          q."id" AS sqlinbox_id,
+          q."fifo_group" AS sqlinbox_group
+        FROM
+          "jobs" q
+        WHERE
+          TRUE
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              "jobs" s
+            WHERE
+              s."fifo_group" = q."fifo_group"
+              AND s."id" < q."id"
+          )
+        ORDER BY
+          q."id"
+        OFFSET
+          0
+      ) h
+    WHERE
+      pg_try_advisory_xact_lock(
+        hashtextextended (
+          $1::text || CASE
+            WHEN h.sqlinbox_group IS NULL THEN 'row:' || h.sqlinbox_id::text
+            ELSE 'group:' || h.sqlinbox_group::text
+          END,
+          0
+        )
+      )
+    LIMIT
+      $2
+  )
+SELECT
+  q.*
+FROM
+  "jobs" q
+WHERE
+  q."id" = ANY (
+    ARRAY(
+      SELECT
+        sqlinbox_id
+      FROM
+        sqlinbox_heads
+    )
+  )
+  AND TRUE
+ORDER BY
+  q."id"
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- headGuard (id 7, group g): none
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: [7]
+-- text: 66 characters, sha256 490963b4fc231e28
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- text: 225 characters, sha256 bc408def5f6860de
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 256 characters, sha256 4f69ade54bd40aae
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- text: 105 characters, sha256 ce101a0b8e1c0773
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      TRUE
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- text: 63 characters, sha256 463d2cccc8e3f3c2
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  TRUE;
+
+-- lockable
+-- text: 102 characters, sha256 1f04dbe500abd1e7
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 140 characters, sha256 f157c50930c28987
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" > $2
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 145 characters, sha256 3ab4527751619fd5
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 78 characters, sha256 4ad0dbe7fb7172e6
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 189 characters, sha256 554ece6d438461e5
+SELECT
+  count(*) FILTER (
+    WHERE
+      TRUE
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "jobs" f
+        WHERE
+          TRUE
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease, FIFO (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 315 characters, sha256 8f79cb49e49d09cd
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "fifo_group" text
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 79 characters, sha256 5f85ef58cdcde238
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 933 characters, sha256 e77f047b5bb58a51
+WITH
+  sqlinbox_heads AS (
+    SELECT
+      h.sqlinbox_id
+    FROM
+      (
+        SELECT
+          q."id" AS sqlinbox_id,
+          q."fifo_group" AS sqlinbox_group
+        FROM
+          "jobs" q
+        WHERE
+          coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              "jobs" s
+            WHERE
+              s."fifo_group" = q."fifo_group"
+              AND s."id" < q."id"
+          )
+        ORDER BY
+          q."id"
+        OFFSET
+          0
+      ) h
+    WHERE
+      pg_try_advisory_xact_lock(
+        hashtextextended (
+          $1::text || CASE
+            WHEN h.sqlinbox_group IS NULL THEN 'row:' || h.sqlinbox_id::text
+            ELSE 'group:' || h.sqlinbox_group::text
+          END,
+          0
+        )
+      )
+    LIMIT
+      $3
+  ),
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $4::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" = ANY (
+              ARRAY(
+                SELECT
+                  sqlinbox_id
+                FROM
+                  sqlinbox_heads
+              )
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $5::timestamptz
+          ORDER BY
+            q."id"
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- text: 225 characters, sha256 bc408def5f6860de
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 256 characters, sha256 4f69ade54bd40aae
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 216 characters, sha256 5d43ada91fa8c2ac
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 117 characters, sha256 8e86e35139f8c2ef
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 156 characters, sha256 8faa81f534517911
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 076424a2110630a8
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 b97fa6576c843fce
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 101 characters, sha256 fe83308d25a54609
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- advisory, FIFO (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 286 characters, sha256 74e50f15f0fb0ae1
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "fifo_group" text,
+  "account" text
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 79 characters, sha256 5f85ef58cdcde238
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- candidates (n 10)
+-- params: ["k-",10]
+-- text: 713 characters, sha256 404fcc3fddd55476
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $1::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" s
+        WHERE
+          s."fifo_group" = q."fifo_group"
+          AND s."id" < q."id"
+      )
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+LIMIT
+  $2;
+
+-- candidates (n 10, two keys of its own)
+-- params: [["k1","k2"],"k-",10]
+-- text: 734 characters, sha256 3320f7278d7e1211
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $2::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" s
+        WHERE
+          s."fifo_group" = q."fifo_group"
+          AND s."id" < q."id"
+      )
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+  AND c.key <> ALL ($1)
+LIMIT
+  $3;
+
+-- lock
+-- params: ["account-1"]
+-- text: 64 characters, sha256 99e2194cf2f71c67
+SELECT
+  pg_try_advisory_lock(hashtextextended ($1::text, 0)) AS ok;
+
+-- unlock
+-- params: ["account-1"]
+-- text: 62 characters, sha256 033a77c870b04889
+SELECT
+  pg_advisory_unlock(hashtextextended ($1::text, 0)) AS ok;
+
+-- take (id 7)
+-- params: [7]
+-- text: 185 characters, sha256 45ba0d0647a165ad
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1
+  AND TRUE
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      "jobs" s
+    WHERE
+      s."fifo_group" = q."fifo_group"
+      AND s."id" < q."id"
+  )
+RETURNING
+  *;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: [7]
+-- text: 66 characters, sha256 490963b4fc231e28
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","a1","sqlinbox_jobs"]
+-- text: 240 characters, sha256 76c43376c1987eb8
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "account")
+    VALUES
+      ($1::text::json, $2, $3, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 280 characters, sha256 6a1d66db50bd3ee3
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "account")
+    VALUES
+      ($1::text::json, $2, $3, $4),
+      ($5::text::json, $6, DEFAULT, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($7, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- text: 105 characters, sha256 ce101a0b8e1c0773
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      TRUE
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["k-"]
+-- text: 102 characters, sha256 5f2136ab32ab0d40
+SELECT
+  $1::text || coalesce(q."account"::text, '') AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  TRUE;
+
+-- lockable
+-- text: 102 characters, sha256 1f04dbe500abd1e7
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 140 characters, sha256 f157c50930c28987
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" > $2
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 145 characters, sha256 3ab4527751619fd5
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 78 characters, sha256 4ad0dbe7fb7172e6
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["k-"]
+-- text: 600 characters, sha256 d2a14a09f511be2a
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  count(*) FILTER (
+    WHERE
+      TRUE
+      AND EXISTS (
+        SELECT
+          1
+        FROM
+          sqlinbox_held h
+        WHERE
+          h.hi = (
+            (hashtextextended ($1::text || coalesce(q."account"::text, ''), 0) >> 32) & 4294967295
+          )
+          AND h.lo = (hashtextextended ($1::text || coalesce(q."account"::text, ''), 0) & 4294967295)
+      )
+  ) AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease, priority (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 335 characters, sha256 d6cb6fa505e5b88d
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "priority" integer NOT NULL DEFAULT 0
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 85 characters, sha256 290bfde6d09dc75d
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_priority" ON "jobs" ("priority" DESC, "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 426 characters, sha256 355bb65a8770ad24
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          ORDER BY
+            q."priority" DESC,
+            q."id"
+          LIMIT
+            $3
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."priority" DESC,
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,3,"sqlinbox_jobs"]
+-- text: 223 characters, sha256 e657ca060db3cbee
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "priority")
+    VALUES
+      ($1::text::json, $2, $3)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,3,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 254 characters, sha256 e05f524d8f914e17
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "priority")
+    VALUES
+      ($1::text::json, $2, $3),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 216 characters, sha256 5d43ada91fa8c2ac
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 117 characters, sha256 8e86e35139f8c2ef
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 156 characters, sha256 8faa81f534517911
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 076424a2110630a8
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 b97fa6576c843fce
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 82 characters, sha256 feaedcc5107d16fc
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease, unique key, processed_at (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 6
+-- text: 345 characters, sha256 f6397dc55ab0c63d
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "processed_at" timestamptz,
+  "unique_key" text
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 6
+-- text: 92 characters, sha256 c7b2d8e01c584636
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_due" ON "jobs" ("id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 6
+-- text: 107 characters, sha256 17f8da4bf1a3bb5c
+CREATE UNIQUE INDEX IF NOT EXISTS "jobs_sqlinbox_key" ON "jobs" ("unique_key")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 4 of 6
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 5 of 6
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 6 of 6
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 402 characters, sha256 e80d049bb0d1387c
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."processed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $3
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 155 characters, sha256 afc04d2c562ecc93
+UPDATE "jobs" AS t
+SET
+  "processed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 135 characters, sha256 3b5ce089ed069b03
+UPDATE "jobs" AS q
+SET
+  "processed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- text: 207 characters, sha256 6786080a9309a8f4
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 229 characters, sha256 d5c1686e34ed0506
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insertKeyed
+-- params: ["{\"n\":1}",1,"k1","sqlinbox_jobs"]
+-- text: 306 characters, sha256 32916eb6a45e1ca7
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "unique_key")
+    VALUES
+      ($1::text::json, $2, $3)
+    ON CONFLICT ("unique_key")
+    WHERE
+      "processed_at" IS NULL DO NOTHING
+    RETURNING
+      "id",
+      "unique_key"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- keyHolder
+-- params: [["k1"]]
+-- text: 93 characters, sha256 2c5b02a26bf81a0d
+SELECT
+  "id",
+  "unique_key"
+FROM
+  "jobs"
+WHERE
+  "unique_key" = ANY ($1)
+  AND "processed_at" IS NULL;
+
+-- insertReplacing
+-- params: ["{\"n\":2}",1,"k1","sqlinbox_jobs"]
+-- text: 368 characters, sha256 e1bd94ddd8b1e226
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" AS q ("payload", "attempt", "unique_key")
+    VALUES
+      ($1::text::json, $2, $3)
+    ON CONFLICT ("unique_key")
+    WHERE
+      "processed_at" IS NULL DO UPDATE
+    SET
+      "payload" = EXCLUDED."payload"
+    WHERE
+      q."attempt" <= 1
+    RETURNING
+      "id",
+      "unique_key"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 274 characters, sha256 72ca5849755e94ac
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 146 characters, sha256 f33a046a994bab14
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 185 characters, sha256 3db73043f9372921
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 254 characters, sha256 0a1f1c83937e2cf2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 259 characters, sha256 3c51b9c386c778d5
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 190 characters, sha256 c83ebcbf9151e15e
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 82 characters, sha256 feaedcc5107d16fc
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- keyHolder (two keys)
+-- params: [["k1","k2"]]
+-- text: 93 characters, sha256 2c5b02a26bf81a0d
+SELECT
+  "id",
+  "unique_key"
+FROM
+  "jobs"
+WHERE
+  "unique_key" = ANY ($1)
+  AND "processed_at" IS NULL;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z",10]
+-- text: 425 characters, sha256 8f01c332d56493c2
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND q."processed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- lease, per-key concurrency (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 312 characters, sha256 3085b8b1304be886
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "account" text
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 98 characters, sha256 da4897721abd48b9
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_concurrency" ON "jobs" ("account", "locked_until", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 373 characters, sha256 5ced84107049f049
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $3
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- claimTurn
+-- params: ["sqlinbox.concurrency:jobs"]
+-- text: 68 characters, sha256 b7bd9fec1ccb2f0c
+SELECT
+  pg_advisory_xact_lock(hashtextextended ($1::text, 0)),
+  1 AS ok;
+
+-- claimLeaseByKey (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",100,"2025-01-01T00:00:00.000Z",2,20,2,10,60,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:00.000Z",2,"2025-01-01T00:00:00.000Z",2,10,"2025-01-01T00:00:00.000Z"]
+-- text: 2035 characters, sha256 5419b5896e4d0ee1
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          WITH RECURSIVE
+            sqlinbox_front AS (
+              SELECT
+                q."id",
+                q."account"
+              FROM
+                (
+                  SELECT
+                    f."id",
+                    f."account"
+                  FROM
+                    "jobs" f
+                  WHERE
+                    coalesce(f."locked_until", '-infinity') <= $2::timestamptz
+                  ORDER BY
+                    f."id"
+                  LIMIT
+                    $3
+                ) q
+              WHERE
+                q."account" IS NULL
+                OR (
+                  SELECT
+                    COUNT(*)
+                  FROM
+                    "jobs" w
+                  WHERE
+                    w."account" = q."account"
+                    AND w."locked_until" > $4::timestamptz
+                ) < $5
+              ORDER BY
+                q."id"
+              LIMIT
+                $6
+            ),
+            sqlinbox_keys (k, i) AS (
+              SELECT
+                MIN(m."account"),
+                1
+              FROM
+                "jobs" m
+              WHERE
+                m."account" IS NOT NULL
+                AND (
+                  SELECT
+                    COUNT(*)
+                  FROM
+                    (
+                      SELECT
+                        z."account",
+                        ROW_NUMBER() OVER (
+                          PARTITION BY
+                            z."account"
+                          ORDER BY
+                            z."id"
+                        ) AS r
+                      FROM
+                        sqlinbox_front z
+                    ) y
+                  WHERE
+                    y."account" IS NULL
+                    OR y.r <= $7
+                ) < $8
+              UNION ALL
+              SELECT
+                (
+                  SELECT
+                    MIN(m."account")
+                  FROM
+                    "jobs" m
+                  WHERE
+                    m."account" > sqlinbox_keys.k
+                ),
+                sqlinbox_keys.i + 1
+              FROM
+                sqlinbox_keys
+              WHERE
+                sqlinbox_keys.k IS NOT NULL
+                AND sqlinbox_keys.i < $9
+            ),
+            sqlinbox_heads AS (
+              SELECT
+                h."id",
+                h."account"
+              FROM
+                sqlinbox_keys
+                JOIN "jobs" h ON h."id" = (
+                  SELECT
+                    b."id"
+                  FROM
+                    "jobs" b
+                  WHERE
+                    b."account" = sqlinbox_keys.k
+                    AND b."locked_until" IS NULL
+                    AND coalesce(b."locked_until", '-infinity') <= $10::timestamptz
+                  ORDER BY
+                    b."locked_until",
+                    b."id"
+                  LIMIT
+                    $11
+                )
+              WHERE
+                (
+                  SELECT
+                    COUNT(*)
+                  FROM
+                    "jobs" w
+                  WHERE
+                    w."account" = sqlinbox_keys.k
+                    AND w."locked_until" > $12::timestamptz
+                ) < $13
+            ),
+            sqlinbox_candidates AS (
+              SELECT
+                "id",
+                "account"
+              FROM
+                sqlinbox_front
+              UNION
+              SELECT
+                "id",
+                "account"
+              FROM
+                sqlinbox_heads
+            )
+          SELECT
+            x."id"
+          FROM
+            (
+              SELECT
+                c."id",
+                c."account",
+                ROW_NUMBER() OVER (
+                  PARTITION BY
+                    c."account"
+                  ORDER BY
+                    c."id"
+                ) AS "sqlinbox_rank",
+                (
+                  SELECT
+                    COUNT(*)
+                  FROM
+                    "jobs" w
+                  WHERE
+                    w."account" = c."account"
+                    AND w."locked_until" > $14::timestamptz
+                ) AS "sqlinbox_in_work"
+              FROM
+                sqlinbox_candidates c
+            ) x
+          WHERE
+            (
+              x."account" IS NULL
+              OR x."sqlinbox_rank" <= $15 - x."sqlinbox_in_work"
+            )
+          ORDER BY
+            x."id"
+          LIMIT
+            $16
+        )
+      )
+      AND coalesce(t."locked_until", '-infinity') <= $17::timestamptz
+    RETURNING
+      *
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- text: 207 characters, sha256 6786080a9309a8f4
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 229 characters, sha256 d5c1686e34ed0506
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 216 characters, sha256 5d43ada91fa8c2ac
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 117 characters, sha256 8e86e35139f8c2ef
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 156 characters, sha256 8faa81f534517911
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 076424a2110630a8
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 b97fa6576c843fce
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 82 characters, sha256 feaedcc5107d16fc
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease, rate limit, schedules, control (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 7
+-- text: 294 characters, sha256 d166734e55cc5f5d
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 7
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 7
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 7
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 5 of 7
+-- text: 137 characters, sha256 2fa0d958ed45d43f
+CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" text NOT NULL, "tick" timestamptz NOT NULL, PRIMARY KEY ("name", "tick"));
+
+-- ddl, 6 of 7
+-- text: 252 characters, sha256 c67de01be1d642eb
+CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
+  "name" text NOT NULL,
+  "window_start" BIGINT NOT NULL DEFAULT 0,
+  "used" INTEGER NOT NULL DEFAULT 0,
+  "granted" INTEGER NOT NULL DEFAULT 0,
+  "at_ms" BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY ("name")
+);
+
+-- ddl, 7 of 7
+-- text: 243 characters, sha256 970a5c348b10eddd
+CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
+  "queue_name" text NOT NULL,
+  "kind" VARCHAR(16) NOT NULL,
+  "target" text NOT NULL,
+  "reason" VARCHAR(2000),
+  "requested_at" BIGINT NOT NULL,
+  PRIMARY KEY ("queue_name", "kind", "target")
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 373 characters, sha256 5ced84107049f049
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $3
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- text: 207 characters, sha256 6786080a9309a8f4
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 229 characters, sha256 d5c1686e34ed0506
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 216 characters, sha256 5d43ada91fa8c2ac
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 117 characters, sha256 8e86e35139f8c2ef
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 156 characters, sha256 8faa81f534517911
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 076424a2110630a8
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 213 characters, sha256 b97fa6576c843fce
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 82 characters, sha256 feaedcc5107d16fc
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- schedules recordTick
+-- params: ["nightly","2025-01-01T00:00:00.000Z"]
+-- text: 101 characters, sha256 74f8e53d20c82999
+INSERT INTO
+  "sqlinbox_schedules" ("name", "tick")
+VALUES
+  ($1, $2::timestamptz)
+ON CONFLICT DO NOTHING;
+
+-- schedules lastTick
+-- params: ["nightly"]
+-- text: 72 characters, sha256 2db5611750f560bf
+SELECT
+  MAX("tick") AS "tick"
+FROM
+  "sqlinbox_schedules"
+WHERE
+  "name" = $1;
+
+-- schedules pruneTicks
+-- params: ["nightly","2025-01-01T00:00:00.000Z"]
+-- text: 79 characters, sha256 1744c4a235c7bdea
+DELETE FROM "sqlinbox_schedules"
+WHERE
+  "name" = $1
+  AND "tick" < $2::timestamptz;
+
+-- rates rateRow
+-- params: ["jobs"]
+-- text: 72 characters, sha256 c6e75f1287ce99dc
+INSERT INTO
+  "sqlinbox_rates" ("name")
+VALUES
+  ($1)
+ON CONFLICT DO NOTHING;
+
+-- rates reserveRate
+-- params: [50,1000,1000,50,1000,1000,10,50,1000,1000,10,1000,1000,50,1000,1000,50,1000,1000,10,50,1000,1000,10,1000,1000,"jobs"]
+-- text: 1351 characters, sha256 d17181212a3ae18d
+UPDATE "sqlinbox_rates" AS b
+SET
+  "granted" = (
+    CASE
+      WHEN (
+        $1 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $2
+            ) * $3 THEN "used"
+            ELSE 0
+          END
+        )
+      ) <= 0 THEN 0
+      WHEN (
+        $4 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $5
+            ) * $6 THEN "used"
+            ELSE 0
+          END
+        )
+      ) < $7 THEN (
+        $8 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $9
+            ) * $10 THEN "used"
+            ELSE 0
+          END
+        )
+      )
+      ELSE $11
+    END
+  ),
+  "used" = (
+    CASE
+      WHEN "window_start" = (
+        CAST(
+          FLOOR(
+            EXTRACT(
+              EPOCH
+              FROM
+                CURRENT_TIMESTAMP
+            ) * 1000
+          ) AS BIGINT
+        ) / $12
+      ) * $13 THEN "used"
+      ELSE 0
+    END
+  ) + (
+    CASE
+      WHEN (
+        $14 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $15
+            ) * $16 THEN "used"
+            ELSE 0
+          END
+        )
+      ) <= 0 THEN 0
+      WHEN (
+        $17 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $18
+            ) * $19 THEN "used"
+            ELSE 0
+          END
+        )
+      ) < $20 THEN (
+        $21 - (
+          CASE
+            WHEN "window_start" = (
+              CAST(
+                FLOOR(
+                  EXTRACT(
+                    EPOCH
+                    FROM
+                      CURRENT_TIMESTAMP
+                  ) * 1000
+                ) AS BIGINT
+              ) / $22
+            ) * $23 THEN "used"
+            ELSE 0
+          END
+        )
+      )
+      ELSE $24
+    END
+  ),
+  "window_start" = (
+    CAST(
+      FLOOR(
+        EXTRACT(
+          EPOCH
+          FROM
+            CURRENT_TIMESTAMP
+        ) * 1000
+      ) AS BIGINT
+    ) / $25
+  ) * $26,
+  "at_ms" = CAST(
+    FLOOR(
+      EXTRACT(
+        EPOCH
+        FROM
+          CURRENT_TIMESTAMP
+      ) * 1000
+    ) AS BIGINT
+  )
+WHERE
+  b."name" = $27
+RETURNING
+  *;
+
+-- rates returnRate
+-- params: [4,4,"jobs",1735689600000]
+-- text: 137 characters, sha256 9ca40bc4cd7b7902
+UPDATE "sqlinbox_rates" AS b
+SET
+  "used" = CASE
+    WHEN "used" > $1 THEN "used" - $2
+    ELSE 0
+  END
+WHERE
+  b."name" = $3
+  AND b."window_start" = $4;
+
+-- rates rateState
+-- params: ["jobs"]
+-- text: 48 characters, sha256 6d4a01fe2515545b
+SELECT
+  *
+FROM
+  "sqlinbox_rates"
+WHERE
+  "name" = $1;
+
+-- control readControl
+-- params: [["jobs"]]
+-- text: 90 characters, sha256 39d1cb103ed368e0
+SELECT
+  "queue_name",
+  "kind",
+  "target"
+FROM
+  "sqlinbox_control"
+WHERE
+  "queue_name" = ANY ($1);
+
+-- control writeControl
+-- params: ["jobs","pause_group","acme"]
+-- text: 191 characters, sha256 c45e926fdefbd813
+INSERT INTO
+  "sqlinbox_control" ("queue_name", "kind", "target", "requested_at")
+VALUES
+  (
+    $1,
+    $2,
+    $3,
+    CAST(
+      FLOOR(
+        EXTRACT(
+          EPOCH
+          FROM
+            CURRENT_TIMESTAMP
+        ) * 1000
+      ) AS BIGINT
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- control deleteControl
+-- params: ["jobs","pause_group","acme"]
+-- text: 88 characters, sha256 274005cd33cdb482
+DELETE FROM "sqlinbox_control"
+WHERE
+  "queue_name" = $1
+  AND "kind" = $2
+  AND "target" = $3;
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z",10]
+-- text: 396 characters, sha256 6cdc698f17f53aaa
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 277 characters, sha256 6398313126a97276
+CREATE TABLE IF NOT EXISTS "outbox" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "relayed_at" timestamptz
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 94 characters, sha256 05a82287b66a2e07
+CREATE INDEX IF NOT EXISTS "outbox_sqlinbox_due" ON "outbox" ("id")
+WHERE
+  "relayed_at" IS NULL;
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 52 characters, sha256 ab6dace04064a78f
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "outbox";
+
+-- ddl, 5 of 5
+-- text: 131 characters, sha256 c214c7dbfe7e03d8
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "outbox" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_outbox');
+
+-- claimLocked (n 10)
+-- params: [[3,5,8],10]
+-- text: 130 characters, sha256 9966c07b51f31077
+SELECT
+  q.*
+FROM
+  "outbox" q
+WHERE
+  q."relayed_at" IS NULL
+  AND q."id" <> ALL ($1)
+ORDER BY
+  q."id"
+LIMIT
+  $2
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7]
+-- text: 73 characters, sha256 4c1a8663c5122c20
+UPDATE "outbox" AS q
+SET
+  "relayed_at" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- settle retry
+-- params: [7]
+-- text: 68 characters, sha256 ea09d5d147783e76
+UPDATE "outbox" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"sqlinbox_outbox"]
+-- text: 209 characters, sha256 ded9079b4190611b
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_outbox"]
+-- text: 231 characters, sha256 25317bf67cfb3e1a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: [[3,5,8]]
+-- text: 147 characters, sha256 01ef8864704f692c
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."relayed_at" IS NULL
+      AND q."id" <> ALL ($1)
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "outbox" q;
+
+-- dueRows
+-- params: [[3,5,8]]
+-- text: 105 characters, sha256 5058b5975cf58bdf
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "outbox" q
+WHERE
+  q."relayed_at" IS NULL
+  AND q."id" <> ALL ($1);
+
+-- lockable
+-- params: [[3,5,8]]
+-- text: 144 characters, sha256 abe0ce850d3d424d
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "outbox" q
+    WHERE
+      q."relayed_at" IS NULL
+      AND q."id" <> ALL ($1)
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 200 characters, sha256 789ea2a51ed505fb
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" > $2
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 205 characters, sha256 56f20dd49a9b7bc8
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 120 characters, sha256 8fbb21f094fdeb2a
+SELECT
+  r.*
+FROM
+  "outbox" r
+WHERE
+  r."relayed_at" IS NULL
+  AND r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 61 characters, sha256 82e473fc5718dc1f
+UPDATE "outbox" AS q
+SET
+  "attempt" = 1
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 41 characters, sha256 1809264ceb703e43
+DELETE FROM "outbox"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 234 characters, sha256 2f471690258cf679
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: [[3,5,8],[3,5,8]]
+-- text: 273 characters, sha256 a6463b739414c678
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."relayed_at" IS NULL
+      AND q."id" <> ALL ($2)
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "outbox" f
+        WHERE
+          f."relayed_at" IS NULL
+          AND f."id" <> ALL ($1)
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "outbox" q;
+
+
+-- =================================================================================================
+-- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 324 characters, sha256 4ba605bce015fa97
+CREATE TABLE IF NOT EXISTS "outbox" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "relayed_at" timestamptz
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 94 characters, sha256 05a82287b66a2e07
+CREATE INDEX IF NOT EXISTS "outbox_sqlinbox_due" ON "outbox" ("id")
+WHERE
+  "relayed_at" IS NULL;
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 52 characters, sha256 ab6dace04064a78f
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "outbox";
+
+-- ddl, 5 of 5
+-- text: 131 characters, sha256 c214c7dbfe7e03d8
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "outbox" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_outbox');
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[3,5,8],10]
+-- text: 426 characters, sha256 11fd49bafbda5343
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "outbox" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "outbox" q
+          WHERE
+            q."relayed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+            AND q."id" <> ALL ($3)
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 134 characters, sha256 d8ac0a60be3b97ba
+UPDATE "outbox" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 220 characters, sha256 c1433b94d500e789
+UPDATE "outbox" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 155 characters, sha256 bfd9d0a150debc1e
+UPDATE "outbox" AS t
+SET
+  "relayed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 135 characters, sha256 3690a936e767f835
+UPDATE "outbox" AS q
+SET
+  "relayed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 130 characters, sha256 ac6e8b2dc559d986
+UPDATE "outbox" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 130 characters, sha256 2ea4a9d9a103da5b
+UPDATE "outbox" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"sqlinbox_outbox"]
+-- text: 209 characters, sha256 ded9079b4190611b
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_outbox"]
+-- text: 231 characters, sha256 25317bf67cfb3e1a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[3,5,8]]
+-- text: 294 characters, sha256 0d5be16815eb2c2b
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."relayed_at" IS NULL
+      AND q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."relayed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+      AND q."id" <> ALL ($3)
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "outbox" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z",[3,5,8]]
+-- text: 168 characters, sha256 0cea9b1cc6f1824a
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "outbox" q
+WHERE
+  q."relayed_at" IS NULL
+  AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+  AND q."id" <> ALL ($2);
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z",[3,5,8]]
+-- text: 207 characters, sha256 e8dd277abe7f44cd
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "outbox" q
+    WHERE
+      q."relayed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+      AND q."id" <> ALL ($2)
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 254 characters, sha256 83ba8d40190d6da7
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 259 characters, sha256 44269abb36c7c2be
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 190 characters, sha256 63242345ab9db84b
+SELECT
+  r.*
+FROM
+  "outbox" r
+WHERE
+  r."relayed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 84 characters, sha256 ab11eaeffd996ae8
+UPDATE "outbox" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 41 characters, sha256 1809264ceb703e43
+DELETE FROM "outbox"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 234 characters, sha256 2f471690258cf679
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "outbox" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 61 characters, sha256 f5108a6666b59c6a
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "outbox" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z",[3,5,8],10]
+-- text: 449 characters, sha256 c926212d2776c4f8
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "outbox" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "outbox" q
+          WHERE
+            q."id" >= $2::int8
+            AND q."relayed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+            AND q."id" <> ALL ($4)
+          ORDER BY
+            q."id"
+          LIMIT
+            $5
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- lease, dead-letter group (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 344 characters, sha256 ca5865a259a163ae
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz,
+  "fifo_group" text
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 79 characters, sha256 5f85ef58cdcde238
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLease (n 10)
+-- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 1147 characters, sha256 30544e6b7d01fa8c
+WITH
+  sqlinbox_heads AS (
+    SELECT
+      h.sqlinbox_id
+    FROM
+      (
+        SELECT
+          q."id" AS sqlinbox_id,
+          q."fifo_group" AS sqlinbox_group
+        FROM
+          "jobs" q
+        WHERE
+          (
+            q."retry_after" IS NULL
+            OR q."retry_after" <= $2::timestamptz
+          )
+          AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          AND q."fifo_group" IS DISTINCT FROM $4
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              "jobs" s
+            WHERE
+              s."fifo_group" = q."fifo_group"
+              AND s."id" < q."id"
+          )
+        ORDER BY
+          q."id"
+        OFFSET
+          0
+      ) h
+    WHERE
+      pg_try_advisory_xact_lock(
+        hashtextextended (
+          $1::text || CASE
+            WHEN h.sqlinbox_group IS NULL THEN 'row:' || h.sqlinbox_id::text
+            ELSE 'group:' || h.sqlinbox_group::text
+          END,
+          0
+        )
+      )
+    LIMIT
+      $5
+  ),
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $6::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" = ANY (
+              ARRAY(
+                SELECT
+                  sqlinbox_id
+                FROM
+                  sqlinbox_heads
+              )
+            )
+            AND (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $7::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $8::timestamptz
+            AND q."fifo_group" IS DISTINCT FROM $9
+          ORDER BY
+            q."id"
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 f514da18928fae7a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle dead letter (group)
+-- params: ["dead",7,"2025-01-01T00:00:00.000Z"]
+-- text: 120 characters, sha256 2c22f6fca4cfdf03
+UPDATE "jobs" AS q
+SET
+  "fifo_group" = $1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 257 characters, sha256 6dc70ae1e08e498f
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3, $4::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 297 characters, sha256 66fcec00139ee7df
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3, $4::timestamptz),
+      ($5::text::json, $6, DEFAULT, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($7, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["dead","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","dead"]
+-- text: 577 characters, sha256 e6b96a8384587386
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $1
+      AND q."locked_until" > $2::timestamptz
+  ) AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $3
+      AND NOT (
+        q."locked_until" IS NOT NULL
+        AND q."locked_until" > $4::timestamptz
+      )
+      AND q."retry_after" > $5::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $6::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $8
+  ) AS "ready",
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" = $9
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 235 characters, sha256 85df89bc879d05e8
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+  AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  AND q."fifo_group" IS DISTINCT FROM $3;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 263 characters, sha256 8c22de4279936886
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $3
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 299 characters, sha256 f62ffe886d7089f3
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        WHEN r."locked_until" > $2::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $3::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $4
+  AND x."id" > $5
+ORDER BY
+  x."id"
+LIMIT
+  $6;
+
+-- admin list (dead, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 304 characters, sha256 963d6f6903a33f7d
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        WHEN r."locked_until" > $2::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $3::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $4
+  AND x."id" = ANY ($5)
+ORDER BY
+  x."id"
+LIMIT
+  $6;
+
+-- admin pick (live, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 200 characters, sha256 2b889c6bbae4308b
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" IS DISTINCT FROM $1
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $2::timestamptz
+  )
+  AND r."id" = ANY ($3)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- params: ["dead"]
+-- text: 94 characters, sha256 5dc876bfbab28884
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" = $1
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 123 characters, sha256 f1982cafed873551
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 243 characters, sha256 1891009261a31fbb
+SELECT
+  0 AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $3
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- row lock, dead-letter table, schema-qualified (table app.jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 6
+-- text: 312 characters, sha256 29219e4880993dcd
+CREATE TABLE IF NOT EXISTS "app"."jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz,
+  "processed_at" timestamptz
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 6
+-- text: 98 characters, sha256 b410323ea1e4ddae
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_due" ON "app"."jobs" ("id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 6
+-- text: 398 characters, sha256 23001c75409ad28f
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "app"."sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 6
+-- text: 56 characters, sha256 4e74ffb0f09f40c3
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "app"."jobs";
+
+-- ddl, 5 of 6
+-- text: 143 characters, sha256 8c962edd06fa3663
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "app"."jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "app"."sqlinbox_wakeup" (E'sqlinbox_app.jobs');
+
+-- ddl, 6 of 6
+-- text: 201 characters, sha256 671f439dd5a5534b
+CREATE TABLE IF NOT EXISTS "app"."jobs_dead" (
+  "id" bigint PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz,
+  "processed_at" timestamptz
+);
+
+-- claimLocked (n 10)
+-- params: ["2025-01-01T00:00:00.000Z",10]
+-- text: 182 characters, sha256 2797a0a8eac2b661
+SELECT
+  q.*
+FROM
+  "app"."jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+ORDER BY
+  q."id"
+LIMIT
+  $2
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7]
+-- text: 79 characters, sha256 fdac1e65461314c3
+UPDATE "app"."jobs" AS q
+SET
+  "processed_at" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 105 characters, sha256 ea8249a7d379e18d
+UPDATE "app"."jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- moveToDeadLetter
+-- params: [7]
+-- text: 136 characters, sha256 aa80ed522e0c9b0b
+WITH
+  sqlinbox_moved AS (
+    DELETE FROM "app"."jobs"
+    WHERE
+      "id" = $1
+    RETURNING
+      *
+  )
+INSERT INTO
+  "app"."jobs_dead"
+SELECT
+  *
+FROM
+  sqlinbox_moved;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_app.jobs"]
+-- text: 245 characters, sha256 5c7b78a538b5afe1
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "app"."jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_app.jobs"]
+-- text: 276 characters, sha256 f1f3dd02cd72d66f
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "app"."jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 323 characters, sha256 6f5a48a2054124a3
+SELECT
+  0 AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND q."retry_after" > $1::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "app"."jobs_dead"
+  ) AS "dead"
+FROM
+  "app"."jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 168 characters, sha256 5761a4ed6ec0fd84
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "app"."jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 196 characters, sha256 4bcd77004764e738
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "app"."jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 260 characters, sha256 0bc50f547236db2f
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "app"."jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 155 characters, sha256 8b578afa97908576
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "app"."jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 126 characters, sha256 e2e2267636f85bd2
+SELECT
+  r.*
+FROM
+  "app"."jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 79 characters, sha256 771038a1a292d28d
+SELECT
+  r.*
+FROM
+  "app"."jobs_dead" r
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 87 characters, sha256 5fc0af0a3a3cc796
+UPDATE "app"."jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin copyBack
+-- params: [[4,5]]
+-- text: 77 characters, sha256 b396704668ec7879
+INSERT INTO
+  "app"."jobs"
+SELECT
+  *
+FROM
+  "app"."jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove (dead)
+-- params: [[4,5]]
+-- text: 50 characters, sha256 7875c8dfe8245826
+DELETE FROM "app"."jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 45 characters, sha256 7255c557a885a7f8
+DELETE FROM "app"."jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 83 characters, sha256 39f863dbd0756c75
+UPDATE "app"."jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 238 characters, sha256 61e829a3497b0ceb
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "app"."jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 488 characters, sha256 b600515febc2d19e
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "app"."jobs" f
+        WHERE
+          f."processed_at" IS NULL
+          AND (
+            f."retry_after" IS NULL
+            OR f."retry_after" <= $2::timestamptz
+          )
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+  ) AS oldest
+FROM
+  "app"."jobs" q;
+
+
+-- =================================================================================================
+-- lease, retention, dead-letter group (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 8
+-- text: 399 characters, sha256 af48dfd4e538dac4
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz,
+  "processed_at" timestamptz,
+  "dead_at" timestamptz,
+  "fifo_group" text
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 8
+-- text: 92 characters, sha256 c7b2d8e01c584636
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_due" ON "jobs" ("id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 8
+-- text: 108 characters, sha256 a958462f0bda61d6
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 4 of 8
+-- text: 112 characters, sha256 958b6b082feecf14
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_processed" ON "jobs" ("processed_at")
+WHERE
+  "processed_at" IS NOT NULL;
+
+-- ddl, 5 of 8
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 6 of 8
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 7 of 8
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 8 of 8
+-- text: 137 characters, sha256 2fa0d958ed45d43f
+CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" text NOT NULL, "tick" timestamptz NOT NULL, PRIMARY KEY ("name", "tick"));
+
+-- claimLease (n 10)
+-- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 1234 characters, sha256 eecadac59b9c66f8
+WITH
+  sqlinbox_heads AS (
+    SELECT
+      h.sqlinbox_id
+    FROM
+      (
+        SELECT
+          q."id" AS sqlinbox_id,
+          q."fifo_group" AS sqlinbox_group
+        FROM
+          "jobs" q
+        WHERE
+          q."processed_at" IS NULL
+          AND (
+            q."retry_after" IS NULL
+            OR q."retry_after" <= $2::timestamptz
+          )
+          AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          AND q."fifo_group" IS DISTINCT FROM $4
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              "jobs" s
+            WHERE
+              s."fifo_group" = q."fifo_group"
+              AND s."id" < q."id"
+              AND s."processed_at" IS NULL
+          )
+        ORDER BY
+          q."id"
+        OFFSET
+          0
+      ) h
+    WHERE
+      pg_try_advisory_xact_lock(
+        hashtextextended (
+          $1::text || CASE
+            WHEN h.sqlinbox_group IS NULL THEN 'row:' || h.sqlinbox_id::text
+            ELSE 'group:' || h.sqlinbox_group::text
+          END,
+          0
+        )
+      )
+    LIMIT
+      $5
+  ),
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $6::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" = ANY (
+              ARRAY(
+                SELECT
+                  sqlinbox_id
+                FROM
+                  sqlinbox_heads
+              )
+            )
+            AND q."processed_at" IS NULL
+            AND (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $7::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $8::timestamptz
+            AND q."fifo_group" IS DISTINCT FROM $9
+          ORDER BY
+            q."id"
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 155 characters, sha256 afc04d2c562ecc93
+UPDATE "jobs" AS t
+SET
+  "processed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 135 characters, sha256 3b5ce089ed069b03
+UPDATE "jobs" AS q
+SET
+  "processed_at" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 f514da18928fae7a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle dead letter (group)
+-- params: ["dead",7,"2025-01-01T00:00:00.000Z"]
+-- text: 120 characters, sha256 2c22f6fca4cfdf03
+UPDATE "jobs" AS q
+SET
+  "fifo_group" = $1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 257 characters, sha256 6dc70ae1e08e498f
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3, $4::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 297 characters, sha256 66fcec00139ee7df
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3, $4::timestamptz),
+      ($5::text::json, $6, DEFAULT, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($7, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["dead","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","dead"]
+-- text: 693 characters, sha256 1e8bde1e9b247647
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND q."fifo_group" IS DISTINCT FROM $1
+      AND q."locked_until" > $2::timestamptz
+  ) AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND q."fifo_group" IS DISTINCT FROM $3
+      AND NOT (
+        q."locked_until" IS NOT NULL
+        AND q."locked_until" > $4::timestamptz
+      )
+      AND q."retry_after" > $5::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $6::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $8
+  ) AS "ready",
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" = $9
+      AND q."processed_at" IS NULL
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 264 characters, sha256 427249f353312899
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+  AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  AND q."fifo_group" IS DISTINCT FROM $3;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 292 characters, sha256 ab2fb54f82d5cda7
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $3
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 345 characters, sha256 30a57e856b284413
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $2::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $3::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $4
+  AND x."id" > $5
+ORDER BY
+  x."id"
+LIMIT
+  $6;
+
+-- admin list (dead, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 350 characters, sha256 a2cd68adeee5ce81
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $2::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $3::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $4
+  AND x."id" = ANY ($5)
+ORDER BY
+  x."id"
+LIMIT
+  $6;
+
+-- admin pick (live, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 229 characters, sha256 bd0737c3aa145c8b
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND r."fifo_group" IS DISTINCT FROM $1
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $2::timestamptz
+  )
+  AND r."id" = ANY ($3)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- params: ["dead"]
+-- text: 123 characters, sha256 860e139f8e420d81
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" = $1
+  AND r."processed_at" IS NULL
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 123 characters, sha256 f1982cafed873551
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- retention pruneProcessed
+-- params: ["2025-01-01T00:00:00.000Z",1000]
+-- text: 197 characters, sha256 3fd5084001e3a4a8
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY (
+    ARRAY(
+      SELECT
+        "id"
+      FROM
+        "jobs"
+      WHERE
+        "processed_at" IS NOT NULL
+        AND "processed_at" < $1::timestamptz
+        AND "locked_until" IS NULL
+      ORDER BY
+        "processed_at"
+      LIMIT
+        $2
+    )
+  );
+
+-- retention markDead
+-- params: ["2025-01-01T00:00:00.000Z","dead"]
+-- text: 129 characters, sha256 7470ec4f422bfc0d
+UPDATE "jobs" AS q
+SET
+  "dead_at" = $1::timestamptz
+WHERE
+  q."fifo_group" = $2
+  AND q."locked_until" IS NULL
+  AND q."dead_at" IS NULL;
+
+-- retention pruneDead
+-- params: ["dead","2025-01-01T00:00:00.000Z",1000]
+-- text: 178 characters, sha256 1669f79c5d2c7860
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY (
+    ARRAY(
+      SELECT
+        "id"
+      FROM
+        "jobs"
+      WHERE
+        "fifo_group" = $1
+        AND "locked_until" IS NULL
+        AND "dead_at" < $2::timestamptz
+      ORDER BY
+        "dead_at"
+      LIMIT
+        $3
+    )
+  );
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 272 characters, sha256 4c0e158277fa895b
+SELECT
+  0 AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+      AND q."fifo_group" IS DISTINCT FROM $3
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- row lock, retention, dead-letter table (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 6
+-- text: 301 characters, sha256 f273c29def88671f
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz,
+  "dead_at" timestamptz
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 6
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 6
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 6
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 5 of 6
+-- text: 190 characters, sha256 c478fdfeecb9efc6
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" bigint PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "retry_after" timestamptz,
+  "dead_at" timestamptz
+);
+
+-- ddl, 6 of 6
+-- text: 137 characters, sha256 2fa0d958ed45d43f
+CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" text NOT NULL, "tick" timestamptz NOT NULL, PRIMARY KEY ("name", "tick"));
+
+-- claimLocked (n 10)
+-- params: ["2025-01-01T00:00:00.000Z",10]
+-- text: 147 characters, sha256 3de2e989cf19b94d
+SELECT
+  q.*
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+ORDER BY
+  q."id"
+LIMIT
+  $2
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 99 characters, sha256 005645f2bdf3d7c4
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = $2;
+
+-- moveToDeadLetter
+-- params: [7]
+-- text: 124 characters, sha256 731449e2188e3f14
+WITH
+  sqlinbox_moved AS (
+    DELETE FROM "jobs"
+    WHERE
+      "id" = $1
+    RETURNING
+      *
+  )
+INSERT INTO
+  "jobs_dead"
+SELECT
+  *
+FROM
+  sqlinbox_moved;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 253 characters, sha256 77c8c537253720e0
+SELECT
+  0 AS "in_work",
+  count(*) FILTER (
+    WHERE
+      q."retry_after" > $1::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $2::timestamptz
+      )
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 133 characters, sha256 8dd5bc24d5e7652f
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 c182377605ab041c
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 208 characters, sha256 112eb8927677a181
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > $1::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 149 characters, sha256 4229da0ec2aab5b3
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 73 characters, sha256 691e229e376833dd
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 81 characters, sha256 43f457c481b7edaf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin copyBack
+-- params: [[4,5]]
+-- text: 65 characters, sha256 1f27624a87a3cb9e
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove (dead)
+-- params: [[4,5]]
+-- text: 44 characters, sha256 18ec80e8bf1e1536
+DELETE FROM "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- retention markDead
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 90 characters, sha256 6a8b55f1ed7bd4af
+UPDATE "jobs_dead" AS q
+SET
+  "dead_at" = $1::timestamptz
+WHERE
+  TRUE
+  AND q."dead_at" IS NULL;
+
+-- retention pruneDead
+-- params: ["2025-01-01T00:00:00.000Z",500]
+-- text: 148 characters, sha256 4ddd41e9c7284015
+DELETE FROM "jobs_dead"
+WHERE
+  "id" = ANY (
+    ARRAY(
+      SELECT
+        "id"
+      FROM
+        "jobs_dead"
+      WHERE
+        TRUE
+        AND "dead_at" < $1::timestamptz
+      ORDER BY
+        "dead_at"
+      LIMIT
+        $2
+    )
+  );
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 389 characters, sha256 170a9429c970ca43
+SELECT
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $3::timestamptz
+      )
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "jobs" f
+        WHERE
+          (
+            f."retry_after" IS NULL
+            OR f."retry_after" <= $2::timestamptz
+          )
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+  ) AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- advisory, dead-letter table (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 265 characters, sha256 a44df73edc6803da
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "account" text
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 5 of 5
+-- text: 154 characters, sha256 857edbca82a7e0aa
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" bigint PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "account" text
+);
+
+-- candidates (n 10)
+-- params: ["account-",10]
+-- text: 615 characters, sha256 972477d4dad391e2
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $1::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+LIMIT
+  $2;
+
+-- candidates (n 10, two keys of its own)
+-- params: [["k1","k2"],"account-",10]
+-- text: 636 characters, sha256 dfb84ba96718ec5f
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  c.id AS id,
+  c.key AS key
+FROM
+  (
+    SELECT
+      q."id" AS id,
+      $2::text || coalesce(q."account"::text, '') AS key
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+    ORDER BY
+      q."id"
+    OFFSET
+      0
+  ) c
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      sqlinbox_held h
+    WHERE
+      h.hi = ((hashtextextended (c.key, 0) >> 32) & 4294967295)
+      AND h.lo = (hashtextextended (c.key, 0) & 4294967295)
+  )
+  AND c.key <> ALL ($1)
+LIMIT
+  $3;
+
+-- lock
+-- params: ["account-1"]
+-- text: 64 characters, sha256 99e2194cf2f71c67
+SELECT
+  pg_try_advisory_lock(hashtextextended ($1::text, 0)) AS ok;
+
+-- unlock
+-- params: ["account-1"]
+-- text: 62 characters, sha256 033a77c870b04889
+SELECT
+  pg_advisory_unlock(hashtextextended ($1::text, 0)) AS ok;
+
+-- take (id 7)
+-- params: [7]
+-- text: 87 characters, sha256 63d19ad4cc00db15
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1
+  AND TRUE
+RETURNING
+  *;
+
+-- lockAndTake (id 7)
+-- params: ["account-1",7]
+-- text: 328 characters, sha256 735fb7c5763fe1b2
+WITH
+  sqlinbox_lock AS (
+    SELECT
+      pg_try_advisory_lock(hashtextextended ($1::text, 0)) AS ok
+  ),
+  sqlinbox_taken AS (
+    UPDATE "jobs" AS q
+    SET
+      "attempt" = "attempt" + 1
+    WHERE
+      q."id" = $2
+      AND TRUE
+      AND (
+        SELECT
+          l.ok
+        FROM
+          sqlinbox_lock l
+      )
+    RETURNING
+      *
+  )
+SELECT
+  l.ok AS sqlinbox_locked,
+  k.*
+FROM
+  sqlinbox_lock l
+  LEFT JOIN sqlinbox_taken k ON true;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: [7]
+-- text: 66 characters, sha256 490963b4fc231e28
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
+-- moveToDeadLetter
+-- params: [7]
+-- text: 124 characters, sha256 731449e2188e3f14
+WITH
+  sqlinbox_moved AS (
+    DELETE FROM "jobs"
+    WHERE
+      "id" = $1
+    RETURNING
+      *
+  )
+INSERT INTO
+  "jobs_dead"
+SELECT
+  *
+FROM
+  sqlinbox_moved;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"a1","sqlinbox_jobs"]
+-- text: 222 characters, sha256 66bd2b40a13ba0dd
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "account")
+    VALUES
+      ($1::text::json, $2, $3)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 253 characters, sha256 b3159522711dedec
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "account")
+    VALUES
+      ($1::text::json, $2, $3),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- text: 138 characters, sha256 b21d1a64ef28c67a
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      TRUE
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["account-"]
+-- text: 102 characters, sha256 5f2136ab32ab0d40
+SELECT
+  $1::text || coalesce(q."account"::text, '') AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  TRUE;
+
+-- lockable
+-- text: 102 characters, sha256 1f04dbe500abd1e7
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      TRUE
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 140 characters, sha256 f157c50930c28987
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" > $2
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 149 characters, sha256 4229da0ec2aab5b3
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: [[4,5]]
+-- text: 91 characters, sha256 cf1b24818696e64f
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" = ANY ($1)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 73 characters, sha256 691e229e376833dd
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 59 characters, sha256 8974bb13e693a569
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1
+WHERE
+  q."id" = ANY ($1);
+
+-- admin copyBack
+-- params: [[4,5]]
+-- text: 65 characters, sha256 1f27624a87a3cb9e
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove (dead)
+-- params: [[4,5]]
+-- text: 44 characters, sha256 18ec80e8bf1e1536
+DELETE FROM "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["account-"]
+-- text: 600 characters, sha256 d2a14a09f511be2a
+WITH
+  sqlinbox_held AS (
+    SELECT
+      l.classid::int8 AS hi,
+      l.objid::int8 AS lo
+    FROM
+      pg_catalog.pg_locks l
+    WHERE
+      l.locktype = 'advisory'
+      AND l.objsubid = 1
+      AND l.pid <> pg_backend_pid()
+      AND l.database = (
+        SELECT
+          d.oid
+        FROM
+          pg_catalog.pg_database d
+        WHERE
+          d.datname = current_database()
+      )
+  )
+SELECT
+  count(*) FILTER (
+    WHERE
+      TRUE
+      AND EXISTS (
+        SELECT
+          1
+        FROM
+          sqlinbox_held h
+        WHERE
+          h.hi = (
+            (hashtextextended ($1::text || coalesce(q."account"::text, ''), 0) >> 32) & 4294967295
+          )
+          AND h.lo = (hashtextextended ($1::text || coalesce(q."account"::text, ''), 0) & 4294967295)
+      )
+  ) AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+
+-- =================================================================================================
+-- lease, failure record, dead-letter table (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 435 characters, sha256 62f1fbac40b9ccbb
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz,
+  "last_error" text,
+  "error_class" text,
+  "failed_at" timestamptz,
+  "created_at" timestamptz DEFAULT now()
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 5 of 5
+-- text: 307 characters, sha256 32a879dc57da7c8c
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" bigint PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz,
+  "last_error" text,
+  "error_class" text,
+  "failed_at" timestamptz,
+  "created_at" timestamptz DEFAULT now()
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 441 characters, sha256 979d19a28827b7e1
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $2::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 f514da18928fae7a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle retry (failure)
+-- params: ["boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 183 characters, sha256 a5538c0053dc6071
+UPDATE "jobs" AS q
+SET
+  "locked_until" = NULL,
+  "last_error" = $1::text,
+  "error_class" = $2::text,
+  "failed_at" = $3::timestamptz
+WHERE
+  q."id" = $4
+  AND q."locked_until" = $5::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- moveToDeadLetter
+-- params: [7,"2025-01-01T00:00:00.000Z","boom","TypeError","2025-01-01T00:00:00.000Z"]
+-- text: 384 characters, sha256 4421e48ff36530df
+WITH
+  sqlinbox_moved AS (
+    DELETE FROM "jobs"
+    WHERE
+      "id" = $1
+      AND "locked_until" = $2::timestamptz
+    RETURNING
+      *
+  )
+INSERT INTO
+  "jobs_dead" (
+    "id",
+    "payload",
+    "attempt",
+    "locked_until",
+    "retry_after",
+    "created_at",
+    "last_error",
+    "error_class",
+    "failed_at"
+  )
+SELECT
+  "id",
+  "payload",
+  "attempt",
+  "locked_until",
+  "retry_after",
+  "created_at",
+  $3::text,
+  $4::text,
+  $5::timestamptz
+FROM
+  sqlinbox_moved;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 451 characters, sha256 5e4103ba80620580
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  count(*) FILTER (
+    WHERE
+      NOT (
+        q."locked_until" IS NOT NULL
+        AND q."locked_until" > $2::timestamptz
+      )
+      AND q."retry_after" > $3::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $4::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $5::timestamptz
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 222 characters, sha256 ac17cd35470c7ec9
+SELECT
+  NULL AS "key",
+  COALESCE(q."retry_after", q."created_at") AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+  AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 224 characters, sha256 52e66fc9760c5939
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 262 characters, sha256 9895aaca50bf25c2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $2::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $3
+  AND x."id" > $4
+ORDER BY
+  x."id"
+LIMIT
+  $5;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 149 characters, sha256 4229da0ec2aab5b3
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 73 characters, sha256 691e229e376833dd
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 104 characters, sha256 9f7f1e755e3ca382
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin copyBack
+-- params: [[4,5]]
+-- text: 65 characters, sha256 1f27624a87a3cb9e
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove (dead)
+-- params: [[4,5]]
+-- text: 44 characters, sha256 18ec80e8bf1e1536
+DELETE FROM "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 230 characters, sha256 0deb0ce88d077a90
+SELECT
+  0 AS busy,
+  min(COALESCE(q."retry_after", q."created_at")) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 464 characters, sha256 028ed7bf3e52f300
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $3::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $4::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $5
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 380 characters, sha256 dea64a8fb0e09957
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "fifo_group" text,
+  "last_error" text,
+  "error_class" text,
+  "failed_at" timestamptz,
+  "created_at" timestamptz DEFAULT now()
+)
+WITH
+  (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 5
+-- text: 79 characters, sha256 5f85ef58cdcde238
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_group" ON "jobs" ("fifo_group", "id");
+
+-- ddl, 3 of 5
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 5
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 5
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- claimLocked (n 10)
+-- params: ["sqlinbox.fifo:jobs:","dead",10,"dead"]
+-- text: 658 characters, sha256 1b430e544a64c514
+WITH
+  sqlinbox_heads AS (
+    SELECT
+      h.sqlinbox_id
+    FROM
+      (
+        SELECT
+          q."id" AS sqlinbox_id,
+          q."fifo_group" AS sqlinbox_group
+        FROM
+          "jobs" q
+        WHERE
+          q."fifo_group" IS DISTINCT FROM $2
+          AND NOT EXISTS (
+            SELECT
+              1
+            FROM
+              "jobs" s
+            WHERE
+              s."fifo_group" = q."fifo_group"
+              AND s."id" < q."id"
+          )
+        ORDER BY
+          q."id"
+        OFFSET
+          0
+      ) h
+    WHERE
+      pg_try_advisory_xact_lock(
+        hashtextextended (
+          $1::text || CASE
+            WHEN h.sqlinbox_group IS NULL THEN 'row:' || h.sqlinbox_id::text
+            ELSE 'group:' || h.sqlinbox_group::text
+          END,
+          0
+        )
+      )
+    LIMIT
+      $3
+  )
+SELECT
+  q.*
+FROM
+  "jobs" q
+WHERE
+  q."id" = ANY (
+    ARRAY(
+      SELECT
+        sqlinbox_id
+      FROM
+        sqlinbox_heads
+    )
+  )
+  AND q."fifo_group" IS DISTINCT FROM $4
+ORDER BY
+  q."id"
+FOR UPDATE OF
+  q SKIP LOCKED;
+
+-- headGuard (id 7, group g): none
+
+-- settle ack
+-- params: [7]
+-- text: 34 characters, sha256 de594713c26420fb
+DELETE FROM "jobs"
+WHERE
+  "id" = $1;
+
+-- settle retry
+-- params: [7]
+-- text: 66 characters, sha256 490963b4fc231e28
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
+-- settle retry (failure)
+-- params: ["boom","TypeError","2025-01-01T00:00:00.000Z",7]
+-- text: 148 characters, sha256 d0f6fbc8959d390c
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "last_error" = $1::text,
+  "error_class" = $2::text,
+  "failed_at" = $3::timestamptz
+WHERE
+  q."id" = $4;
+
+-- settle dead letter (group)
+-- params: ["dead","boom","TypeError","2025-01-01T00:00:00.000Z",7]
+-- text: 140 characters, sha256 0c6b284b99e6116c
+UPDATE "jobs" AS q
+SET
+  "fifo_group" = $1,
+  "last_error" = $2::text,
+  "error_class" = $3::text,
+  "failed_at" = $4::timestamptz
+WHERE
+  q."id" = $5;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- text: 225 characters, sha256 bc408def5f6860de
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 256 characters, sha256 4f69ade54bd40aae
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "fifo_group")
+    VALUES
+      ($1::text::json, $2, $3),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["dead","dead"]
+-- text: 177 characters, sha256 7fa42c56c76cd2b2
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $1
+  ) AS "ready",
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" = $2
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["dead"]
+-- text: 103 characters, sha256 f500f896510ec545
+SELECT
+  NULL AS "key",
+  q."created_at" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."fifo_group" IS DISTINCT FROM $1;
+
+-- lockable
+-- params: ["dead"]
+-- text: 132 characters, sha256 ed25bdd5f0ed00c5
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $1
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["dead","ready",3,50]
+-- text: 191 characters, sha256 614be701c4d6ee3c
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["dead","dead",[4,5],50]
+-- text: 196 characters, sha256 57cefdcdbc9e98c2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = $1 THEN 'dead'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" = ANY ($3)
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin pick (live, ids)
+-- params: ["dead",[4,5]]
+-- text: 130 characters, sha256 6d63773446302a81
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" IS DISTINCT FROM $1
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- params: ["dead"]
+-- text: 94 characters, sha256 5dc876bfbab28884
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" = $1
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: ["g",[4,5]]
+-- text: 78 characters, sha256 4ad0dbe7fb7172e6
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "fifo_group" = $1
+WHERE
+  q."id" = ANY ($2);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["dead","dead","dead"]
+-- text: 301 characters, sha256 f439fd49bb7d23cb
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $3
+  ) - (
+    SELECT
+      count(*)
+    FROM
+      (
+        SELECT
+          1
+        FROM
+          "jobs" f
+        WHERE
+          f."fifo_group" IS DISTINCT FROM $2
+        FOR UPDATE OF
+          f SKIP LOCKED
+      ) sqlinbox_free
+  ) AS busy,
+  min(q."created_at") FILTER (
+    WHERE
+      q."fifo_group" IS DISTINCT FROM $1
+  ) AS oldest
+FROM
+  "jobs" q;
+

@@ -1,0 +1,4717 @@
+-- The statements the sqlite dialect sends, for the fixed descriptions of @sqlinbox/sql's snapshot.ts.
+-- Written by the test beside this file: run it with -u after a change of a statement, and review the diff.
+
+-- =================================================================================================
+-- sqlite: transactions and the version
+-- =================================================================================================
+-- begin
+-- text: 14 characters, sha256 0f4b704d3d5fee91
+BEGIN DEFERRED;
+
+-- begin (deferred)
+-- text: 14 characters, sha256 0f4b704d3d5fee91
+BEGIN DEFERRED;
+
+-- begin (immediate)
+-- text: 15 characters, sha256 930a777039908789
+BEGIN IMMEDIATE;
+
+-- begin (exclusive)
+-- text: 15 characters, sha256 35ad8bc5912f8f8f
+BEGIN EXCLUSIVE;
+
+-- commit
+-- text: 6 characters, sha256 79663c1d3b43ceaf
+COMMIT;
+
+-- rollback
+-- text: 8 characters, sha256 587fa628a9fe4642
+ROLLBACK;
+
+-- savepoint
+-- text: 25 characters, sha256 76b784f9b1af5b23
+SAVEPOINT "sqlinbox_step";
+
+-- release savepoint
+-- text: 33 characters, sha256 4ec0949721a9d099
+RELEASE SAVEPOINT "sqlinbox_step";
+
+-- rollback to savepoint
+-- text: 37 characters, sha256 b157789b656ea823
+ROLLBACK TO SAVEPOINT "sqlinbox_step";
+
+-- version
+-- text: 34 characters, sha256 aa3b414757e1f372
+SELECT
+  sqlite_version() AS version;
+
+
+-- =================================================================================================
+-- lease (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 182 characters, sha256 aa64172c12867e9a
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER
+);
+
+-- ddl, 2 of 2
+-- text: 85 characters, sha256 64fe310dc56628f2
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 262 characters, sha256 65d90593c5cb21e6
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 132 characters, sha256 b9ccfbb08f18a28d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 421 characters, sha256 7d6209a7170f0154
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN NOT (
+          q."locked_until" IS NOT NULL
+          AND q."locked_until" > ?
+        )
+        AND q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        )
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 175 characters, sha256 43f7ec75afde3a2a
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 175 characters, sha256 d1694f4c007a7a6a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 231 characters, sha256 aebaeb736b03434a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 237 characters, sha256 1ec2274d81ac3618
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 104 characters, sha256 3e14cb52fae31bdf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+
+
+-- =================================================================================================
+-- advisory (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 174 characters, sha256 84ea8e84c2239e2b
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "retry_after" INTEGER,
+  "account" TEXT
+);
+
+-- ddl, 2 of 2
+-- text: 69 characters, sha256 1711b93870c0491f
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "retry_after");
+
+-- candidates (n 10)
+-- params: ["account-","2025-01-01T00:00:00.000Z",10]
+-- text: 329 characters, sha256 afba015658db8272
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- candidates (n 10, two keys of its own)
+-- params: ["account-","2025-01-01T00:00:00.000Z","account-","k1","k2",10]
+-- text: 551 characters, sha256 df516108f0d1fd08
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) NOT IN (?, ?)
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- lock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- unlock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- take (id 7)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 131 characters, sha256 a8eea60679637f4a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = ?
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+RETURNING
+  *;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 33 characters, sha256 51169412735401f6
+DELETE FROM "jobs"
+WHERE
+  "id" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7]
+-- text: 84 characters, sha256 7d1891f9195b6c7d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?
+WHERE
+  q."id" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1"]
+-- text: 102 characters, sha256 b26fa6b39ca46f92
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after", "account")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1"]
+-- text: 102 characters, sha256 b26fa6b39ca46f92
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after", "account")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 236 characters, sha256 406849a406776a66
+SELECT
+  0 AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["account-","2025-01-01T00:00:00.000Z"]
+-- text: 318 characters, sha256 a356ff5194f99d61
+SELECT
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 119 characters, sha256 2aee7a1627bc8fe6
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 191 characters, sha256 f6838023a32a370e
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 197 characters, sha256 5e79b02d5c521597
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: [4,5]
+-- text: 63 characters, sha256 294f7a5af1b8ba19
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 81 characters, sha256 fbb2e118fac9169d
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+
+
+-- =================================================================================================
+-- lease, FIFO (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 178 characters, sha256 e9039b87c4e44457
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "fifo_group" TEXT
+);
+
+-- ddl, 2 of 3
+-- text: 70 characters, sha256 c33aee83c0a2d176
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
+
+-- ddl, 3 of 3
+-- text: 75 characters, sha256 9732398ed5e58543
+CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id");
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 306 characters, sha256 49037be7af029f0c
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" s
+        WHERE
+          s."fifo_group" = q."fifo_group"
+          AND s."id" < q."id"
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g"]
+-- text: 87 characters, sha256 f9924d68a9086c0c
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"g"]
+-- text: 87 characters, sha256 f9924d68a9086c0c
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 239 characters, sha256 a476b61365d09608
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 110 characters, sha256 f09d9b3f1dbf08b7
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 121 characters, sha256 f2ce013a816a9e3a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 191 characters, sha256 f00d44771e8754f6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 197 characters, sha256 8fac5cc3be5f1f52
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: ["g",4,5]
+-- text: 100 characters, sha256 a470362f673cf6f9
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL,
+  "fifo_group" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- advisory, FIFO (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 170 characters, sha256 f964080ed67bdec0
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "fifo_group" TEXT,
+  "account" TEXT
+);
+
+-- ddl, 2 of 2
+-- text: 75 characters, sha256 9732398ed5e58543
+CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id");
+
+-- candidates (n 10)
+-- params: ["k-",10]
+-- text: 379 characters, sha256 9cff73d5ec74a207
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  1
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      "jobs" s
+    WHERE
+      s."fifo_group" = q."fifo_group"
+      AND s."id" < q."id"
+  )
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- candidates (n 10, two keys of its own)
+-- params: ["k-","k-","k1","k2",10]
+-- text: 601 characters, sha256 50f0ae307c7eab06
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  1
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      "jobs" s
+    WHERE
+      s."fifo_group" = q."fifo_group"
+      AND s."id" < q."id"
+  )
+  AND CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) NOT IN (?, ?)
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- lock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- unlock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- take (id 7)
+-- params: [7]
+-- text: 181 characters, sha256 b0a84e92f2874548
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = ?
+  AND 1
+  AND NOT EXISTS (
+    SELECT
+      1
+    FROM
+      "jobs" s
+    WHERE
+      s."fifo_group" = q."fifo_group"
+      AND s."id" < q."id"
+  )
+RETURNING
+  *;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 33 characters, sha256 51169412735401f6
+DELETE FROM "jobs"
+WHERE
+  "id" = ?;
+
+-- settle retry
+-- params: [7]
+-- text: 65 characters, sha256 b1e8836e3e954a39
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","a1"]
+-- text: 101 characters, sha256 a8a130052f4652c4
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "account")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"g","a1"]
+-- text: 101 characters, sha256 a8a130052f4652c4
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "account")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- text: 124 characters, sha256 5ebbbde258c7cc03
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN 1 THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["k-"]
+-- text: 259 characters, sha256 fe78c26e4a4caca1
+SELECT
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  1;
+
+-- lockable
+-- text: 71 characters, sha256 e9418e2c2e446802
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      1
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 137 characters, sha256 2bb6649898d01d48
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 143 characters, sha256 dfebc1e9a0bee201
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: [4,5]
+-- text: 63 characters, sha256 294f7a5af1b8ba19
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: ["g",4,5]
+-- text: 77 characters, sha256 9abdc546cb4c17fb
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "fifo_group" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, priority (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 198 characters, sha256 9c3c95feb05929e3
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "priority" INTEGER NOT NULL DEFAULT 0
+);
+
+-- ddl, 2 of 3
+-- text: 70 characters, sha256 c33aee83c0a2d176
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
+
+-- ddl, 3 of 3
+-- text: 76 characters, sha256 1a12fee1b46b0abd
+CREATE INDEX IF NOT EXISTS "jobs_priority" ON "jobs" ("priority" DESC, "id");
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 227 characters, sha256 4036bb2b7599868b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."priority" DESC,
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,3]
+-- text: 85 characters, sha256 8cb26d4c65dafe7c
+INSERT INTO
+  "jobs" ("payload", "attempt", "priority")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,3]
+-- text: 85 characters, sha256 8cb26d4c65dafe7c
+INSERT INTO
+  "jobs" ("payload", "attempt", "priority")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 239 characters, sha256 a476b61365d09608
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 110 characters, sha256 f09d9b3f1dbf08b7
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 121 characters, sha256 f2ce013a816a9e3a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 191 characters, sha256 f00d44771e8754f6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 197 characters, sha256 8fac5cc3be5f1f52
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 f24a1a238c4a98bb
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, unique key, processed_at (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 204 characters, sha256 439d143da0ef17fd
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "processed_at" INTEGER,
+  "unique_key" TEXT
+);
+
+-- ddl, 2 of 3
+-- text: 99 characters, sha256 de1e39f9c8040f0c
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 3
+-- text: 105 characters, sha256 6b55a512f4600d28
+CREATE UNIQUE INDEX IF NOT EXISTS "jobs_unique_key" ON "jobs" ("unique_key")
+WHERE
+  "processed_at" IS NULL;
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 237 characters, sha256 024fe7c68e1efa41
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 127 characters, sha256 bb12f622bc965764
+UPDATE "jobs" AS t
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 106 characters, sha256 2ecd971752d46769
+UPDATE "jobs" AS q
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- text: 78 characters, sha256 f032042e39d0642b
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?),
+  (?, ?)
+RETURNING
+  "id";
+
+-- insertKeyed
+-- params: ["{\"n\":1}",1,"k1"]
+-- text: 154 characters, sha256 d6ec6b3db57b1c4b
+INSERT INTO
+  "jobs" ("payload", "attempt", "unique_key")
+VALUES
+  (?, ?, ?)
+ON CONFLICT ("unique_key")
+WHERE
+  "processed_at" IS NULL DO NOTHING
+RETURNING
+  "id";
+
+-- keyHolder
+-- params: ["k1"]
+-- text: 73 characters, sha256 686eebdbe036afa1
+SELECT
+  "id"
+FROM
+  "jobs"
+WHERE
+  "unique_key" = ?
+  AND "processed_at" IS NULL;
+
+-- insertReplacing
+-- params: ["{\"n\":2}",1,"k1"]
+-- text: 216 characters, sha256 d5ed900a55b6594e
+INSERT INTO
+  "jobs" AS q ("payload", "attempt", "unique_key")
+VALUES
+  (?, ?, ?)
+ON CONFLICT ("unique_key")
+WHERE
+  "processed_at" IS NULL DO UPDATE
+SET
+  "payload" = EXCLUDED."payload"
+WHERE
+  q."attempt" <= 1
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 297 characters, sha256 c6302716859ea777
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 139 characters, sha256 01eda1317c5aee4e
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 150 characters, sha256 47194cb7c5df8f93
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 237 characters, sha256 b44927d8231967e6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 243 characters, sha256 39376acd559da0f4
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 148 characters, sha256 6658ce35cf62515c
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 f24a1a238c4a98bb
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, per-key concurrency (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 175 characters, sha256 031dbccbbb0b3c79
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "account" TEXT
+);
+
+-- ddl, 2 of 3
+-- text: 70 characters, sha256 c33aee83c0a2d176
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
+
+-- ddl, 3 of 3
+-- text: 83 characters, sha256 f6ab244fdc4e1cc9
+CREATE INDEX IF NOT EXISTS "jobs_concurrency" ON "jobs" ("account", "locked_until");
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 208 characters, sha256 b5772e3054ae1491
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- claimTurn: none
+
+-- claimLeaseByKey (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",2,20,2,10,"2025-01-01T00:00:00.000Z"]
+-- text: 752 characters, sha256 97e71267edc4718e
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      x."id"
+    FROM
+      (
+        SELECT
+          c."id",
+          c."account",
+          ROW_NUMBER() OVER (
+            PARTITION BY
+              c."account"
+            ORDER BY
+              c."id"
+          ) AS "sqlinbox_rank",
+          (
+            SELECT
+              COUNT(*)
+            FROM
+              "jobs" w
+            WHERE
+              w."account" = c."account"
+              AND w."locked_until" > ?
+          ) AS "sqlinbox_in_work"
+        FROM
+          (
+            SELECT
+              q."id",
+              q."account"
+            FROM
+              "jobs" q
+            WHERE
+              (
+                q."locked_until" IS NULL
+                OR q."locked_until" <= ?
+              )
+              AND (
+                q."account" IS NULL
+                OR (
+                  SELECT
+                    COUNT(*)
+                  FROM
+                    "jobs" w
+                  WHERE
+                    w."account" = q."account"
+                    AND w."locked_until" > ?
+                ) < ?
+              )
+            ORDER BY
+              q."id"
+            LIMIT
+              ?
+          ) c
+      ) x
+    WHERE
+      (
+        x."account" IS NULL
+        OR x."sqlinbox_rank" <= ? - x."sqlinbox_in_work"
+      )
+    ORDER BY
+      x."id"
+    LIMIT
+      ?
+  )
+  AND (
+    t."locked_until" IS NULL
+    OR t."locked_until" <= ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- text: 78 characters, sha256 f032042e39d0642b
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?),
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 239 characters, sha256 a476b61365d09608
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 110 characters, sha256 f09d9b3f1dbf08b7
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 121 characters, sha256 f2ce013a816a9e3a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 191 characters, sha256 f00d44771e8754f6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 197 characters, sha256 8fac5cc3be5f1f52
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 f24a1a238c4a98bb
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, rate limit, schedules, control (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 157 characters, sha256 be480e0abc2e4b79
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER
+);
+
+-- ddl, 2 of 5
+-- text: 70 characters, sha256 c33aee83c0a2d176
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
+
+-- ddl, 3 of 5
+-- text: 133 characters, sha256 9cf491bea484b447
+CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" TEXT NOT NULL, "tick" INTEGER NOT NULL, PRIMARY KEY ("name", "tick"));
+
+-- ddl, 4 of 5
+-- text: 254 characters, sha256 dab9768087321c51
+CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
+  "name" TEXT NOT NULL,
+  "window_start" INTEGER NOT NULL DEFAULT 0,
+  "used" INTEGER NOT NULL DEFAULT 0,
+  "granted" INTEGER NOT NULL DEFAULT 0,
+  "at_ms" INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY ("name")
+);
+
+-- ddl, 5 of 5
+-- text: 244 characters, sha256 4938643412533366
+CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
+  "queue_name" TEXT NOT NULL,
+  "kind" VARCHAR(16) NOT NULL,
+  "target" TEXT NOT NULL,
+  "reason" VARCHAR(2000),
+  "requested_at" INTEGER NOT NULL,
+  PRIMARY KEY ("queue_name", "kind", "target")
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 208 characters, sha256 b5772e3054ae1491
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- text: 78 characters, sha256 f032042e39d0642b
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?),
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 239 characters, sha256 a476b61365d09608
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 110 characters, sha256 f09d9b3f1dbf08b7
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 121 characters, sha256 f2ce013a816a9e3a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 191 characters, sha256 f00d44771e8754f6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 197 characters, sha256 8fac5cc3be5f1f52
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 f24a1a238c4a98bb
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+-- schedules recordTick
+-- params: ["nightly","2025-01-01T00:00:00.000Z"]
+-- text: 86 characters, sha256 17536056d4a0c7c3
+INSERT INTO
+  "sqlinbox_schedules" ("name", "tick")
+VALUES
+  (?, ?)
+ON CONFLICT DO NOTHING;
+
+-- schedules lastTick
+-- params: ["nightly"]
+-- text: 71 characters, sha256 463a2cce300d7d40
+SELECT
+  MAX("tick") AS "tick"
+FROM
+  "sqlinbox_schedules"
+WHERE
+  "name" = ?;
+
+-- schedules pruneTicks
+-- params: ["nightly","2025-01-01T00:00:00.000Z"]
+-- text: 64 characters, sha256 255466522007b3fa
+DELETE FROM "sqlinbox_schedules"
+WHERE
+  "name" = ?
+  AND "tick" < ?;
+
+-- rates rateRow
+-- params: ["jobs"]
+-- text: 71 characters, sha256 15c9398d40e961bc
+INSERT INTO
+  "sqlinbox_rates" ("name")
+VALUES
+  (?)
+ON CONFLICT DO NOTHING;
+
+-- rates reserveRate
+-- params: [50,1000,1000,50,1000,1000,10,50,1000,1000,10,1000,1000,50,1000,1000,50,1000,1000,10,50,1000,1000,10,1000,1000,"jobs"]
+-- text: 1714 characters, sha256 7d866e84b6ee4d47
+UPDATE "sqlinbox_rates" AS b
+SET
+  "granted" = (
+    CASE
+      WHEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      ) <= 0 THEN 0
+      WHEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      ) < ? THEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      )
+      ELSE ?
+    END
+  ),
+  "used" = (
+    CASE
+      WHEN "window_start" = CAST(
+        (
+          CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+        ) / ? AS INTEGER
+      ) * ? THEN "used"
+      ELSE 0
+    END
+  ) + (
+    CASE
+      WHEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      ) <= 0 THEN 0
+      WHEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      ) < ? THEN (
+        ? - (
+          CASE
+            WHEN "window_start" = CAST(
+              (
+                CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+              ) / ? AS INTEGER
+            ) * ? THEN "used"
+            ELSE 0
+          END
+        )
+      )
+      ELSE ?
+    END
+  ),
+  "window_start" = CAST(
+    (
+      CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+    ) / ? AS INTEGER
+  ) * ?,
+  "at_ms" = (
+    CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+  )
+WHERE
+  b."name" = ?
+RETURNING
+  *;
+
+-- rates returnRate
+-- params: [4,4,"jobs",1735689600000]
+-- text: 133 characters, sha256 5d7b3b17108ef679
+UPDATE "sqlinbox_rates" AS b
+SET
+  "used" = CASE
+    WHEN "used" > ? THEN "used" - ?
+    ELSE 0
+  END
+WHERE
+  b."name" = ?
+  AND b."window_start" = ?;
+
+-- rates rateState
+-- params: ["jobs"]
+-- text: 47 characters, sha256 bca4b6f6ec7e751d
+SELECT
+  *
+FROM
+  "sqlinbox_rates"
+WHERE
+  "name" = ?;
+
+-- control readControl
+-- params: ["jobs"]
+-- text: 87 characters, sha256 f311d3b7bb4ec1fc
+SELECT
+  "queue_name",
+  "kind",
+  "target"
+FROM
+  "sqlinbox_control"
+WHERE
+  "queue_name" IN (?);
+
+-- control writeControl
+-- params: ["jobs","pause_group","acme"]
+-- text: 220 characters, sha256 004222e5c44887ab
+INSERT INTO
+  "sqlinbox_control" ("queue_name", "kind", "target", "requested_at")
+VALUES
+  (
+    ?,
+    ?,
+    ?,
+    (
+      CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- control deleteControl
+-- params: ["jobs","pause_group","acme"]
+-- text: 85 characters, sha256 4a9bdebfcd1f2fb2
+DELETE FROM "sqlinbox_control"
+WHERE
+  "queue_name" = ?
+  AND "kind" = ?
+  AND "target" = ?;
+
+
+-- =================================================================================================
+-- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 183 characters, sha256 0812da4a61935a4b
+CREATE TABLE IF NOT EXISTS "outbox" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "relayed_at" INTEGER
+);
+
+-- ddl, 2 of 2
+-- text: 101 characters, sha256 333a3b3b61a38336
+CREATE INDEX IF NOT EXISTS "outbox_due" ON "outbox" ("id", "locked_until")
+WHERE
+  "relayed_at" IS NULL;
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","[3,5,8]",10]
+-- text: 290 characters, sha256 6fb8af0606cb21cc
+UPDATE "outbox" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "outbox" q
+    WHERE
+      q."relayed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."id" NOT IN (
+        SELECT
+          value
+        FROM
+          json_each(?)
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 106 characters, sha256 5cecb8549ca79138
+UPDATE "outbox" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 172 characters, sha256 f4ba577fd76e2938
+UPDATE "outbox" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 127 characters, sha256 fce91a6683601776
+UPDATE "outbox" AS t
+SET
+  "relayed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 106 characters, sha256 ad1d65764fe29b81
+UPDATE "outbox" AS q
+SET
+  "relayed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 115 characters, sha256 3a7b6fab3df748b8
+UPDATE "outbox" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 115 characters, sha256 6d92bc94f4904b73
+UPDATE "outbox" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1]
+-- text: 72 characters, sha256 b1303bf3b4c02a79
+INSERT INTO
+  "outbox" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- text: 80 characters, sha256 3770bedba0264377
+INSERT INTO
+  "outbox" ("payload", "attempt")
+VALUES
+  (?, ?),
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","[3,5,8]"]
+-- text: 346 characters, sha256 d0371f09054d669c
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."relayed_at" IS NULL
+        AND q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."relayed_at" IS NULL
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        )
+        AND q."id" NOT IN (
+          SELECT
+            value
+          FROM
+            json_each(?)
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "outbox" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","[3,5,8]"]
+-- text: 190 characters, sha256 1dea36526cd4981b
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "outbox" q
+WHERE
+  q."relayed_at" IS NULL
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  )
+  AND q."id" NOT IN (
+    SELECT
+      value
+    FROM
+      json_each(?)
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","[3,5,8]"]
+-- text: 201 characters, sha256 d919a29afa0e7ae8
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "outbox" q
+    WHERE
+      q."relayed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."id" NOT IN (
+        SELECT
+          value
+        FROM
+          json_each(?)
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 237 characters, sha256 02ee8207f8fff599
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 243 characters, sha256 c7fb331d0ed54a45
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."relayed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "outbox" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 148 characters, sha256 82898e69f7b73b8e
+SELECT
+  r.*
+FROM
+  "outbox" r
+WHERE
+  r."relayed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 84 characters, sha256 12141e4e1dc17ba1
+UPDATE "outbox" AS q
+SET
+  "attempt" = 1,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 41 characters, sha256 683efa04ebcf7cf2
+DELETE FROM "outbox"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, dead-letter group (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 203 characters, sha256 e88b84045189df9b
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER,
+  "fifo_group" TEXT
+);
+
+-- ddl, 2 of 3
+-- text: 85 characters, sha256 64fe310dc56628f2
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
+
+-- ddl, 3 of 3
+-- text: 75 characters, sha256 9732398ed5e58543
+CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id");
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
+-- text: 388 characters, sha256 28f22d3b6804de1f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."fifo_group" IS NOT ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" s
+        WHERE
+          s."fifo_group" = q."fifo_group"
+          AND s."id" < q."id"
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 132 characters, sha256 b9ccfbb08f18a28d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle dead letter (group)
+-- params: ["dead",7,"2025-01-01T00:00:00.000Z"]
+-- text: 104 characters, sha256 8269dc1c14a1e04c
+UPDATE "jobs" AS q
+SET
+  "fifo_group" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- text: 105 characters, sha256 cfc2e1e93240bc3f
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- text: 105 characters, sha256 cfc2e1e93240bc3f
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["dead","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","dead"]
+-- text: 568 characters, sha256 c6332530e76716b4
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."fifo_group" IS NOT ?
+        AND q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."fifo_group" IS NOT ?
+        AND NOT (
+          q."locked_until" IS NOT NULL
+          AND q."locked_until" > ?
+        )
+        AND q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        )
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        )
+        AND q."fifo_group" IS NOT ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."fifo_group" = ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 203 characters, sha256 8d7bdeb85080c193
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  )
+  AND q."fifo_group" IS NOT ?;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 203 characters, sha256 96bc0c6029f87746
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."fifo_group" IS NOT ?
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 267 characters, sha256 7cfa8f31dd10d91d
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = ? THEN 'dead'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 273 characters, sha256 ddf2d1a79c6b936f
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = ? THEN 'dead'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z",4,5]
+-- text: 147 characters, sha256 01623c03746edf9a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" IS NOT ?
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead)
+-- params: ["dead"]
+-- text: 65 characters, sha256 571a21f376b0205d
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" = ?
+ORDER BY
+  r."id";
+
+-- admin fresh (to group g)
+-- params: ["g",4,5]
+-- text: 122 characters, sha256 98f318c84ae1487b
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL,
+  "fifo_group" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+
+
+-- =================================================================================================
+-- lease, retention, dead-letter group (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 250 characters, sha256 b8320dd9592ba6e0
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER,
+  "processed_at" INTEGER,
+  "dead_at" INTEGER,
+  "fifo_group" TEXT
+);
+
+-- ddl, 2 of 5
+-- text: 114 characters, sha256 923a905262a96b9e
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 5
+-- text: 104 characters, sha256 dd0f10f826c4ba5a
+CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 4 of 5
+-- text: 103 characters, sha256 c78bfc24fc1afd0f
+CREATE INDEX IF NOT EXISTS "jobs_processed" ON "jobs" ("processed_at")
+WHERE
+  "processed_at" IS NOT NULL;
+
+-- ddl, 5 of 5
+-- text: 133 characters, sha256 9cf491bea484b447
+CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" TEXT NOT NULL, "tick" INTEGER NOT NULL, PRIMARY KEY ("name", "tick"));
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
+-- text: 446 characters, sha256 f2597299f1704f5e
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."fifo_group" IS NOT ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" s
+        WHERE
+          s."fifo_group" = q."fifo_group"
+          AND s."id" < q."id"
+          AND s."processed_at" IS NULL
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 127 characters, sha256 bb12f622bc965764
+UPDATE "jobs" AS t
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 106 characters, sha256 2ecd971752d46769
+UPDATE "jobs" AS q
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 132 characters, sha256 b9ccfbb08f18a28d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle dead letter (group)
+-- params: ["dead",7,"2025-01-01T00:00:00.000Z"]
+-- text: 104 characters, sha256 8269dc1c14a1e04c
+UPDATE "jobs" AS q
+SET
+  "fifo_group" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- text: 105 characters, sha256 cfc2e1e93240bc3f
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- text: 105 characters, sha256 cfc2e1e93240bc3f
+INSERT INTO
+  "jobs" ("payload", "attempt", "fifo_group", "retry_after")
+VALUES
+  (?, ?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["dead","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","dead"]
+-- text: 684 characters, sha256 028c064c4158ce63
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND q."fifo_group" IS NOT ?
+        AND q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND q."fifo_group" IS NOT ?
+        AND NOT (
+          q."locked_until" IS NOT NULL
+          AND q."locked_until" > ?
+        )
+        AND q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        )
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        )
+        AND q."fifo_group" IS NOT ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."fifo_group" = ?
+        AND q."processed_at" IS NULL THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 232 characters, sha256 fa56424b5f560da9
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  )
+  AND q."fifo_group" IS NOT ?;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 232 characters, sha256 1114e95d3afd754f
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+      AND q."fifo_group" IS NOT ?
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 313 characters, sha256 5a0b1cd08c2efa54
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = ? THEN 'dead'
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 319 characters, sha256 255b89214798d16a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."fifo_group" = ? THEN 'dead'
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["dead","2025-01-01T00:00:00.000Z",4,5]
+-- text: 176 characters, sha256 45e3c8a28bb472bd
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND r."fifo_group" IS NOT ?
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead)
+-- params: ["dead"]
+-- text: 94 characters, sha256 b0d0a5d12d6f2166
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."fifo_group" = ?
+  AND r."processed_at" IS NULL
+ORDER BY
+  r."id";
+
+-- admin fresh (to group g)
+-- params: ["g",4,5]
+-- text: 122 characters, sha256 98f318c84ae1487b
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL,
+  "fifo_group" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- retention pruneProcessed
+-- params: ["2025-01-01T00:00:00.000Z",1000]
+-- text: 173 characters, sha256 4ac341e854796245
+DELETE FROM "jobs"
+WHERE
+  "id" IN (
+    SELECT
+      "id"
+    FROM
+      "jobs"
+    WHERE
+      "processed_at" IS NOT NULL
+      AND "processed_at" < ?
+      AND "locked_until" IS NULL
+    ORDER BY
+      "processed_at"
+    LIMIT
+      ?
+  );
+
+-- retention markDead
+-- params: ["2025-01-01T00:00:00.000Z","dead"]
+-- text: 114 characters, sha256 9748bb8a4ce6b25a
+UPDATE "jobs" AS q
+SET
+  "dead_at" = ?
+WHERE
+  q."fifo_group" = ?
+  AND q."locked_until" IS NULL
+  AND q."dead_at" IS NULL;
+
+-- retention pruneDead
+-- params: ["dead","2025-01-01T00:00:00.000Z",1000]
+-- text: 153 characters, sha256 820912199032a89b
+DELETE FROM "jobs"
+WHERE
+  "id" IN (
+    SELECT
+      "id"
+    FROM
+      "jobs"
+    WHERE
+      "fifo_group" = ?
+      AND "locked_until" IS NULL
+      AND "dead_at" < ?
+    ORDER BY
+      "dead_at"
+    LIMIT
+      ?
+  );
+
+
+-- =================================================================================================
+-- advisory, dead-letter table (table jobs, advisory form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 149 characters, sha256 26b908b1475f758c
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "account" TEXT
+);
+
+-- ddl, 2 of 2
+-- text: 163 characters, sha256 df7ce4a1a8b2432e
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" INTEGER NOT NULL PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "account" TEXT
+);
+
+-- candidates (n 10)
+-- params: ["account-",10]
+-- text: 281 characters, sha256 a338f6af7851447f
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  1
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- candidates (n 10, two keys of its own)
+-- params: ["account-","account-","k1","k2",10]
+-- text: 503 characters, sha256 52b3795c445c32c7
+SELECT
+  q."id" AS "id",
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key"
+FROM
+  "jobs" q
+WHERE
+  1
+  AND CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) NOT IN (?, ?)
+ORDER BY
+  q."id"
+LIMIT
+  ?;
+
+-- lock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- unlock: not sent here (table jobs: this dialect has no advisory lock statement. Fix: override lock() and unlock() in the dialect): none
+
+-- take (id 7)
+-- params: [7]
+-- text: 83 characters, sha256 88b8c82e1b6db9a2
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = ?
+  AND 1
+RETURNING
+  *;
+
+-- heldKeys (two keys): none
+
+-- settle ack
+-- params: [7]
+-- text: 33 characters, sha256 51169412735401f6
+DELETE FROM "jobs"
+WHERE
+  "id" = ?;
+
+-- settle retry
+-- params: [7]
+-- text: 65 characters, sha256 b1e8836e3e954a39
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = ?;
+
+-- moveToDeadLetter, 1 of 2
+-- params: [7]
+-- text: 59 characters, sha256 033c4421850ed5a0
+INSERT INTO
+  "jobs_dead"
+SELECT
+  *
+FROM
+  "jobs"
+WHERE
+  "id" = ?;
+
+-- moveToDeadLetter, 2 of 2
+-- params: [7]
+-- text: 33 characters, sha256 51169412735401f6
+DELETE FROM "jobs"
+WHERE
+  "id" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"a1"]
+-- text: 84 characters, sha256 37e4ebf23d1e81d1
+INSERT INTO
+  "jobs" ("payload", "attempt", "account")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"a1"]
+-- text: 84 characters, sha256 37e4ebf23d1e81d1
+INSERT INTO
+  "jobs" ("payload", "attempt", "account")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- text: 157 characters, sha256 8ff9d570f7116bb1
+SELECT
+  0 AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN 1 THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["account-"]
+-- text: 259 characters, sha256 fe78c26e4a4caca1
+SELECT
+  CAST(? AS TEXT) || (
+    CASE
+      WHEN typeof(q."account") = 'real'
+      AND q."account" = CAST(q."account" AS INTEGER) THEN CAST(CAST(q."account" AS INTEGER) AS TEXT)
+      ELSE COALESCE(CAST(q."account" AS TEXT), '')
+    END
+  ) AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  1;
+
+-- lockable
+-- text: 71 characters, sha256 e9418e2c2e446802
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      1
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["ready",3,50]
+-- text: 137 characters, sha256 2bb6649898d01d48
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'ready' AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 147 characters, sha256 780003419fc39a0a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: [4,5]
+-- text: 63 characters, sha256 294f7a5af1b8ba19
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead)
+-- text: 45 characters, sha256 e9b1fca070a803de
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id";
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 59 characters, sha256 5f6d8610fb4ece70
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1
+WHERE
+  q."id" IN (?, ?);
+
+-- admin copyBack
+-- params: [4,5]
+-- text: 65 characters, sha256 810f818d6c751c60
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove (dead)
+-- params: [4,5]
+-- text: 44 characters, sha256 12e3afb1c667f352
+DELETE FROM "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- lease, failure record, dead-letter table (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 341 characters, sha256 6c86bbbfc813555e
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER,
+  "last_error" TEXT,
+  "error_class" TEXT,
+  "failed_at" INTEGER,
+  "created_at" INTEGER DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+);
+
+-- ddl, 2 of 3
+-- text: 85 characters, sha256 64fe310dc56628f2
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
+
+-- ddl, 3 of 3
+-- text: 355 characters, sha256 a8d28b15160c9ac3
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" INTEGER NOT NULL PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER,
+  "last_error" TEXT,
+  "error_class" TEXT,
+  "failed_at" INTEGER,
+  "created_at" INTEGER DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 262 characters, sha256 65d90593c5cb21e6
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 132 characters, sha256 b9ccfbb08f18a28d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle retry (failure)
+-- params: ["boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 168 characters, sha256 996f011d70788b17
+UPDATE "jobs" AS q
+SET
+  "locked_until" = NULL,
+  "last_error" = CAST(? AS TEXT),
+  "error_class" = CAST(? AS TEXT),
+  "failed_at" = ?
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- moveToDeadLetter, 1 of 2
+-- params: ["boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 305 characters, sha256 3c671336a60007cc
+INSERT INTO
+  "jobs_dead" (
+    "id",
+    "payload",
+    "attempt",
+    "locked_until",
+    "retry_after",
+    "created_at",
+    "last_error",
+    "error_class",
+    "failed_at"
+  )
+SELECT
+  "id",
+  "payload",
+  "attempt",
+  "locked_until",
+  "retry_after",
+  "created_at",
+  CAST(? AS TEXT),
+  CAST(? AS TEXT),
+  ?
+FROM
+  "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- moveToDeadLetter, 2 of 2
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 454 characters, sha256 6e0e578f17baa63e
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN NOT (
+          q."locked_until" IS NOT NULL
+          AND q."locked_until" > ?
+        )
+        AND q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        )
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 201 characters, sha256 18d8891ffd07b0ed
+SELECT
+  NULL AS "key",
+  COALESCE(q."retry_after", q."created_at") AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 175 characters, sha256 d1694f4c007a7a6a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 231 characters, sha256 aebaeb736b03434a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 147 characters, sha256 780003419fc39a0a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead)
+-- text: 45 characters, sha256 e9b1fca070a803de
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id";
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 104 characters, sha256 3e14cb52fae31bdf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin copyBack
+-- params: [4,5]
+-- text: 65 characters, sha256 810f818d6c751c60
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove (dead)
+-- params: [4,5]
+-- text: 44 characters, sha256 12e3afb1c667f352
+DELETE FROM "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+

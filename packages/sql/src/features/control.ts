@@ -1,0 +1,66 @@
+import type { ControlRow } from '@sqlinbox/core';
+import type { Statement } from '../params.js';
+import { Feature, type QueueSql } from '../queue.js';
+
+/**
+ * Lifecycle control: the control table, one row per pause (of a queue, or of one FIFO group), its
+ * primary key (queue_name, kind, target). A pause writes a row where it is missing, a resume
+ * deletes it, and every broker subscribed to a queue reads that queue's rows once a second.
+ */
+export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
+  /** The control table's `CREATE TABLE`, where it does not exist. */
+  ddl(control: string): string[] {
+    const s = this.s;
+    const c = (name: string) => s.ident(name);
+    return [
+      `${s.createTableSql} ${s.tableName(control)} (\n` +
+        `  ${c('queue_name')} ${s.controlQueueType ?? s.tickNameType} NOT NULL,\n` +
+        `  ${c('kind')} ${s.controlKindType} NOT NULL,\n` +
+        `  ${c('target')} ${s.tickNameType} NOT NULL,\n` +
+        `  ${c('reason')} ${s.controlReasonType},\n` +
+        `  ${c('requested_at')} ${s.rateMsType} NOT NULL,\n` +
+        `  PRIMARY KEY (${c('queue_name')}, ${c('kind')}, ${c('target')})\n)`,
+    ];
+  }
+
+  /** The control rows of the queues named (the primary key's prefix). */
+  readControl(control: string, queues: readonly string[]): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    return s.plainRead(
+      p.statement(
+        `SELECT ${c('queue_name')}, ${c('kind')}, ${c('target')} FROM ${s.tableName(control)}` +
+          ` WHERE ${s.inList(p, c('queue_name'), queues)}`,
+      ),
+    );
+  }
+
+  /** Writes a control row unless it is there (pausing twice is one pause, kept from the first); `requested_at` is the database clock in epoch milliseconds. */
+  writeControl(control: string, row: ControlRow): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    return p.statement(
+      s.insertNew(
+        s.tableName(control),
+        [c('queue_name'), c('kind'), c('target'), c('requested_at')],
+        [p.bind(row.queue), p.bind(row.kind), p.bind(row.target), s.nowMs],
+        3,
+      ),
+    );
+  }
+
+  /** Deletes a control row. */
+  deleteControl(control: string, row: ControlRow): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    return p.statement(
+      s.delete({
+        table: s.tableName(control),
+        where: `${c('queue_name')} = ${p.bind(row.queue)} AND ${c('kind')} = ${p.bind(row.kind)} AND ${c('target')} = ${p.bind(row.target)}`,
+      }),
+    );
+  }
+}
