@@ -66,7 +66,7 @@ status_of() { # dir n variable
   client "$1" "$2" "SHOW GLOBAL STATUS LIKE '$3'" 2>/dev/null | awk '{ print $2 }'
 }
 
-start_node() { # dir n base bootstrap
+start_node() { # dir n base bootstrap [seconds to wait]
   local dir="$1" n="$2" base="$3" bootstrap="$4" d i cluster=""
   d="$dir/node$n"
   i=$((n - 1))
@@ -104,16 +104,29 @@ EOF
       --auth-root-authentication-method=normal --skip-test-db >"$d/install.log" 2>&1 ||
       { cat "$d/install.log" >&2; die "mariadb-install-db failed for node $n"; }
   fi
-  local extra=()
+  local extra=() pid state="" tries=0 deadline
   [ "$bootstrap" = yes ] && extra=(--wsrep-new-cluster)
-  # Started in the background, detached; its pid file says where it runs.
-  setsid "$(mariadbd_bin)" --defaults-file="$d/my.cnf" "${extra[@]}" </dev/null >>"$d/stdout.log" 2>&1 &
-  for _ in $(seq 1 1200); do
-    if [ "$(status_of "$dir" "$n" wsrep_local_state_comment)" = Synced ]; then return 0; fi
-    sleep 0.1
+  # A start waits 120 s for the node; a rejoin (its crash recovery, then a state transfer, on a
+  # machine busy with other tests) up to 300 s.
+  deadline=$((SECONDS + ${5:-120}))
+  while :; do
+    # Started in the background, detached; its pid file says where it runs.
+    setsid "$(mariadbd_bin)" --defaults-file="$d/my.cnf" "${extra[@]}" </dev/null >>"$d/stdout.log" 2>&1 &
+    pid=$!
+    while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null; do
+      state="$(status_of "$dir" "$n" wsrep_local_state_comment)" || state=""
+      [ "$state" = Synced ] && return 0
+      sleep 0.2
+    done
+    tries=$((tries + 1))
+    # A joiner whose state transfer failed exits; it is started once more (a second transfer),
+    # not given up on.
+    if [ "$SECONDS" -ge "$deadline" ] || [ "$tries" -ge 2 ]; then break; fi
+    echo "galera.sh: node $n exited before it was synced; starting it once more" >&2
   done
+  echo "galera.sh: node $n did not reach Synced (last state: ${state:-none}); its error log ends:" >&2
   tail -30 "$d/error.log" >&2 || true
-  die "node $n did not reach Synced within 120 s"
+  die "node $n did not reach Synced within ${5:-120} s"
 }
 
 kill_node() { # dir n
@@ -155,7 +168,7 @@ case "$action" in
     [[ "$2" =~ ^[123]$ ]] || die "no node $2 (1, 2 or 3)"
     [ -f "$1/base" ] || die "no cluster in $1"
     kill_node "$1" "$2"
-    start_node "$1" "$2" "$(cat "$1/base")" no
+    start_node "$1" "$2" "$(cat "$1/base")" no 300
     ;;
   remove)
     dir="${1:?usage: galera.sh remove <dir>}"

@@ -5,11 +5,13 @@
 //                                                    package with a test script) into DIR, for a later sum;
 //                                                    a package without a report is recorded as missing
 //                                                    (several saves, even at once, may share one DIR)
+//   node scripts/test-count.mjs --exit DIR RC PKG..  records that the run of PKG.. (saved in DIR) exited RC
 //   node scripts/test-count.mjs DIR..                the sum over saved runs (one line per run, then the total)
 //   node scripts/test-count.mjs --list               every package with a test script, one a line
 //
 // A package expected to report and without a report counts as one failure, as does a report of a
-// suite that failed to load.
+// suite that failed to load, and a run that exited non-zero while its reports show no failed test
+// (vitest's unhandled errors, which its JSON report leaves out, or a crash).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -62,6 +64,11 @@ if (args[0] === '--save') {
   }
   // A file of this save's own: saves of other packages into the same DIR keep theirs.
   writeFileSync(join(dir, `missing.${process.pid}.json`), JSON.stringify(missing));
+} else if (args[0] === '--exit') {
+  const [, dir, rc, ...pkgs] = args;
+  if (!dir || !rc) throw new Error('usage: test-count.mjs --exit DIR RC PKG..');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `exit.${process.pid}.json`), JSON.stringify({ rc: Number(rc), pkgs }));
 } else if (args[0] === '--list') {
   for (const pkg of testedPackages()) console.log(pkg);
 } else if (args.length > 0) {
@@ -70,11 +77,25 @@ if (args[0] === '--save') {
   for (const dir of args) {
     const run = fresh();
     const missing = [];
+    const exits = [];
+    const failedIn = new Set();
     for (const name of existsSync(dir) ? readdirSync(dir) : []) {
       if (!name.endsWith('.json')) continue;
       const data = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       if (name.startsWith('missing.')) missing.push(...data);
-      else add(run, data, failures);
+      else if (name.startsWith('exit.')) exits.push(data);
+      else {
+        const before = run.failed;
+        add(run, data, failures);
+        if (run.failed > before) failedIn.add(name);
+      }
+    }
+    for (const { rc, pkgs } of exits) {
+      if (rc === 0 || pkgs.some((p) => failedIn.has(fileOf(p)) || missing.includes(p))) continue;
+      run.failed += 1;
+      failures.push(
+        `${pkgs.join(', ')}: exited ${rc} with no failed test in its reports (an unhandled error or a crash; its log tells)`,
+      );
     }
     if (!existsSync(dir)) missing.push(dir);
     for (const m of missing) console.log(`${dir}: no test report from ${m}`);

@@ -69,8 +69,10 @@ lane() { # name, packages...: the lane's tests, then their reports saved; rc in 
   shift
   [ "$#" -gt 0 ] || return 0
   run_tests "$@"
-  echo $? >"$REPORTS/rc.$name"
+  local rc=$?
+  echo $rc >"$REPORTS/rc.$name"
   node scripts/test-count.mjs --save "$REPORTS/node$NODE_MAJOR" "$@"
+  node scripts/test-count.mjs --exit "$REPORTS/node$NODE_MAJOR" "$rc" "$@"
   echo "test: lane $name done at $((SECONDS - started)) s"
 }
 free_lane() {
@@ -82,8 +84,10 @@ free_lane() {
   major="$(node -p 'process.versions.node.split(".")[0]')"
   for pkg in "${QUICK_PACKAGES[@]}"; do rm -rf "$pkg/.vitest"; done
   run_tests "${QUICK_PACKAGES[@]}"
-  echo $? >"$REPORTS/rc.quick"
+  local rc=$?
+  echo $rc >"$REPORTS/rc.quick"
   node scripts/test-count.mjs --save "$REPORTS/node$major" "${QUICK_PACKAGES[@]}"
+  node scripts/test-count.mjs --exit "$REPORTS/node$major" "$rc" "${QUICK_PACKAGES[@]}"
   echo "test: node $major run done at $((SECONDS - started)) s"
 }
 lane postgres "${PG_LANE[@]}" &
