@@ -20,6 +20,7 @@ const MYSQL_URL =
 
 interface Run {
   error?: string;
+  rowsPerClaim?: number | null;
   jobsPerSec?: number;
   processed?: number;
   duplicates?: number;
@@ -46,11 +47,24 @@ interface Window {
 interface SustainedRun {
   error?: string;
   rate: number | null;
-  windows: Window[];
-  summary: { consumedPerSec: number; p99: number | null };
+  windows: (Window & { stage?: 'before' | 'held' | 'after' })[];
+  /** Case (d): when the REPEATABLE READ transaction was opened and committed, seconds into the run. */
+  hold?: { from: number | null; to: number | null };
+  summary: {
+    consumedPerSec: number;
+    p99: number | null;
+    before?: { p99: number | null };
+    during?: { p99: number | null };
+    after?: { p99: number | null };
+    maxBacklogHeld?: number;
+    backlogBackAfter?: number | null;
+  };
 }
 interface Entry {
   id: string;
+  /** A raw loop's claim size; `engineOf` names the engine's drain whose rows per claim it is. */
+  k?: number | 'engine';
+  engineOf?: string;
   workload: 'drain' | 'latency' | 'enqueue' | 'recovery' | 'sustained';
   case?: 'a' | 'b' | 'c' | 'd' | 'e';
   db: 'pg' | 'mysql' | 'sqlite';
@@ -291,6 +305,59 @@ describe('pnpm bench', () => {
     expect(stdout).toMatch(
       /(PASS|FAIL) {2}W6 PostgreSQL sustainable rate: sqlinbox lease vs graphile-worker tuned/,
     );
+  });
+
+  it('R-LOAD-3 a REPEATABLE READ transaction held beside the queue is measured before, while and after it is held, and the queue consumes on after its commit', () => {
+    const d = results.results.find((e) => e.id === 'sustained-d-pg-sqlinbox-lease-sql');
+    expect(d, 'case (d) on PostgreSQL').toBeDefined();
+    const run = d?.runs[0] as unknown as SustainedRun;
+    expect(run.error).toBeUndefined();
+    const { from, to } = run.hold ?? { from: null, to: null };
+    expect(from, 'the transaction was opened').not.toBeNull();
+    expect(to, 'and committed').not.toBeNull();
+    expect(to as number).toBeGreaterThan(from as number);
+    const stage = (s: string) => run.windows.filter((w) => w.stage === s);
+    for (const s of ['before', 'held', 'after']) expect(stage(s).length, `windows ${s}`).toBeGreaterThan(0);
+    // Rows published while the snapshot was held are consumed: after the commit the consumer runs on.
+    expect(
+      stage('after').reduce((a, w) => a + w.consumed, 0),
+      'consumed after the commit',
+    ).toBeGreaterThan(0);
+    // The three stages' latencies and the backlog it left are reported, as figures or as "none".
+    expect(typeof run.summary.maxBacklogHeld).toBe('number');
+    expect(run.summary.before && run.summary.during && run.summary.after).toBeTruthy();
+    expect(run.summary.backlogBackAfter === null || typeof run.summary.backlogBackAfter === 'number').toBe(
+      true,
+    );
+    expect(stdout).toMatch(/p99 before \/ held \/ after \S+ \/ \S+ \/ \S+ ms, backlog back after/);
+  });
+
+  it('R-LOAD-4 each raw loop at the engine batch size runs at the rows per claim the engine reached in the same round, and every form is compared with it', () => {
+    const limits = results.results.filter((e) => e.engineOf !== undefined);
+    // PostgreSQL and MariaDB: lease and advisory; SQLite: lease.
+    expect(limits.map((e) => e.id).sort()).toEqual(
+      [
+        'drain-mysql-raw-advisory-kengine-w32',
+        'drain-mysql-raw-lease-batchdelete-kengine-w32',
+        'drain-pg-raw-advisory-kengine-w32',
+        'drain-pg-raw-lease-batchdelete-kengine-w32',
+        'drain-sqlite-raw-lease-batchdelete-kengine-w1',
+      ].sort(),
+    );
+    for (const e of limits) {
+      const engine = results.results.find((x) => x.id === e.engineOf);
+      const reached = engine?.runs.at(-1)?.rowsPerClaim;
+      expect(reached, `${e.engineOf}: rows per claim`).toBeGreaterThan(0);
+      const [run] = e.runs;
+      expect(run?.error, e.id).toBeUndefined();
+      // The loop's claim size is the engine's own, rounded (the run records the k it used).
+      expect((run as Run & { k?: number }).k, e.id).toBe(Math.max(1, Math.round(reached as number)));
+      expect(run?.processed, `${e.id}: jobs handled`).toBe(e.jobs);
+      expect(run?.duplicates ?? 0, `${e.id}: jobs handled twice`).toBe(0);
+    }
+    for (const db of ['PostgreSQL', 'MariaDB'])
+      for (const form of ['lease', 'advisory', 'row lock'])
+        expect(stdout).toMatch(new RegExp(`(PASS|FAIL) {2}The limit: ${db} ${form}, 32 workers`));
   });
 
   it('R-LOAD-1 stops the servers it started and removes their data directories', () => {

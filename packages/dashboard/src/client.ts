@@ -74,7 +74,7 @@ circle.s-ready, circle.s-delayed, circle.s-work, circle.s-dead, circle.s-done, c
 .tabs a { padding: .25rem .7rem; border-radius: 999px; text-decoration: none; color: var(--fg); background: var(--card); }
 .tabs a[aria-current] { background: var(--ready); color: #fff; }
 .state { font-size: 12px; padding: .05rem .45rem; border-radius: 4px; background: var(--card); }
-.state-dead { color: var(--dead); } .state-inWork { color: var(--work); } .state-ready { color: var(--ready); } .state-done { color: var(--done); }
+.state-dead { color: var(--dead); } .state-inWork { color: var(--work); } .state-ready { color: var(--ready); } .state-done { color: var(--done); } .state-paused { color: var(--dead); font-weight: 600; }
 form.inline { display: inline; margin: 0; }
 td.actions { white-space: nowrap; }
 .spark { display: block; }

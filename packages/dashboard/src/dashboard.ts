@@ -5,7 +5,6 @@ import {
   Admin,
   type AdminRow,
   type AnyTable,
-  type ChangeReport,
   type DeadLetterTarget,
   type QueueStats,
   type Selection,
@@ -13,6 +12,7 @@ import {
   type TableDescription,
 } from '@sqlinbox/core';
 import { parseCookie, stringifySetCookie } from 'cookie';
+import { ActionError, type ActionResult, act, isAction } from './actions.js';
 import { type DashboardCredentials, Login } from './auth.js';
 import { Csrf, sameOrigin } from './csrf.js';
 import {
@@ -139,6 +139,7 @@ const BODY_LIMIT = 64 * 1024;
 const MAX_IDS = 500;
 const COOKIE = 'sqlinbox_csrf';
 const SKIPS: readonly SkipReason[] = ['not-found', 'in-work', 'not-dead', 'dead', 'done'];
+const VERBS: readonly Notice['verb'][] = ['requeued', 'deleted', 'rescheduled', 'paused', 'resumed'];
 const BASE = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/;
 
 interface Queue {
@@ -225,6 +226,8 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
       stats,
       ...(error === undefined ? {} : { error }),
       samples: sampler.samples(qu.name),
+      control: qu.table.control !== undefined,
+      hasGroups: qu.table.group !== undefined,
     };
   }
 
@@ -400,7 +403,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
           }),
         );
       }
-      if ((parts[2] === 'requeue' || parts[2] === 'delete') && parts.length === 3) {
+      if (isAction(parts[2]) && parts.length === 3) {
         if (method !== 'POST') throw new HttpError(405, 'POST only');
         if (readOnly) throw new HttpError(403, 'this dashboard is read-only: actions are disabled');
         if (!sameOrigin(inc.header, allowed)) {
@@ -414,36 +417,26 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
         if (!csrf.check(cookieToken, form.get('csrf') ?? undefined)) {
           throw new HttpError(403, 'the form has no valid CSRF token: reload the page and try again');
         }
-        const selection = selectionOf(form);
         const state = form.get('state') ?? 'dead';
         const backState = (STATES as readonly string[]).includes(state) ? state : 'dead';
-        let report: ChangeReport;
-        let verb: Notice['verb'];
-        if (parts[2] === 'requeue') {
-          if (qu.deadLetter === undefined) {
-            throw new HttpError(400, `the queue ${qu.name} has no dead letter configured`);
-          }
-          report = await admin.requeue(qu.table, selection, { deadLetter: qu.deadLetter });
-          verb = 'requeued';
-        } else {
-          const dead = form.get('dead') === '1';
-          if (dead && qu.deadLetter === undefined) {
-            throw new HttpError(400, `the queue ${qu.name} has no dead letter configured`);
-          }
-          if (!dead && !('ids' in selection)) throw new HttpError(400, 'live rows are deleted by id only');
-          report = await admin.remove(qu.table, selection, { deadLetter: qu.deadLetter, dead });
-          verb = 'deleted';
+        let done: ActionResult;
+        try {
+          done = await act(admin, qu, parts[2], form, () => selectionOf(form));
+        } catch (err) {
+          if (err instanceof ActionError) throw new HttpError(err.status, err.message);
+          throw err;
         }
-        const why = [...new Set(report.skipped.map((s) => s.reason))];
-        const result = new URLSearchParams({
-          done: verb,
-          n: String(report.changed.length),
-          left: String(report.skipped.length),
-        });
-        for (const w of why) result.append('why', w);
-        const ids = 'ids' in selection ? selection.ids : [];
-        if (form.get('back') === 'row' && verb === 'requeued' && ids.length === 1) {
-          return redirect(q(view, qu.name, `/rows/${encodeURIComponent(String(ids[0]))}?${result}`));
+        const { report } = done;
+        const result = new URLSearchParams({ done: done.verb });
+        const group = (form.get('group') ?? '').trim();
+        if ((done.verb === 'paused' || done.verb === 'resumed') && group !== '') result.set('group', group);
+        if (report !== undefined) {
+          result.set('n', String(report.changed.length));
+          result.set('left', String(report.skipped.length));
+          for (const w of new Set(report.skipped.map((s) => s.reason))) result.append('why', w);
+        }
+        if (done.row !== undefined) {
+          return redirect(q(view, qu.name, `/rows/${encodeURIComponent(String(done.row))}?${result}`));
         }
         return redirect(q(view, qu.name, `?state=${backState}&${result}`));
       }
@@ -536,13 +529,14 @@ function selectionOf(form: URLSearchParams): Selection {
 /** The redirect's report of an action, read back: counts and known reasons only. */
 function noticeOf(params: URLSearchParams): Notice | undefined {
   const done = params.get('done');
-  if (done !== 'requeued' && done !== 'deleted') return undefined;
+  if (!(VERBS as readonly (string | null)[]).includes(done)) return undefined;
   const count = (v: string | null) => (v !== null && /^\d{1,6}$/.test(v) ? Number(v) : 0);
   return {
-    verb: done,
+    verb: done as Notice['verb'],
     changed: count(params.get('n')),
     left: count(params.get('left')),
     why: params.getAll('why').filter((w) => (SKIPS as readonly string[]).includes(w)),
+    group: params.get('group')?.slice(0, 255) ?? undefined,
   };
 }
 

@@ -26,6 +26,9 @@ export interface QueueView {
   readonly stats: QueueStats | null;
   readonly error?: string;
   readonly samples: readonly Sample[];
+  /** Whether the table has a control table (pause and resume), and FIFO groups. */
+  readonly control?: boolean;
+  readonly hasGroups?: boolean;
 }
 
 export type ListState = RowState | 'all';
@@ -41,10 +44,12 @@ const STATE_LABEL: Record<ListState, string> = {
 
 /** What an action did, read back from the redirect's query (numbers and fixed words only). */
 export interface Notice {
-  readonly verb: 'requeued' | 'deleted';
+  readonly verb: 'requeued' | 'deleted' | 'rescheduled' | 'paused' | 'resumed';
   readonly changed: number;
   readonly left: number;
   readonly why: readonly string[];
+  /** Pause and resume: the FIFO group, where one was paused or resumed. */
+  readonly group?: string | undefined;
 }
 
 export const q = (view: View, name: string, rest = ''): string =>
@@ -162,7 +167,7 @@ export function overview(
       recent.map((x) => x.stats!.ready + x.stats!.delayed + x.stats!.inWork),
     );
     return html`<tr data-queue="${qv.name}">
-<td><a href="${q(view, qv.name)}">${qv.name}</a> <span class="muted">${qv.table === qv.name ? '' : qv.table}</span></td>
+<td><a href="${q(view, qv.name)}">${qv.name}</a> <span class="muted">${qv.table === qv.name ? '' : qv.table}</span>${s?.paused?.queue ? html` <span class="state state-paused" data-paused>paused</span>` : s?.paused !== undefined && s.paused.groups.length > 0 ? html` <span class="state state-paused" data-paused>${s.paused.groups.length} group${s.paused.groups.length === 1 ? '' : 's'} paused</span>` : ''}</td>
 ${
   s === null
     ? html`<td colspan="${counting ? 7 : 6}" class="error">${qv.error ?? 'no reading'}</td>`
@@ -297,8 +302,11 @@ export function queuePage(
   const actions = !view.readOnly;
   const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
   const rowActions = (r: AdminRow) => {
-    if (!actions || r.state !== 'dead') return '';
+    if (!actions || (r.state !== 'dead' && r.state !== 'delayed')) return '';
     const id = String(r.id);
+    if (r.state === 'delayed') {
+      return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/run-now')}">${hidden({ id, state })}<button type="submit" name="do" value="run-now">Run now</button></form></td>`;
+    }
     return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, state })}<button type="submit" name="do" value="requeue">Requeue</button></form>
 <form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete dead letter ${id}?">${hidden({ id, state, dead: '1' })}<button type="submit" class="danger" name="do" value="delete">Delete</button></form></td>`;
   };
@@ -308,7 +316,7 @@ export function queuePage(
     list === null
       ? ''
       : html`<table class="rows" data-state="${state}">
-<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${rec.createdAt ? html`<th>created</th>` : ''}${rec.failedAt ? html`<th>failed</th>` : ''}${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && state === 'dead' ? html`<th></th>` : ''}</tr></thead>
+<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${rec.createdAt ? html`<th>created</th>` : ''}${rec.failedAt ? html`<th>failed</th>` : ''}${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && (state === 'dead' || state === 'delayed') ? html`<th></th>` : ''}</tr></thead>
 <tbody>${list.rows.map(
           (r) => html`<tr data-id="${String(r.id)}">
 <td data-label="id"><a href="${q(view, qv.name, `/rows/${encodeURIComponent(String(r.id))}`)}">${String(r.id)}</a></td>
@@ -332,6 +340,7 @@ ${
     qv.name,
     html`<h1>${qv.name} <small>table ${qv.table}</small></h1>
 <section id="q-stats" data-live>${cards(qv)}</section>
+${controlBar(view, qv)}
 <section id="q-charts" data-live>${charts(qv, opts.counting, opts.windowMs)}</section>
 <form class="find" method="get" action="${q(view, qv.name, '/rows')}"><label for="find-id">Row by id</label><input id="find-id" name="id" required maxlength="200"><button type="submit">Show</button></form>
 ${n === undefined ? '' : noticeOf(n)}
@@ -347,9 +356,52 @@ function hiddenFields(view: View, fields: Record<string, string>): Html {
   )}`;
 }
 
+const NOTICE_VERB: Record<Notice['verb'], string> = {
+  requeued: 'Requeued',
+  deleted: 'Deleted',
+  rescheduled: 'Made due now:',
+  paused: 'Paused',
+  resumed: 'Resumed',
+};
+
 function noticeOf(n: Notice): Html {
+  if (n.verb === 'paused' || n.verb === 'resumed') {
+    const what = n.group === undefined ? 'the queue' : `group ${n.group}`;
+    return html`<p class="notice" id="notice">${NOTICE_VERB[n.verb]} ${what}${n.verb === 'paused' ? ': every broker starts no handler of it within a second; handlers in work finish' : ''}.</p>`;
+  }
   const why = n.why.length === 0 ? '' : ` (${n.why.join(', ')})`;
-  return html`<p class="notice${n.left > 0 ? ' problem' : ''}" id="notice">${n.verb === 'requeued' ? 'Requeued' : 'Deleted'} ${n.changed} row${n.changed === 1 ? '' : 's'}${n.left > 0 ? `; left ${n.left} alone${why}` : ''}.</p>`;
+  return html`<p class="notice${n.left > 0 ? ' problem' : ''}" id="notice">${NOTICE_VERB[n.verb]} ${n.changed} row${n.changed === 1 ? '' : 's'}${n.left > 0 ? `; left ${n.left} alone${why}` : ''}.</p>`;
+}
+
+/**
+ * What is paused of a queue, and (actions on) the buttons that pause and resume it or one of its
+ * FIFO groups. Empty for a table without a control table.
+ */
+function controlBar(view: View, qv: QueueView): Html {
+  const paused = qv.stats?.paused;
+  if (!qv.control || paused === undefined) return html``;
+  const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
+  const badge = paused.queue
+    ? html`<span class="state state-paused" id="paused">paused</span>`
+    : html`<span class="state state-ready" id="paused">running</span>`;
+  const groups = paused.groups.map(
+    (g) =>
+      html`<li data-paused-group="${g}">${g}${
+        view.readOnly
+          ? ''
+          : html` <form class="inline" method="post" action="${q(view, qv.name, '/resume')}">${hidden({ group: g, state: 'ready' })}<button type="submit">Resume group</button></form>`
+      }</li>`,
+  );
+  const buttons = view.readOnly
+    ? ''
+    : html`<form class="inline" method="post" action="${q(view, qv.name, paused.queue ? '/resume' : '/pause')}"${paused.queue ? '' : html` data-confirm="Pause ${qv.name}? No broker starts a handler of it until it is resumed."`}>${hidden({ state: 'ready' })}<button type="submit" id="pause-queue">${paused.queue ? 'Resume queue' : 'Pause queue'}</button></form>${
+        qv.hasGroups
+          ? html` <form class="inline" method="post" action="${q(view, qv.name, '/pause')}">${hidden({ state: 'ready' })}<label for="pause-group">Group</label> <input id="pause-group" name="group" required maxlength="255"><button type="submit">Pause group</button></form>`
+          : ''
+      }`;
+  return html`<section class="control" id="control"><div>Queue ${badge} ${buttons}</div>${
+    paused.groups.length === 0 ? '' : html`<p>Groups paused:</p><ul id="paused-groups">${groups}</ul>`
+  }</section>`;
 }
 
 export function rowPage(
@@ -386,7 +438,7 @@ ${opts.error === undefined ? '' : html`<dt>last error</dt><dd class="error" titl
 </dl>
 ${
   actions
-    ? html`<p>${dead ? html`<form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, back: 'row', state: 'dead' })}<button type="submit">Requeue</button></form> ` : ''}<form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete row ${id}?">${hidden({ id, ...(dead ? { dead: '1' } : {}), state: dead ? 'dead' : 'ready' })}<button type="submit" class="danger">Delete</button></form></p>`
+    ? html`<p>${dead ? html`<form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, back: 'row', state: 'dead' })}<button type="submit">Requeue</button></form> ` : ''}${row.state === 'delayed' ? html`<form class="inline" method="post" action="${q(view, qv.name, '/run-now')}">${hidden({ id, back: 'row', state: 'delayed' })}<button type="submit">Run now</button></form> ` : ''}<form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete row ${id}?">${hidden({ id, ...(dead ? { dead: '1' } : {}), state: dead ? 'dead' : 'ready' })}<button type="submit" class="danger">Delete</button></form></p>`
     : ''
 }
 <h2>Payload</h2>

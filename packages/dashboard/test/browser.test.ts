@@ -241,5 +241,121 @@ for (const db of dbs) {
         await adapter.close();
       }
     });
+
+    test(`R-LIFE-8 R-LIFE-2 the queue is paused and resumed by a click, one group too, every broker hears of it, and a delayed row runs now by a click (${db.name})`, async () => {
+      const adapter = await db.open();
+      const jobs = await createQueue(adapter, { control: true });
+      const workerAdapter = await db.open();
+      const worker = new Broker(workerAdapter, { logger: silentLogger, pollInterval: 100 });
+      const admin = new Admin(adapter);
+      const queues = { jobs: { table: jobs.table, deadLetter: DL } };
+      const ops = dashboard(admin, { queues, basePath: '/ops', readOnly: false, sampleEvery: 400 });
+      const ro = dashboard(admin, { queues, basePath: '/ro', sampleEvery: 400 });
+      const server = await mount('node:http', [
+        { base: '/ops', handler: ops },
+        { base: '/ro', handler: ro },
+      ]);
+      const context = await browser.newContext({ viewport: { width: 1200, height: 600 } });
+      const page = await context.newPage();
+      const dialogs: string[] = [];
+      page.on('dialog', (d) => {
+        dialogs.push(`${d.type()}: ${d.message()}`);
+        void d.accept();
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const delivered = new Set<string>();
+      const heard: string[] = [];
+      worker.on('paused', (e) => heard.push(`paused ${e.scope}${e.value === null ? '' : ` ${e.value}`}`));
+      worker.on('resumed', (e) => heard.push(`resumed ${e.scope}${e.value === null ? '' : ` ${e.value}`}`));
+      try {
+        const broker = new Broker(adapter, { logger: silentLogger });
+        // By payload: SQLite gives a deleted row's id to the next row.
+        worker.subscribe(queue(jobs.table as AnyTable).pollInterval(100), async (m: unknown) => {
+          delivered.add(String((m as { n: number }).n));
+        });
+        await worker.start();
+        await broker.publish(jobs.table, { n: 1 });
+        await until(() => delivered.has('1'), 'a row delivered before the pause');
+
+        // Pause: asked to confirm, kept in the database, heard by the worker's broker.
+        await page.goto(`${server.origin}/ops/queues/jobs?state=ready`);
+        expect(await page.locator('#paused').textContent()).toBe('running');
+        await page.getByRole('button', { name: 'Pause queue' }).click();
+        await page.waitForURL(/done=paused/);
+        expect(dialogs).toEqual([
+          'confirm: Pause jobs? No broker starts a handler of it until it is resumed.',
+        ]);
+        expect(await page.locator('#notice').textContent()).toMatch(/^Paused the queue/);
+        expect(await page.locator('#paused').textContent()).toBe('paused');
+        expect((await admin.paused(jobs.table)).queue).toBe(true);
+        await until(() => heard.includes('paused queue'), "the worker's broker hearing of the pause");
+        await page.goto(`${server.origin}/ops/`);
+        expect(await page.locator('tr[data-queue="jobs"] [data-paused]').textContent()).toBe('paused');
+
+        // A row published while paused waits; a click on Resume lets it run.
+        await broker.publish(jobs.table, { n: 2 });
+        expect(delivered.has('2')).toBe(false);
+        await page.goto(`${server.origin}/ops/queues/jobs?state=ready`);
+        await page.getByRole('button', { name: 'Resume queue' }).click();
+        await page.waitForURL(/done=resumed/);
+        expect(await page.locator('#notice').textContent()).toBe('Resumed the queue.');
+        expect((await admin.paused(jobs.table)).queue).toBe(false);
+        await until(() => delivered.has('2'), 'the row published while paused, delivered after the resume');
+
+        // One FIFO group: paused from the form, listed, resumed from its own button.
+        await page.fill('#pause-group', 'acme <b>corp</b>');
+        await page.getByRole('button', { name: 'Pause group' }).click();
+        await page.waitForURL(/done=paused/);
+        expect(await page.locator('#notice').textContent()).toMatch(/^Paused group acme <b>corp<\/b>/);
+        expect((await admin.paused(jobs.table)).groups).toEqual(['acme <b>corp</b>']);
+        expect(await page.locator('#paused-groups li').count()).toBe(1);
+        await page.goto(`${server.origin}/ops/`);
+        expect(await page.locator('tr[data-queue="jobs"] [data-paused]').textContent()).toBe(
+          '1 group paused',
+        );
+        await page.goto(`${server.origin}/ops/queues/jobs?state=ready`);
+        await shot(page, 'dashboard-paused-group', false);
+        await page.getByRole('button', { name: 'Resume group' }).click();
+        await page.waitForURL(/done=resumed/);
+        expect((await admin.paused(jobs.table)).groups).toEqual([]);
+        expect(await page.locator('#paused-groups').count()).toBe(0);
+
+        // Run now: a row delayed by an hour is made due by a click, and the worker runs it.
+        const later = String(
+          await broker.publish(jobs.table, { n: 3 }, { notBefore: new Date(Date.now() + 3_600_000) }),
+        );
+        await page.goto(`${server.origin}/ops/queues/jobs?state=delayed`);
+        await page.locator(`tr[data-id="${later}"]`).getByRole('button', { name: 'Run now' }).click();
+        await page.waitForURL(/done=rescheduled/);
+        expect(await page.locator('#notice').textContent()).toBe('Made due now: 1 row.');
+        await until(() => delivered.has('3'), 'the delayed row run now');
+
+        // Read-only: the state is shown, no button; a POST the page makes itself is refused.
+        await admin.pause(jobs.table);
+        await page.goto(`${server.origin}/ro/queues/jobs?state=ready`);
+        expect(await page.locator('#paused').textContent()).toBe('paused');
+        expect(await page.getByRole('button', { name: /Pause|Resume|Run now/ }).count()).toBe(0);
+        const status = await page.evaluate(async () => {
+          const res = await fetch('/ro/queues/jobs/resume', {
+            method: 'POST',
+            body: new URLSearchParams({ csrf: 'x' }),
+          });
+          return res.status;
+        });
+        expect(status).toBe(403);
+        expect((await admin.paused(jobs.table)).queue).toBe(true);
+        await admin.resume(jobs.table);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+        ops.close();
+        ro.close();
+        await worker.shutdown();
+        await jobs.drop();
+        await adapter.close();
+      }
+    });
   });
 }

@@ -390,6 +390,59 @@ for (const db of dbs) {
       }
     });
 
+    test(`R-LIFE-8 pause, resume and run now answer a clear 400 where the table cannot do them, and a run now by id makes rows due (${db.name})`, async () => {
+      const table = await fresh();
+      const admin = new Admin(adapter);
+      const later = await broker.publish(
+        table,
+        { later: true },
+        { notBefore: new Date(Date.now() + 3_600_000) },
+      );
+      const ready = await broker.publish(table, { now: true });
+      const dash = dashboard(admin, {
+        queues: { jobs: { table, deadLetter: DL } },
+        readOnly: false,
+        sampleEvery: 0,
+      });
+      const server = await mount('node:http', [{ base: '', handler: dash }]);
+      try {
+        const page = await get(`${server.origin}/queues/jobs?state=delayed`);
+        const { cookie, form } = tokens(page.res, page.body);
+        // A table without a control table shows no pause button, and refuses a pause by hand.
+        expect(page.body).not.toContain('Pause queue');
+        expect(page.body).toContain('Run now');
+        const headers = { cookie: cookie!, origin: server.origin };
+        for (const [action, fields, message] of [
+          ['pause', {}, 'declares no control table: add control: true'],
+          ['resume', { group: 'acme' }, 'declares no control table'],
+          ['run-now', { all: '1' }, 'rows are run now by id only'],
+          ['run-now', {}, 'say which rows'],
+        ] as const) {
+          const res = await post(
+            `${server.origin}/queues/jobs/${action}`,
+            { csrf: form!, ...fields },
+            headers,
+          );
+          expect(res.status, action).toBe(400);
+          expect(await res.text(), action).toContain(message);
+        }
+        // Run now of a ready row and a delayed one: both are due now, the delayed one ready.
+        const skipped = await post(
+          `${server.origin}/queues/jobs/run-now`,
+          { csrf: form!, id: [String(ready), String(later)], state: 'delayed' },
+          headers,
+        );
+        expect(skipped.status).toBe(303);
+        expect(skipped.headers.get('location')).toMatch(
+          /done=rescheduled&n=2&left=0|done=rescheduled&n=1&left=1/,
+        );
+        expect((await admin.get(table, later))?.state).toBe('ready');
+      } finally {
+        await server.close();
+        dash.close();
+      }
+    });
+
     test(`R-LIFE-8 a login of the dashboard's own: basic authentication or a bearer token on every request, refused with 401 otherwise (${db.name})`, async () => {
       const table = await fresh();
       const queues = { jobs: { table, deadLetter: DL } };

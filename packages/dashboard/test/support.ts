@@ -55,11 +55,14 @@ export function databases(): Db[] {
 /** A fresh queue table (lease form, retry_after, a group column) with a dead-letter group `dead`. */
 export async function createQueue(
   adapter: Adapter,
-  opts: { errorColumn?: boolean } = {},
+  opts: { errorColumn?: boolean; control?: boolean } = {},
 ): Promise<{ table: AnyTable; drop(): Promise<void> }> {
   const name = `dash_${randomBytes(4).toString('hex')}`;
+  // A control table of the test's own (pause and resume), dropped with the queue's.
+  const control = `${name}_ctl`;
   const table = inbox({
     ...(opts.errorColumn ? { columns: ['last_error'] } : {}),
+    ...(opts.control ? { control: { table: control } } : {}),
     table: name,
     id: { column: 'id', generated: true },
     payload: 'payload',
@@ -80,6 +83,7 @@ export async function createQueue(
       const c = await adapter.pool.acquire();
       try {
         await c.query(`DROP TABLE IF EXISTS ${name}`);
+        if (opts.control) await c.query(`DROP TABLE IF EXISTS ${control}`);
       } finally {
         adapter.pool.release(c);
       }
