@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AnyTable, Broker, inbox } from '@sqlinbox/core';
+import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openUrl } from '../src/index.js';
 
@@ -280,6 +280,84 @@ for (const target of targets) {
         expect(viaConfig.code).toBe(0);
         expect(JSON.parse(viaConfig.out).jobs).toMatchObject({ ready: 4, delayed: 1, dead: 0 });
       } finally {
+        await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+
+    test(`R-LIFE-1 a dead row's failure record, its error and class and when it was made and died, in show and dead list, as text and JSON (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const flags = [
+        '--table',
+        name,
+        '--lease',
+        'locked_until',
+        '--group',
+        'grp',
+        '--last-error',
+        'last_error',
+        '--error-class',
+        'error_class',
+        '--failed-at',
+        'failed_at',
+        '--created-at',
+        'created_at',
+      ];
+      const dl = [...flags, '--dead-letter-group', 'dead'];
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 50 });
+      try {
+        const ddl = await sqlinbox(['ddl', '--url', target.url, ...flags, '--json']);
+        expect(ddl.code).toBe(0);
+        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+        const table = inbox({
+          table: name,
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          attempt: { column: 'attempt', generated: true },
+          lease: 'locked_until',
+          group: 'grp',
+          lastError: 'last_error',
+          errorClass: 'error_class',
+          failedAt: 'failed_at',
+          createdAt: 'created_at',
+        }) as AnyTable;
+        class MailboxError extends Error {
+          override name = 'MailboxError';
+        }
+        const died = new Promise<unknown>((resolve) => broker.on('deadLettered', (e) => resolve(e.id)));
+        broker.subscribe(queue(table).maxAttempts(1).deadLetter({ group: 'dead' }), async () => {
+          throw new MailboxError('SMTP 550: mailbox unavailable');
+        });
+        const id = await broker.publish(table, { to: 'nobody@example.com' });
+        await broker.start();
+        expect(String(await died)).toBe(String(id));
+        await broker.shutdown();
+
+        const show = await sqlinbox(['show', String(id), '--json', '--url', target.url, ...dl]);
+        expect(show.code).toBe(0);
+        const row = JSON.parse(show.out) as Record<string, string | null>;
+        expect(row).toMatchObject({
+          state: 'dead',
+          lastError: 'SMTP 550: mailbox unavailable',
+          errorClass: 'MailboxError',
+        });
+        // Both times read back as instants of today (the database's clock and the host's).
+        for (const k of ['createdAt', 'failedAt']) {
+          expect(Math.abs(Date.parse(row[k] ?? '') - Date.now()), k).toBeLessThan(86_400_000);
+        }
+        const line = await sqlinbox(['show', String(id), '--url', target.url, ...dl]);
+        expect(line.out).toContain('error="MailboxError: SMTP 550: mailbox unavailable"');
+        expect(line.out).toMatch(/ created=\d{4}-\d\d-\d\dT.* failed=\d{4}-\d\d-\d\dT/);
+        const list = await sqlinbox(['dead', 'list', '--json', '--url', target.url, ...dl]);
+        expect(list.code).toBe(0);
+        expect(JSON.parse(list.out).rows).toMatchObject([
+          { id: row.id, lastError: 'SMTP 550: mailbox unavailable', errorClass: 'MailboxError' },
+        ]);
+      } finally {
+        await broker.shutdown().catch(() => undefined);
         await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
         adapter.pool.release(conn);
         await adapter.close();

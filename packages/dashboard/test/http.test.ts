@@ -44,7 +44,7 @@ for (const db of dbs) {
       for (const drop of drops) await drop();
       await adapter?.close();
     });
-    const fresh = async (opts: { errorColumn?: boolean } = {}) => {
+    const fresh = async (opts: { errorColumn?: boolean; record?: boolean } = {}) => {
       const made = await createQueue(adapter, opts);
       drops.push(made.drop);
       return made.table;
@@ -437,6 +437,41 @@ for (const db of dbs) {
           /done=rescheduled&n=2&left=0|done=rescheduled&n=1&left=1/,
         );
         expect((await admin.get(table, later))?.state).toBe('ready');
+      } finally {
+        await server.close();
+        dash.close();
+      }
+    });
+
+    test(`R-LIFE-1 R-LIFE-8 a dead row's failure record: its class and error, when it was made and when it died, on the list and the row's page (${db.name})`, async () => {
+      const table = await fresh({ record: true });
+      // A broker of its own adapter: its shutdown closes that adapter.
+      const worker = new Broker(await db.open(), { logger: silentLogger, pollInterval: 50 });
+      class MailboxError extends Error {
+        override name = 'MailboxError';
+      }
+      const died = new Promise<unknown>((resolve) => worker.on('deadLettered', (e) => resolve(e.id)));
+      worker.subscribe(queue(table).maxAttempts(1).deadLetter(DL), async () => {
+        throw new MailboxError('SMTP 550: <b>mailbox</b> unavailable');
+      });
+      const id = await broker.publish(table, { to: 'nobody@example.com' });
+      await worker.start();
+      expect(String(await died)).toBe(String(id));
+      await worker.shutdown();
+      const dash = dashboard(adapter, { queues: { jobs: { table, deadLetter: DL } }, sampleEvery: 0 });
+      const server = await mount('node:http', [{ base: '', handler: dash }]);
+      try {
+        const list = await get(`${server.origin}/queues/jobs?state=dead`);
+        expect(list.res.status).toBe(200);
+        expect(list.body).toContain('<th>created</th>');
+        expect(list.body).toContain('<th>failed</th>');
+        expect(list.body).toContain(
+          '<td class="error" data-label="last error">MailboxError: SMTP 550: &lt;b&gt;mailbox&lt;/b&gt; unavailable</td>',
+        );
+        const row = await get(`${server.origin}/queues/jobs/rows/${String(id)}`);
+        expect(row.body).toMatch(/<dd id="row-created">\d{4}-\d\d-\d\d/);
+        expect(row.body).toMatch(/<dd id="row-failed">\d{4}-\d\d-\d\d/);
+        expect(row.body).toContain('title="from the failure record"');
       } finally {
         await server.close();
         dash.close();
