@@ -32,7 +32,10 @@ export function sqliteTarget(driverName: SqliteDriverName = 'better-sqlite3'): C
   const file = join(dir, 'conformance.db');
   const driver = DRIVERS[driverName];
   // One driver for every handle of the process: two copies of SQLite do not see each other's locks.
-  const admin = new SqlitePool({ filename: file, connections: 1, driver });
+  // Its reads wait up to a second on another process's lock (a checkpoint of a child broker's
+  // writes): at the default 100 ms, a scenario's sampling read failed with "database is locked"
+  // on a loaded CI machine.
+  const admin = new SqlitePool({ filename: file, connections: 1, driver, busyTimeoutMs: 1_000 });
   const opened = new Set<OpenAdapter>();
 
   const target = {
