@@ -38,6 +38,17 @@ function sqlinbox(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/** Creates a queue's tables from what `sqlinbox ddl --json` prints for `flags`. */
+async function applyDdl(
+  url: string,
+  flags: readonly string[],
+  conn: { query(sql: string): Promise<unknown> },
+) {
+  const ddl = await sqlinbox(['ddl', '--url', url, ...flags, '--json']);
+  expect(ddl.code, ddl.err).toBe(0);
+  for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+}
+
 /**
  * Starts `sqlinbox dashboard` (the args after `dashboard`, or all of them when they name it) and
  * answers the URL it prints, its line, and `stop()`, which sends SIGTERM and answers the exit code.
@@ -171,9 +182,7 @@ for (const target of targets) {
       const adapter = await openUrl(target.url);
       const conn = await adapter.pool.acquire();
       try {
-        const ddl = await sqlinbox(['ddl', '--url', target.url, ...flags, '--json']);
-        expect(ddl.code).toBe(0);
-        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+        await applyDdl(target.url, flags, conn);
 
         const table = inbox({
           table: name,
@@ -309,9 +318,7 @@ for (const target of targets) {
       const conn = await adapter.pool.acquire();
       const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 50 });
       try {
-        const ddl = await sqlinbox(['ddl', '--url', target.url, ...flags, '--json']);
-        expect(ddl.code).toBe(0);
-        for (const stmt of JSON.parse(ddl.out) as string[]) await conn.query(stmt);
+        await applyDdl(target.url, flags, conn);
         const table = inbox({
           table: name,
           id: { column: 'id', generated: true },

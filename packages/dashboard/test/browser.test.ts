@@ -43,6 +43,20 @@ async function shot(page: Page, name: string, docs: boolean): Promise<void> {
   }
 }
 
+/** A page of its own context, accepting every dialog; the dialogs it showed and the errors it threw. */
+async function openPage(height: number) {
+  const context = await browser.newContext({ viewport: { width: 1200, height } });
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(`${d.type()}: ${d.message()}`);
+    void d.accept();
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, dialogs, errors };
+}
+
 async function until(check: () => Promise<boolean> | boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -76,15 +90,7 @@ for (const db of dbs) {
         { base: '/ops', handler: ops },
         { base: '/ro', handler: ro },
       ]);
-      const context = await browser.newContext({ viewport: { width: 1200, height: 480 } });
-      const page = await context.newPage();
-      const dialogs: string[] = [];
-      page.on('dialog', (d) => {
-        dialogs.push(`${d.type()}: ${d.message()}`);
-        void d.accept();
-      });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+      const { context, page, dialogs, errors } = await openPage(480);
       const delivered = new Set<string>();
       try {
         const broker = new Broker(adapter, { logger: silentLogger });
@@ -255,15 +261,7 @@ for (const db of dbs) {
         { base: '/ops', handler: ops },
         { base: '/ro', handler: ro },
       ]);
-      const context = await browser.newContext({ viewport: { width: 1200, height: 600 } });
-      const page = await context.newPage();
-      const dialogs: string[] = [];
-      page.on('dialog', (d) => {
-        dialogs.push(`${d.type()}: ${d.message()}`);
-        void d.accept();
-      });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+      const { context, page, dialogs, errors } = await openPage(600);
       const delivered = new Set<string>();
       const heard: string[] = [];
       worker.on('paused', (e) => heard.push(`paused ${e.scope}${e.value === null ? '' : ` ${e.value}`}`));
