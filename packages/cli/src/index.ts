@@ -100,6 +100,7 @@ interface Flags {
   errorClass?: string;
   failedAt?: string;
   createdAt?: string;
+  result?: string;
   deadLetterTable?: string;
   deadLetterGroup?: string;
   schedules?: string | boolean;
@@ -199,6 +200,7 @@ function queuesOf(flags: Flags, config: CliConfig | undefined): { name: string; 
       ['errorClass', flags.errorClass],
       ['failedAt', flags.failedAt],
       ['createdAt', flags.createdAt],
+      ['result', flags.result],
     ] as const) {
       if (v !== undefined) q[k] = v;
     }
@@ -272,6 +274,7 @@ const QUEUE_KEYS = [
   'errorClass',
   'failedAt',
   'createdAt',
+  'result',
   'concurrency',
   'columns',
   'isolation',
@@ -296,6 +299,7 @@ const COLUMN_KEYS = [
   'errorClass',
   'failedAt',
   'createdAt',
+  'result',
 ];
 const EXAMPLE_QUEUE =
   '{ "table": "jobs", "id": { "column": "id", "generated": true }, "payload": "payload" }';
@@ -404,6 +408,7 @@ function rowJson(r: AdminRow) {
     errorClass: r.errorClass,
     failedAt: r.failedAt?.toISOString() ?? null,
     createdAt: r.createdAt?.toISOString() ?? null,
+    ...('result' in r ? { result: r.result ?? null } : {}),
     preview: r.preview,
     truncated: r.truncated,
   };
@@ -415,6 +420,7 @@ function rowLine(r: AdminRow): string {
   if (r.retryAfter !== null) parts.push(`due=${r.retryAfter.toISOString()}`);
   if (r.lockedUntil !== null) parts.push(`lease=${r.lockedUntil.toISOString()}`);
   if (r.createdAt !== null) parts.push(`created=${r.createdAt.toISOString()}`);
+  if (r.result !== undefined) parts.push(`result=${json(r.result)}`);
   if (r.failedAt !== null) parts.push(`failed=${r.failedAt.toISOString()}`);
   if (r.errorClass !== null || r.lastError !== null)
     parts.push(`error=${json(`${r.errorClass ?? 'Error'}: ${r.lastError ?? ''}`)}`);
@@ -502,6 +508,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .option('--error-class <column>', "The failure record: the last error's class")
     .option('--failed-at <column>', 'The failure record: when the row last failed, or died')
     .option('--created-at <column>', 'When the row was inserted')
+    .option('--result <column>', "The result column: the value the row's handler acked with")
     .option('--dead-letter-table <table>', 'Dead letters live in this table')
     .option('--dead-letter-group <group>', 'Dead letters are rows of this group')
     .option('--json', 'Machine-readable output on stdout');

@@ -41,6 +41,8 @@ export interface TableExtras {
   readonly expiresAt?: boolean;
   /** The failure record: `last_error`, `error_class`, `failed_at`, `created_at`. */
   readonly failureRecord?: boolean;
+  /** The result column, `result` (give `processedAt` too). */
+  readonly result?: boolean;
   /** Per-key concurrency on a column `ckey`, with this limit. */
   readonly concurrency?: number;
   /** Advisory key template; default `<table>-{id}`. */
@@ -139,6 +141,7 @@ export class Harness {
       input.failedAt = 'failed_at';
       input.createdAt = 'created_at';
     }
+    if (extras.result) input.result = 'result';
     if (extras.concurrency !== undefined) input.concurrency = { key: 'ckey', limit: extras.concurrency };
     if (extras.columns) input.columns = extras.columns;
     if (extras.isolation) input.isolation = extras.isolation;

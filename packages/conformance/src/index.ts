@@ -24,6 +24,7 @@ import { orderingScenarios } from './scenarios/ordering.js';
 import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rateScenarios } from './scenarios/rate.js';
+import { resultScenarios } from './scenarios/results.js';
 import { retentionScenarios } from './scenarios/retention.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { scheduleScenarios } from './scenarios/schedule.js';
@@ -171,6 +172,7 @@ export async function runConformance(
         expiryScenarios(h, form);
         retentionScenarios(h, form);
         failureRecordScenarios(h, form);
+        resultScenarios(h, form);
         concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);

@@ -12,6 +12,14 @@ import type {
 } from './dialect.js';
 import type { Connection, Row } from './driver.js';
 import { ConfigError } from './errors.js';
+import {
+  decodeResult,
+  needResult,
+  type ResultWaitOptions,
+  type RowResult,
+  resultOn,
+  waitForResult,
+} from './result.js';
 
 /**
  * Which rows an admin change concerns: a list of ids, every row whose group column holds `group`
@@ -41,6 +49,8 @@ export interface AdminTableOptions {
 export interface AdminRow {
   /** The row's id. */
   readonly id: unknown;
+  /** The value its handler acked with (the result column), decoded; undefined: none, or no such column. */
+  readonly result?: unknown;
   /** Its state; a row another session holds (row lock or advisory key) reads `inWork`. */
   readonly state: RowState;
   /** The attempt column, or null where the table has none. */
@@ -185,6 +195,21 @@ export class Admin {
   /** One row by id, from the queue table or else the dead-letter table; null when neither has it. */
   async get(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<AdminRow | null> {
     return this.withConn(table, opts, (conn, ops) => this.getOn(conn, table, ops, id));
+  }
+
+  /**
+   * Row `id`'s result: `processed` with the value its handler acked with (undefined where it kept
+   * none), `pending`, `dead` (given the table's dead letter) or `missing`. The table must declare a
+   * result column.
+   */
+  async result(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<RowResult> {
+    needResult(table);
+    return this.withConn(table, opts, (conn, ops) => resultOn(conn, table, ops, id));
+  }
+
+  /** Waits for row `id` to be processed and answers its result's value (see `broker.result`). */
+  async waitResult(table: AnyTable, id: unknown, opts: ResultWaitOptions = {}): Promise<unknown> {
+    return waitForResult(table, id, opts, () => this.result(table, id, opts));
   }
 
   /**
@@ -531,6 +556,7 @@ export class Admin {
       errorClass: textOf(table.errorClass, r),
       failedAt: table.failedAt === undefined ? null : instant(r[table.failedAt]),
       createdAt: table.createdAt === undefined ? null : instant(r[table.createdAt]),
+      ...(table.result === undefined ? {} : { result: decodeResult(r[table.result]) }),
       preview,
       truncated,
       row,

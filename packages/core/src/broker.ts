@@ -1,6 +1,7 @@
 import { Bounds } from './bound.js';
 import { Budget } from './budget.js';
 import { type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
+import { type Deferred, deferred } from './deferred.js';
 import {
   type Form,
   type IsolationLevel,
@@ -18,6 +19,7 @@ import { Pruner } from './prune.js';
 import { Publisher, type PublishOptionsFor } from './publish.js';
 import { Queue, type QueueFlags, ThreadQueue } from './queue.js';
 import { relaySettings } from './relay.js';
+import { type ResultWaitOptions, readResult, waitForResult } from './result.js';
 import {
   type MountedSchedule,
   type ScheduleOptions,
@@ -534,6 +536,15 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     return readPaused(this.adapter.dialect, this.adapter.pool, table);
   }
 
+  /**
+   * Waits until row `id` is processed and answers the value its handler acked with (undefined:
+   * none); rejects with a `ResultTimeoutError` past `timeout` (default 30 s), a `ResultDeadError`
+   * for a row in `deadLetter`. Reads by id every 50 to 250 ms, holding no connection in between.
+   */
+  result<D extends TableDescription<F, I | undefined>>(table: D, id: unknown, opts: ResultWaitOptions = {}) {
+    return waitForResult(table, id, opts, () => readResult(this.adapter, table, id, opts.deadLetter));
+  }
+
   /** This broker's subscriptions of `table` read the control table now, not at their next read. */
   private async reread(table: string): Promise<void> {
     const reads = this.subscriptions
@@ -663,8 +674,6 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       });
     });
   }
-
-  /** A table's statements for publishes: a statement on a connection of the pool is bounded. */
 }
 
 /** A mounted queue, as `subscribe` answers it. */
@@ -679,20 +688,4 @@ export interface MountedSubscription {
   readonly ready: Promise<void>;
   /** Deliveries whose handler runs now. */
   inWork(): number;
-}
-
-interface Deferred {
-  readonly promise: Promise<void>;
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }

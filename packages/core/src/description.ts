@@ -169,6 +169,11 @@ export interface TableDescription<
   /** The instant the row was inserted (an instant; `ddl()` gives it the database's now as default). */
   readonly createdAt?: string | undefined;
   /**
+   * The result column (JSON or text): the value a handler acks with (`Outcome.ack(value)`),
+   * written by the ack's settlement; needs {@link processedAt}. Undefined: results are not kept.
+   */
+  readonly result?: string | undefined;
+  /**
    * Per-key concurrency: at most `limit` rows of one value of `column` in work at once, across
    * every broker on the table; undefined: no limit.
    */
@@ -414,6 +419,12 @@ export function finishDescription(t: AnyTable): AnyTable {
       { table: t.table, fix: "declare processedAt: 'processed_at', or drop retention.processed" },
     );
   }
+  if (t.result !== undefined && t.processedAt === undefined) {
+    throw new ConfigError(
+      'a result column needs a processedAt column: this table deletes its rows at the ack, so no result could be kept',
+      { table: t.table, column: t.result, fix: "declare processedAt: 'processed_at', or drop result" },
+    );
+  }
   if (t.isolation !== undefined && t.mode !== undefined) {
     throw new ConfigError('declare an isolation level or a SQLite mode, not both', { table: t.table });
   }
@@ -444,6 +455,7 @@ export function namedColumns(t: AnyTable): {
   add(t.errorClass, 'errorClass');
   add(t.failedAt, 'failedAt');
   add(t.createdAt, 'createdAt');
+  add(t.result, 'result');
   add(t.concurrency?.column, 'concurrencyKey');
   add(t.retention?.deadAt, 'deadAt');
   for (const p of t.key ?? []) if ('column' in p) add(p.column, 'advisory key');

@@ -111,6 +111,11 @@ export type Settlement =
       readonly token?: Date;
       /** The instant the settlement started (stamped into `processed_at`). */
       readonly now: Date;
+      /**
+       * An ack's result, JSON text (see `encodeResult`), written into the table's result column
+       * by the same statement. Absent: the column is left as it is (a batched ack never has one).
+       */
+      readonly result?: string;
     }
   /**
    * Put the row back: optionally count an attempt (`attempt = attempt + 1`), set `retry_after`,

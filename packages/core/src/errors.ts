@@ -19,6 +19,8 @@
  * - `EXPIRED`: a row's deadline passed before its delivery started (`ExpiredError`).
  * - `STATEMENT_TIMEOUT`: a statement of the engine ran past `statementTimeout`
  *   ({@link StatementTimeoutError}); its connection is closed.
+ * - `RESULT_TIMEOUT`: a wait for a row's result ran past its timeout (`ResultTimeoutError`).
+ * - `RESULT_DEAD`: a row waited for died instead of being processed (`ResultDeadError`).
  */
 export const ERROR_CODES = [
   'CONFIG',
@@ -38,6 +40,8 @@ export const ERROR_CODES = [
   'MIGRATE_LOCK',
   'STATEMENT_TIMEOUT',
   'EXPIRED',
+  'RESULT_TIMEOUT',
+  'RESULT_DEAD',
 ] as const;
 
 /** The code of a {@link SqlInboxError}: one of {@link ERROR_CODES}. */

@@ -80,6 +80,12 @@ export interface InboxInput {
   /** The instant the row was inserted; `ddl()` defaults it to the database's now. Default: none. */
   readonly createdAt?: string;
   /**
+   * The result column (JSON or text; `ddl()` prints the payload's type): a handler's
+   * `Outcome.ack(value)` keeps `value` there, read by id with `admin.result` and waited for with
+   * `broker.result`. Needs `processedAt`. Default: none.
+   */
+  readonly result?: string;
+  /**
    * Per-key concurrency: at most `limit` rows with one value of column `key` in work at once,
    * across every broker on the table (lease form). Default: no limit.
    */
@@ -144,6 +150,7 @@ type DeclaredColumns<D extends InboxInput> =
   | ColName<Prop<D, 'errorClass'>>
   | ColName<Prop<D, 'failedAt'>>
   | ColName<Prop<D, 'createdAt'>>
+  | ColName<Prop<D, 'result'>>
   | (Prop<D, 'concurrency', undefined> extends { readonly key: infer C extends string } ? C : never)
   | (Prop<D, 'columns', readonly []> extends readonly (infer C)[] ? C & string : never);
 
@@ -261,6 +268,7 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     ...(d.errorClass === undefined ? {} : { errorClass: name(d.errorClass, 'errorClass') }),
     ...(d.failedAt === undefined ? {} : { failedAt: name(d.failedAt, 'failedAt') }),
     ...(d.createdAt === undefined ? {} : { createdAt: name(d.createdAt, 'createdAt') }),
+    ...(d.result === undefined ? {} : { result: name(d.result, 'result') }),
     concurrency: concurrencyOf(d.concurrency, table),
     columns: (d.columns ?? []).map((c) => validateIdentifier(c, 'column', table)),
     isolation: d.isolation,
@@ -306,6 +314,7 @@ const INBOX_KEYS: Readonly<Record<keyof InboxInput, true>> = {
   errorClass: true,
   failedAt: true,
   createdAt: true,
+  result: true,
   concurrency: true,
   columns: true,
   isolation: true,

@@ -76,6 +76,14 @@ export {
 } from './rate-limit.js';
 export { type OutboxInput, outbox } from './relay.js';
 export type { ReplaceOptions } from './replace.js';
+export {
+  decodeResult,
+  encodeResult,
+  ResultDeadError,
+  ResultTimeoutError,
+  type ResultWaitOptions,
+  type RowResult,
+} from './result.js';
 export { type Retention, type RetentionAge, type RetentionInput, retentionMs } from './retention.js';
 export {
   type CatchUp,

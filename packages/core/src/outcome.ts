@@ -9,6 +9,8 @@ export type Outcome =
   | {
       /** Done: deleted, or stamped `processed_at`. */
       readonly kind: 'ack';
+      /** The handler's result, kept in the table's result column (see `Outcome.ack(value)`). */
+      readonly result?: unknown;
     }
   | {
       /** A poisoned message, settled like `ack`. */
@@ -27,8 +29,12 @@ export type Outcome =
 
 /** The outcomes a handler answers, built: `return Outcome.retryAfter(5_000)`. */
 export const Outcome = {
-  /** Done: the row is deleted, or stamped `processed_at` where the table has one. */
-  ack: (): Outcome => ACK,
+  /**
+   * Done: the row is deleted, or stamped `processed_at` where the table has one. `value` (any
+   * JSON value, `null` included) is the handler's result, written by the same settlement into the
+   * table's `result` column and read by id with `admin.result`/`broker.result`; undefined: none.
+   */
+  ack: (value?: unknown): Outcome => (value === undefined ? ACK : { kind: 'ack', result: value }),
   /** A poisoned message: settled exactly like `ack`, so it leaves the queue. */
   drop: (): Outcome => DROP,
   /** Deliver again (the attempt is counted); at `maxAttempts` the row is dead-lettered instead. */
@@ -60,7 +66,7 @@ export function outcomeOf(value: unknown): Outcome {
     if (k === 'ack' || k === 'drop' || k === 'retry' || k === 'retryAfter') return value as Outcome;
   }
   throw new TypeError(
-    `a handler must return an Outcome (Outcome.ack(), ...) or nothing, got ${String(value)}`,
+    `a handler must return an Outcome (Outcome.ack(), ...) or nothing, got ${String(value)}; to keep a result, return Outcome.ack(value)`,
   );
 }
 
@@ -74,6 +80,8 @@ export type Plan =
       readonly kind: 'finish';
       /** The outcome that led here. */
       readonly outcome: 'ack' | 'drop';
+      /** An ack's result, encoded for the result column (see `encodeResult`); absent: none. */
+      readonly result?: string;
     }
   | {
       /** Return the row to the queue. */

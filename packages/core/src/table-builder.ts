@@ -65,6 +65,8 @@ interface BuilderBase<S extends BuilderState> {
   failedAt(column: string): TableBuilder<S>;
   /** The insert time column (an instant; `ddl()` defaults it to the database's now). */
   createdAt(column: string): TableBuilder<S>;
+  /** The result column (JSON or text): the value a handler acks with; needs `processedAt`. */
+  result(column: string): TableBuilder<S>;
   /** Per-key concurrency: at most `limit` rows of one value of `column` in work at once. */
   concurrency(column: string, limit: number): TableBuilder<S>;
   columns(...names: string[]): TableBuilder<S>;
@@ -163,6 +165,9 @@ class Builder {
   }
   createdAt(column: string) {
     return this.with({ createdAt: this.col(column, 'createdAt') });
+  }
+  result(column: string) {
+    return this.with({ result: this.col(column, 'result') });
   }
   concurrency(column: string, limit: number) {
     return this.with({ concurrency: validateConcurrency(column, limit, this.d.table) });

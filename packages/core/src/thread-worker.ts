@@ -108,7 +108,7 @@ async function run(m: Extract<ToThread, { t: 'run' }>): Promise<void> {
     query: (sql, params) => withConnection((c) => c.query(sql, params)),
     connection: withConnection,
     settle: (o) => settleOnMain(m.d, o),
-    ack: () => settleOnMain(m.d, Outcome.ack()),
+    ack: (value?: unknown) => settleOnMain(m.d, Outcome.ack(value)),
     drop: () => settleOnMain(m.d, Outcome.drop()),
     retry: () => settleOnMain(m.d, Outcome.retry()),
     retryAfter: (delay) => settleOnMain(m.d, Outcome.retryAfter(delay)),

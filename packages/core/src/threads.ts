@@ -58,8 +58,8 @@ export interface ThreadContext<D = any> {
   connection<X>(fn: (conn: Connection) => Promise<X>): Promise<X>;
   /** Settles now, on the main thread, and reports the settlement's own failure here. */
   settle(outcome: Outcome): Promise<void>;
-  /** Settles now as `Outcome.ack()`: the row is deleted, or stamped `processed_at`. */
-  ack(): Promise<void>;
+  /** Settles now as `Outcome.ack(value)`: the row is deleted, or stamped `processed_at`; `value` is kept where the table has a result column. */
+  ack(value?: unknown): Promise<void>;
   /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
   drop(): Promise<void>;
   /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */

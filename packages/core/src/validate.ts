@@ -136,7 +136,9 @@ export async function validateSubscription(
           ? 'give it an integer type'
           : role === 'uniqueKey'
             ? 'give it a text type'
-            : undefined;
+            : role === 'result'
+              ? "give it a JSON or text type (the dialect's ddl() prints one)"
+              : undefined;
       const holds = TIME_ROLES.has(role) ? ', which cannot hold an instant' : '';
       const is = info.type === '' ? 'has no declared type' : `is ${info.type}`;
       fail(`the ${role} column ${is}${holds}, expected ${want.join(' or ')}`, {
@@ -240,6 +242,8 @@ function expectedKinds(
     case 'failedAt':
     case 'createdAt':
       return timeKinds;
+    case 'result':
+      return ['json', 'text'];
     case 'payload':
       return payloadType === 'bytes'
         ? ['bytes']

@@ -443,6 +443,12 @@ ${
 }
 <h2>Payload</h2>
 <pre id="payload">${opts.payload}</pre>
+${
+  row.result === undefined
+    ? ''
+    : html`<h2>Result</h2>
+<pre id="result">${JSON.stringify(row.result, jsonValue, 2)}</pre>`
+}
 <h2>Row</h2>
 <pre id="row">${JSON.stringify(row.row, jsonValue, 2)}</pre>`,
   );

@@ -368,6 +368,22 @@ describe('settlement', () => {
     expect(st.params).toEqual([NOW, 3, token]);
   });
 
+  test('R-LIFE-4 an ack with a result writes it in the same UPDATE that stamps the row; ddl() declares it NVARCHAR(MAX)', () => {
+    const t = leaseTable({ processedAt: 'processed_at', result: 'result' });
+    const value = '{"value":{"ok":true}}';
+    const st = statements(t).settle.settle({ kind: 'finish', id: 3, token, now: NOW, result: value });
+    expect(st.sql).toBe(
+      'UPDATE q SET [processed_at] = @p1, [result] = @p2, [locked_until] = NULL FROM [jobs] AS q' +
+        ' WHERE q.[id] = @p3 AND q.[locked_until] = @p4',
+    );
+    expect(st.params).toEqual([NOW, value, 3, token]);
+    // An ack without one sends the statement it always did.
+    expect(statements(t).settle.settle({ kind: 'finish', id: 3, token, now: NOW }).sql).not.toContain(
+      '[result]',
+    );
+    expect(mssqlDialect.ddl(t)[0]).toContain('[result] NVARCHAR(MAX)');
+  });
+
   test('R-SET-1 return: attempt + 1, retry_after, lease cleared, as asked', () => {
     const later = new Date(NOW.getTime() + 60_000);
     const st = s.settle.settle({

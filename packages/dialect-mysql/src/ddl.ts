@@ -42,6 +42,8 @@ export class MysqlDdl extends QueueDdl {
       error: 'TEXT NULL',
       // The session's clock: UTC in every session the adapter opens (`time_zone = '+00:00'`).
       created: 'DATETIME(3) NULL DEFAULT CURRENT_TIMESTAMP(3)',
+      // A handler's result: JSON (LONGTEXT beside a text payload).
+      result: this.s.t.payload?.type === 'text' ? 'LONGTEXT NULL' : 'JSON NULL',
     };
     return types[use];
   }

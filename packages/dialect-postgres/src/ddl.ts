@@ -48,7 +48,8 @@ function storageParameters(t: AnyTable): string {
  * - `CREATE TABLE`: id `bigserial PRIMARY KEY` when generated (else `bigint PRIMARY KEY`), payload
  *   `jsonb` / `text` / `bytea NOT NULL`, attempt `integer NOT NULL DEFAULT 1`, every time column
  *   `timestamptz`, group, partition key, key and extra columns `text`, the failure record's
- *   message and class `text`, its insert time `timestamptz DEFAULT now()`; with the storage
+ *   message and class `text`, its insert time `timestamptz DEFAULT now()`, the result `jsonb`
+ *   (`text` beside a text payload); with the storage
  *   parameters of `storageParameters` (a half fillfactor in the lease form, autovacuum by a
  *   fixed count of dead rows);
  * - with `processed_at`: the partial index a claim walks, `(id) WHERE processed_at IS NULL`;
@@ -87,6 +88,7 @@ export class PostgresDdl extends QueueDdl {
       priority: 'integer NOT NULL DEFAULT 0',
       error: 'text',
       created: 'timestamptz DEFAULT now()',
+      result: payload === 'text' ? 'text' : 'jsonb',
     };
     return types[use];
   }

@@ -89,6 +89,11 @@ export class PostgresSyntax extends SqlSyntax {
     return `${p.bind(value)}::text`;
   }
 
+  /** JSON text as text cast to json (`$n::text::json`), which a jsonb column and a text one both take. */
+  override json(p: Params, text: string): string {
+    return `${this.text(p, text)}::json`;
+  }
+
   override keyColumn(expr: string): string {
     return `coalesce(${expr}::text, '')`;
   }

@@ -38,6 +38,7 @@ export class SqliteDdl extends QueueDdl {
       error: 'TEXT',
       // Now in epoch milliseconds, the dialect's time kind (julianday: every SQLite version has it).
       created: "INTEGER DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+      result: 'TEXT',
     };
     return types[use];
   }

@@ -6,15 +6,24 @@ import type { AnyTable } from '@sqlinbox/core';
  * failure time), text (group, partition key, unique key, the advisory key's columns, the other
  * named columns, the error class), the priority (0 by default), the last error's message (longer
  * text than a name: `TEXT` on MySQL, whose names are `VARCHAR(255)`), the insert time (an instant
- * whose default is the database's now).
+ * whose default is the database's now), a handler's result (JSON, or text beside a text payload).
  */
-export type ColumnUse = 'id' | 'payload' | 'attempt' | 'time' | 'text' | 'priority' | 'error' | 'created';
+export type ColumnUse =
+  | 'id'
+  | 'payload'
+  | 'attempt'
+  | 'time'
+  | 'text'
+  | 'priority'
+  | 'error'
+  | 'created'
+  | 'result';
 
 /**
  * The columns of a queue table's `CREATE TABLE`, each once, in the order every dialect declares
  * them: id, payload, attempt, lease, `retry_after`, `processed_at`, the deadline, group, partition key, priority,
  * unique key, the concurrency key, the advisory key's columns, the other named columns, then the
- * failure record (last error, error class, failed at, created at). A dead-letter twin declared from
+ * failure record (last error, error class, failed at, created at), then the result. A dead-letter twin declared from
  * the same description lines up for `INSERT .. SELECT *`. `fold` makes the names that are one
  * column one (default: as written; lower case where the database ignores case).
  */
@@ -50,6 +59,7 @@ export function tableColumns(
   add(t.errorClass, 'text');
   add(t.failedAt, 'time');
   add(t.createdAt, 'created');
+  add(t.result, 'result');
   return out;
 }
 

@@ -87,6 +87,9 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
         return this.type('text');
       case 'created':
         return `${this.type('time')} DEFAULT ${this.s.s.clock}`;
+      // A handler's result: JSON, or text where the payload is text.
+      case 'result':
+        return this.type(t.payload?.type === 'text' ? 'text' : 'json');
     }
   }
 

@@ -106,6 +106,11 @@ export class SqlSyntax {
     return p.bind(at);
   }
 
+  /** Binds JSON text for a JSON (or text) column. Default: the text as it is. */
+  json(p: Params, text: string): string {
+    return p.bind(text);
+  }
+
   /** "Now": the bound host instant, or the database clock. */
   now(p: Params, now: Date | null): string {
     return now === null ? this.clock : this.time(p, now);

@@ -173,6 +173,8 @@ export function settlementOf(
   switch (plan.kind) {
     case 'finish':
       // An ack is what every row settles by: no object beyond the settlement itself.
+      if (plan.result !== undefined)
+        return { kind: 'finish', id: h.id, now, ...tokenOf(h), result: plan.result };
       return h.token === undefined
         ? { kind: 'finish', id: h.id, now }
         : { kind: 'finish', id: h.id, now, token: h.token };

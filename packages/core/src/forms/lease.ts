@@ -240,11 +240,15 @@ export class LeaseForm implements ClaimForm {
     return s === undefined ? 1 : runSettlement(ctx, conn, h, s, plan);
   }
 
-  /** Whether a plan may join a batch: the dialect batches, and no custom statement replaces it. */
+  /**
+   * Whether a plan may join a batch: the dialect batches, no custom statement replaces it, and it
+   * carries no result (the batched statement is one `IN` list, with no value per row).
+   */
   private batchable(plan: Plan): boolean {
     return (
       this.ctx.ops.batch !== undefined &&
       plan.kind === 'finish' &&
+      plan.result === undefined &&
       this.ctx.table.custom[plan.outcome] === undefined
     );
   }

@@ -18,6 +18,7 @@ import type { Logger } from '../logger.js';
 import { failureOf, Outcome, outcomeOf, type Plan, planOf } from '../outcome.js';
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from '../queue.js';
 import { type HeldBack, holdsBack } from '../relay.js';
+import { encodeResult } from '../result.js';
 import type { Context, Handler } from './handler.js';
 import type { PassOver } from './pass-over.js';
 
@@ -130,8 +131,8 @@ class DeliveryContext implements Context {
     return (o) => this.delivery.settle(o);
   }
 
-  get ack(): () => Promise<void> {
-    return () => this.delivery.settle(Outcome.ack());
+  get ack(): (value?: unknown) => Promise<void> {
+    return (value) => this.delivery.settle(Outcome.ack(value));
   }
 
   get drop(): () => Promise<void> {
@@ -287,7 +288,11 @@ export class Delivery implements BatchWaiter {
     }
     this.host.returned(this);
     const kind = outcome.kind;
-    if (this.settlement === undefined && (kind === 'ack' || kind === 'drop')) {
+    // An ack with a result takes a statement of its own: the batched one carries no value per row.
+    if (
+      this.settlement === undefined &&
+      (kind === 'drop' || (kind === 'ack' && outcome.result === undefined))
+    ) {
       // An ack or a drop may join the form's batched statement (see ClaimForm.settleBatched).
       const settling = this.submit(kind === 'ack' ? ACK : DROP, kind, true);
       if (settling === undefined) return undefined;
@@ -470,7 +475,10 @@ export class Delivery implements BatchWaiter {
         }),
       );
     }
-    return this.settle(outcome, delay).catch((e) => this.report(e));
+    // A result that cannot be encoded settled nothing: it fails the delivery as a throw would.
+    return this.settle(outcome, delay).catch((e) =>
+      this.settlement === undefined ? this.failed(e) : this.report(e),
+    );
   }
 
   /** Whether the handler (or its outcome) has settled or dropped this delivery. */
@@ -499,12 +507,19 @@ export class Delivery implements BatchWaiter {
         ),
       );
     }
-    this.settlement = this.submit(this.plan(outcome, delay), outcome.kind, false)!;
+    let plan: Plan;
+    try {
+      plan = this.plan(outcome, delay);
+    } catch (err) {
+      // An ack whose result cannot be encoded: nothing settled, the handler may settle otherwise.
+      return Promise.reject(err);
+    }
+    this.settlement = this.submit(plan, outcome.kind, false)!;
     return this.settlement;
   }
 
   private plan(outcome: Outcome, delay = 0): Plan {
-    if (outcome.kind === 'ack') return ACK;
+    if (outcome.kind === 'ack') return outcome.result === undefined ? ACK : this.resultPlan(outcome.result);
     if (outcome.kind === 'drop') return DROP;
     const s = this.host.settings;
     return planOf(
@@ -518,6 +533,22 @@ export class Delivery implements BatchWaiter {
       },
       (msg) => this.host.logger.warn(msg, { table: this.table, id: this.held.id }),
     );
+  }
+
+  /** An ack with a result: encoded for the result column, or a plain ack (warned once) where the table has none. */
+  private resultPlan(value: unknown): Plan {
+    const s = this.host.settings;
+    if (s.table.result === undefined) {
+      if (!unkept.has(s)) {
+        unkept.add(s);
+        this.host.logger.warn('a handler acked with a value, but the table has no result column: not kept', {
+          table: this.table,
+          id: this.held.id,
+        });
+      }
+      return ACK;
+    }
+    return { kind: 'finish', outcome: 'ack', result: encodeResult(this.table, value) };
   }
 
   /**
@@ -625,6 +656,9 @@ export class Delivery implements BatchWaiter {
     return conn;
   }
 }
+
+/** The subscriptions already warned that their table keeps no result. */
+const unkept = new WeakSet<QueueSettings>();
 
 /** The plans of an ack and a drop, the same for every row. */
 const ACK: Plan = { kind: 'finish', outcome: 'ack' };

@@ -25,8 +25,12 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
    * failure only reaches the logs and the `settlementError` event.
    */
   settle(outcome: Outcome): Promise<void>;
-  /** Settles now as `Outcome.ack()`: the row is deleted, or stamped `processed_at`. */
-  ack(): Promise<void>;
+  /**
+   * Settles now as `Outcome.ack(value)`: the row is deleted, or stamped `processed_at`; `value`,
+   * where given, is kept in the table's result column. A value JSON cannot carry rejects with an
+   * `EncodeError` and settles nothing.
+   */
+  ack(value?: unknown): Promise<void>;
   /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
   drop(): Promise<void>;
   /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */

@@ -90,6 +90,9 @@ export class SettleStatements<Q extends QueueSql = QueueSql> extends Feature<Q> 
     };
     if (s.kind === 'finish') {
       sets.push(`${q.ident(q.role(t.processedAt, 'processedAt'))} = ${time(s.now)}`);
+      // An ack's result, in the statement that stamps the row: no round trip of its own.
+      if (s.result !== undefined && t.result !== undefined)
+        sets.push(`${q.ident(t.result)} = ${this.s.json(p, s.result)}`);
       clearLease();
     } else if (s.kind === 'return') {
       if (s.countAttempt && t.attempt !== undefined) sets.push(q.countAttempt());
