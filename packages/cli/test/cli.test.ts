@@ -316,7 +316,8 @@ for (const target of targets) {
       const dl = [...flags, '--dead-letter-group', 'dead'];
       const adapter = await openUrl(target.url);
       const conn = await adapter.pool.acquire();
-      const broker = new Broker(adapter, { logger: silentLogger, pollInterval: 50 });
+      // A broker of its own adapter: its shutdown closes that adapter (and would wait for `conn`).
+      const broker = new Broker(await openUrl(target.url), { logger: silentLogger, pollInterval: 50 });
       try {
         await applyDdl(target.url, flags, conn);
         const table = inbox({
