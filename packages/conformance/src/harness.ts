@@ -55,6 +55,8 @@ export interface TableExtras {
   readonly deadLetterTable?: boolean;
   /** A retention (`inbox({ retention })`); its `deadAt` column is created with the table. */
   readonly retention?: InboxInput['retention'];
+  /** A control table of this name (`inbox({ control: { table } })`), created and dropped with it. */
+  readonly control?: string;
   /** Advisory form: a custom lock (given with `unlock`). */
   readonly lock?: InboxInput['lock'];
   /** Advisory form: a custom unlock (given with `lock`). */
@@ -146,6 +148,7 @@ export class Harness {
     if (extras.columns) input.columns = extras.columns;
     if (extras.isolation) input.isolation = extras.isolation;
     if (extras.retention) input.retention = extras.retention;
+    if (extras.control) input.control = { table: extras.control };
     if (extras.lock) {
       input.lock = extras.lock;
       input.unlock = extras.unlock;
@@ -161,6 +164,7 @@ export class Harness {
     const dlq = extras.deadLetterTable ? `${name}_dlq` : undefined;
     this.tables.push(name);
     if (dlq) this.tables.push(dlq);
+    if (extras.control) this.tables.push(extras.control);
     // A name of this scenario's own making is new; a given one may be left from an earlier run.
     if (given !== undefined)
       for (const t of [name, dlq]) if (t) await this.target.exec(`DROP TABLE IF EXISTS ${t}`);

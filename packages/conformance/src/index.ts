@@ -5,6 +5,7 @@ import { collectSkips, NEEDS, reportSkips, skip } from './scenario-skips.js';
 import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
 import { batchScenarios } from './scenarios/batch.js';
+import { cancelScenarios } from './scenarios/cancel.js';
 import { concurrencyForms, concurrencyScenarios } from './scenarios/concurrency.js';
 import { batchedAckKillScenarios, connectionScenarios } from './scenarios/connections.js';
 import { controlScenarios } from './scenarios/control.js';
@@ -177,6 +178,7 @@ export async function runConformance(
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);
         controlScenarios(h, form);
+        cancelScenarios(h, form);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);

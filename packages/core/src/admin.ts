@@ -1,4 +1,18 @@
-import { type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
+import {
+  type CancelOptions,
+  type CancelReport,
+  cancelReport,
+  leaveCancelled,
+  recordCancels,
+} from './cancel.js';
+import {
+  cancelReason,
+  controlOps,
+  type PausedState,
+  type PauseScope,
+  readPaused,
+  setPaused,
+} from './control.js';
 import { type AnyTable, keyOf, namedColumns } from './description.js';
 import type {
   Adapter,
@@ -155,6 +169,34 @@ export class Admin {
   /** What is paused of the queue: the whole queue, and the groups. */
   paused(table: AnyTable): Promise<PausedState> {
     return readPaused(this.adapter.dialect, this.adapter.pool, table);
+  }
+
+  /**
+   * Cancels rows by id, in one transaction (the table declares `control`): a row not in work (ready
+   * or delayed) leaves at once as cancelled, to `deadLetter` where it is given (failure record
+   * `errorClass` `cancelled`, `lastError` the reason) or dropped; for a row in work a cancel is
+   * recorded, and the broker running it aborts its `ctx.signal` with a `CancelledError` within a
+   * second and settles it as cancelled, whatever the handler answers. Never retried.
+   */
+  async cancel(
+    table: AnyTable,
+    selection: { readonly ids: readonly unknown[] },
+    opts: CancelOptions = {},
+  ): Promise<CancelReport> {
+    const control = controlOps(this.adapter.dialect, table, this.adapter.dialect.prepare(table));
+    const reason = cancelReason(table.table, opts.reason);
+    const signalled: unknown[] = [];
+    const report = await this.change(
+      table,
+      { ids: selection.ids },
+      { deadLetter: opts.deadLetter },
+      false,
+      (conn, ops, ids) => leaveCancelled(conn, ops, ids, opts.deadLetter, reason),
+      async (conn, ops, left) => {
+        signalled.push(...(await recordCancels(conn, table, ops, control, left, reason)));
+      },
+    );
+    return cancelReport(report, signalled);
   }
 
   /**
@@ -399,8 +441,8 @@ export class Admin {
    * One change in one transaction: picks the rows in scope that no one holds (the dialect's
    * locking read leaves out live leases and rows other transactions lock), takes the advisory key
    * of each live row in the advisory form and leaves out the ones held elsewhere, applies the
-   * change to what is left, commits, then releases the keys. Ids asked for by name and left alone
-   * are reported with the reason.
+   * change to what is left, runs `rest` (if given) with the ids asked for that it did not change,
+   * commits, then releases the keys. Ids asked for by name and left alone are reported with the reason.
    */
   private async change(
     table: AnyTable,
@@ -408,6 +450,7 @@ export class Admin {
     opts: AdminTableOptions,
     dead: boolean,
     apply: (conn: Connection, ops: TableOps, ids: readonly unknown[]) => Promise<unknown[]>,
+    rest?: (conn: Connection, ops: TableOps, left: readonly unknown[]) => Promise<void>,
   ): Promise<ChangeReport> {
     const ids = 'ids' in selection ? selection.ids : undefined;
     if (ids !== undefined && ids.length === 0) return { changed: [], skipped: [] };
@@ -434,6 +477,14 @@ export class Admin {
           targets.push(r[table.id.column]);
         }
         changed = targets.length === 0 ? [] : await apply(conn, ops, targets);
+        if (rest !== undefined && ids !== undefined) {
+          const done = new Set(changed.map(String));
+          await rest(
+            conn,
+            ops,
+            ids.filter((id) => !done.has(String(id))),
+          );
+        }
         committing = true;
         await dialect.commit(conn);
       } catch (err) {

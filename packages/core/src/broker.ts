@@ -1,15 +1,9 @@
 import { Bounds } from './bound.js';
+import { brokerCancel, brokerStats, type CancelOptions, type CancelReport } from './broker-admin.js';
 import { Budget } from './budget.js';
 import { type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
 import { type Deferred, deferred } from './deferred.js';
-import {
-  type Form,
-  type IsolationLevel,
-  type PayloadOf,
-  type Queryable,
-  type TableDescription,
-  validateDeadLetter,
-} from './description.js';
+import type { Form, IsolationLevel, PayloadOf, Queryable, TableDescription } from './description.js';
 import type { Adapter, DeadLetterTarget, QueueStats } from './dialect.js';
 import { type Duration, durationMs, leaseMs } from './duration.js';
 import { ClosedError, ConfigError } from './errors.js';
@@ -497,18 +491,19 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     table: D,
     opts: { deadLetter?: DeadLetterTarget } = {},
   ): Promise<QueueStats> {
-    const deadLetter =
-      opts.deadLetter === undefined ? undefined : validateDeadLetter(opts.deadLetter, table.table);
-    const ops = this.adapter.dialect.prepare(table, { deadLetter });
-    const conn = await this.adapter.pool.acquire();
-    let stats: QueueStats;
-    try {
-      stats = await ops.stats(conn, new Date());
-    } finally {
-      this.adapter.pool.release(conn);
-    }
-    if (table.control === undefined) return stats;
-    return { ...stats, paused: await readPaused(this.adapter.dialect, this.adapter.pool, table) };
+    return brokerStats(this.adapter, table, opts);
+  }
+
+  /** Cancels rows by id as `Admin.cancel` does; the dead letter defaults to this broker's subscription's. */
+  async cancel<D extends TableDescription<F, I | undefined>>(
+    table: D,
+    selection: { readonly ids: readonly unknown[] },
+    opts: CancelOptions = {},
+  ): Promise<CancelReport> {
+    const sub = this.subscriptions.find((s) => s.table === table.table);
+    const report = await brokerCancel(this.adapter, table, selection, opts, sub?.settings.deadLetter);
+    await this.reread(table.table);
+    return report;
   }
 
   /**

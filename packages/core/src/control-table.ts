@@ -34,8 +34,8 @@ export interface ControlTable {
   readonly name: string;
 }
 
-/** What a control row asks for: the whole queue paused, or one group. */
-export type ControlKind = 'pause_queue' | 'pause_group';
+/** What a control row asks for: the whole queue paused, one group paused, or one row in work cancelled. */
+export type ControlKind = 'pause_queue' | 'pause_group' | 'cancel';
 
 /** One row of the control table. */
 export interface ControlRow {
@@ -43,15 +43,20 @@ export interface ControlRow {
   readonly queue: string;
   /** What the row asks for. */
   readonly kind: ControlKind | (string & {});
-  /** `''` for the queue, the group's value for a group. */
+  /** `''` for the queue, the group's value for a group, the row's id as text for a cancel. */
   readonly target: string;
+  /** A cancel's reason (written and read by cancels; a pause writes none). */
+  readonly reason?: string | null;
 }
 
 /** The control table's statements (`TableOps.control`): all of them or none. */
 export interface ControlOps {
   /** The control rows of the queues named, on a connection outside any transaction. */
   readControl(conn: Connection, table: string, queues: readonly string[]): Promise<ControlRow[]>;
-  /** Writes a control row, or leaves the one there (an upsert on the primary key); `requested_at` is the database's now. */
+  /**
+   * Writes a control row, or leaves the one there (an upsert on the primary key); `requested_at` is
+   * the database's now. Runs inside the caller's transaction where it has one (a cancel's).
+   */
   writeControl(conn: Connection, table: string, row: ControlRow): Promise<void>;
   /** Deletes a control row; answers how many it deleted (0 or 1). */
   deleteControl(conn: Connection, table: string, row: ControlRow): Promise<number>;
@@ -113,4 +118,40 @@ export function pausedOf(rows: readonly ControlRow[], queue: string): PausedStat
       .map((r) => r.target)
       .sort(),
   };
+}
+
+/** The reason a cancel records where the call gives none. */
+export const DEFAULT_CANCEL_REASON = 'cancelled';
+
+/** The longest cancel reason the control table keeps (its DDL's `VARCHAR(2000)`). */
+const REASON_MAX = 2_000;
+
+/** The control row that asks the broker running a row to cancel it. */
+export function cancelRow(queue: string, id: unknown, reason: string): ControlRow {
+  const target = String(id);
+  if (target.length > NAME_MAX) {
+    throw new ConfigError(`a cancelled row's id is at most ${NAME_MAX} characters as text`, { table: queue });
+  }
+  return { queue, kind: 'cancel', target, reason };
+}
+
+/** A cancel's reason, validated: a string of at most 2,000 characters; default `cancelled`. */
+export function cancelReason(queue: string, reason: unknown): string {
+  if (reason === undefined) return DEFAULT_CANCEL_REASON;
+  if (typeof reason !== 'string' || reason.length > REASON_MAX) {
+    throw new ConfigError(`a cancel's reason is a string of at most ${REASON_MAX} characters`, {
+      table: queue,
+      fix: 'pass a shorter reason, or none',
+    });
+  }
+  return reason;
+}
+
+/** The cancels the rows of one queue record: the row's id as text to the reason. */
+export function cancelsOf(rows: readonly ControlRow[], queue: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    if (r.queue === queue && r.kind === 'cancel') out.set(r.target, r.reason ?? DEFAULT_CANCEL_REASON);
+  }
+  return out;
 }

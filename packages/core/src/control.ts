@@ -4,6 +4,7 @@ import {
   type ControlOps,
   type ControlRow,
   type ControlTable,
+  cancelsOf,
   controlRow,
   type PausedState,
   type PauseScope,
@@ -134,7 +135,9 @@ export class ControlWatch {
   private running = false;
   private reading: Promise<void> = Promise.resolve();
   /** When the last read that answered started (ms): a pause committed before it is known. */
-  private readAt = 0;
+  private lastReadAt = 0;
+  /** The rows in work whose cancel is recorded, as last read: the row's id as text to the reason. */
+  private cancelMap: ReadonlyMap<string, string> = new Map();
   /** Told after every read that answered (the deliveries waiting for a fresh cache may start). */
   answered: (() => void) | undefined;
 
@@ -160,12 +163,22 @@ export class ControlWatch {
    * starts at T had a read start after T - 1 s, so a pause committed a second before T was seen.
    */
   get stale(): boolean {
-    return !this.known || Date.now() - this.readAt > this.everyMs;
+    return !this.known || Date.now() - this.lastReadAt > this.everyMs;
   }
 
   /** The groups paused. */
   get groups(): ReadonlySet<string> {
     return this.groupSet;
+  }
+
+  /** When the last read that answered started (ms; 0 before the first). */
+  get readAt(): number {
+    return this.lastReadAt;
+  }
+
+  /** The cancels recorded for rows in work, as last read (id as text to reason). */
+  get cancels(): ReadonlyMap<string, string> {
+    return this.cancelMap;
   }
 
   /** What is paused, as last read. */
@@ -227,7 +240,8 @@ export class ControlWatch {
       throw err;
     }
     this.pool.release(conn);
-    this.readAt = started;
+    this.lastReadAt = started;
+    this.cancelMap = cancelsOf(rows, this.control.name);
     this.apply(pausedOf(rows, this.control.name));
     this.answered?.();
   }

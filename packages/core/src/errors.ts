@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   'EXPIRED',
   'RESULT_TIMEOUT',
   'RESULT_DEAD',
+  'CANCELLED',
 ] as const;
 
 /** The code of a {@link SqlInboxError}: one of {@link ERROR_CODES}. */
@@ -76,6 +77,20 @@ export class SqlInboxError extends Error {
     this.code = code;
     this.table = opts.table;
     this.rowId = opts.rowId;
+  }
+}
+
+/**
+ * A row was cancelled (`admin.cancel`, `broker.cancel`): the reason a delivery's `ctx.signal`
+ * aborts with when its row is cancelled while it runs. Whatever the handler then answers, the row
+ * settles as cancelled (its dead letter with `errorClass` `cancelled`, else dropped), never retried.
+ */
+export class CancelledError extends SqlInboxError {
+  /** The reason the cancel gave (default `cancelled`), kept as the row's `lastError`. */
+  readonly reason: string;
+  constructor(table: string, rowId: unknown, reason: string) {
+    super('CANCELLED', `${table} row ${String(rowId)} cancelled: ${reason}`, { table, rowId });
+    this.reason = reason;
   }
 }
 

@@ -74,6 +74,24 @@ export interface EventMap {
     deadLettered: boolean;
   };
   /**
+   * A row cancelled while it was in work (or held by this broker before its handler started) was
+   * settled as cancelled by this broker: to the dead letter, or dropped (a `settled` event precedes).
+   */
+  cancelled: {
+    /** The queue table. */
+    table: string;
+    /** The row's id. */
+    id: unknown;
+    /** The row's attempt as it stood before the claim. */
+    attempt: number;
+    /** Whether it moved to the queue's dead letter (else it was dropped). */
+    deadLettered: boolean;
+    /** Whether its handler had started (false: it settled without running). */
+    inWork: boolean;
+    /** The reason the cancel gave. */
+    reason: string;
+  };
+  /**
    * A retention turn deleted settled rows of a table (one event per kind that lost rows): processed
    * rows older than `retention.processed`, or dead letters older than `retention.dead`.
    */

@@ -16,6 +16,7 @@ export {
   type MountedSubscription,
 } from './broker.js';
 export { Budget } from './budget.js';
+export type { CancelOptions, CancelReport, CancelSkip } from './cancel.js';
 export { type Codec, defaultCodec } from './codec.js';
 export {
   ConnectionStringError,
@@ -31,6 +32,10 @@ export {
   type ControlOps,
   type ControlRow,
   type ControlTable,
+  cancelReason,
+  cancelRow,
+  cancelsOf,
+  DEFAULT_CANCEL_REASON,
   type PausedState,
   type PauseScope,
 } from './control.js';

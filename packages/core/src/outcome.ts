@@ -114,18 +114,28 @@ export const MAX_ERROR_LENGTH = 1_000;
 /**
  * A delivery's failure as the failure record keeps it: the message cut to 1,000 characters, and
  * the class, the error's `name` (cut to 255), or `expired` for a row that left past its deadline
- * (`code: 'EXPIRED'`). A thrown non-Error is read as text, of class `Error`.
+ * (`code: 'EXPIRED'`), or `cancelled` with the cancel's reason as the message (`code: 'CANCELLED'`). A thrown non-Error is read as text, of class `Error`.
  */
 export function failureOf(err: unknown): FailureRecord {
-  const e = err as { message?: unknown; name?: unknown; code?: unknown } | null | undefined;
+  const e = err as { message?: unknown; name?: unknown; code?: unknown; reason?: unknown } | null | undefined;
   const isError = err instanceof Error;
-  const message = isError ? String(e!.message) : typeof err === 'string' ? err : String(err);
+  // A cancelled row keeps the reason its cancel gave, of class `cancelled`.
+  const cancelled = isError && e!.code === 'CANCELLED' && typeof e!.reason === 'string';
+  const message = cancelled
+    ? String(e!.reason)
+    : isError
+      ? String(e!.message)
+      : typeof err === 'string'
+        ? err
+        : String(err);
   const name =
     e?.code === 'EXPIRED'
       ? 'expired'
-      : isError && typeof e!.name === 'string' && e!.name !== ''
-        ? e!.name
-        : 'Error';
+      : cancelled
+        ? 'cancelled'
+        : isError && typeof e!.name === 'string' && e!.name !== ''
+          ? e!.name
+          : 'Error';
   return { message: message.slice(0, MAX_ERROR_LENGTH), name: name.slice(0, 255) };
 }
 

@@ -16,6 +16,7 @@ import { RateGate } from './rate.js';
 import { HeldBack } from './relay.js';
 import type { Slots } from './slots.js';
 import { Admission } from './subscription/admission.js';
+import { Cancels } from './subscription/cancels.js';
 import { ClaimSize } from './subscription/claim-size.js';
 import type { Delivery } from './subscription/delivery.js';
 import { Dispatch } from './subscription/dispatch.js';
@@ -98,6 +99,10 @@ export class Subscription {
         : new ControlWatch(ops.control, t.control, host.pool, host.logger, host.events, () =>
             this.pump.controlChanged(),
           );
+    const cancels =
+      this.control === undefined || ops.control === undefined || t.control === undefined
+        ? undefined
+        : new Cancels(this.control, ops.control, t.control, host.pool, host.logger, host.events);
     this.dispatch = new Dispatch(
       {
         settings,
@@ -109,6 +114,7 @@ export class Subscription {
         form: this.form,
         passOver,
         heldBack,
+        cancels,
       },
       // A lease row whose handler returned frees its worker while its ack settles; lanes keep theirs.
       claimAhead && settings.lanes === undefined,
@@ -117,7 +123,7 @@ export class Subscription {
       // A FIFO group's next row is claimable once its predecessor settles: claim it then, not after
       // the poll interval an empty claim would otherwise wait.
       t.group !== undefined ? () => this.pump.wake() : undefined,
-      this.control === undefined ? undefined : this.gateOf(this.control),
+      this.control === undefined ? undefined : this.gateOf(this.control, cancels),
     );
     this.pump = new Pump(
       {
@@ -141,9 +147,13 @@ export class Subscription {
   }
 
   /** The dispatch's gate of a controlled table: the pump's admission, and the cache's freshness. */
-  private gateOf(control: ControlWatch) {
+  private gateOf(control: ControlWatch, cancels: Cancels | undefined) {
     const pump = () => this.pump;
-    control.answered = () => this.dispatch.resume();
+    control.answered = () => {
+      // A cancel read: the deliveries of the rows it names abort (within a second of its commit).
+      cancels?.sweep(this.dispatch.deliveries.values());
+      this.dispatch.resume();
+    };
     return {
       admits: (h: Held) => pump().admits(h),
       refuse: (h: Held) => pump().refuse(h),

@@ -390,6 +390,14 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     const row = { queue: control.name, kind: 'pause_group', target: 'acme' };
     add('control readControl', () => s.control.readControl(control.table, [control.name]));
     add('control writeControl', () => s.control.writeControl(control.table, row));
+    add('control writeControl cancel', () =>
+      s.control.writeControl(control.table, {
+        queue: control.name,
+        kind: 'cancel',
+        target: '41',
+        reason: 'withdrawn',
+      }),
+    );
     add('control deleteControl', () => s.control.deleteControl(control.table, row));
   }
   return out;

@@ -634,6 +634,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       queue: String(r.queue_name),
       kind: String(r.kind),
       target: String(r.target ?? ''),
+      reason: r.reason == null ? null : String(r.reason),
     }));
   }
 

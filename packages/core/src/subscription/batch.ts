@@ -1,7 +1,8 @@
 import { SqlInboxError } from '../errors.js';
 import { Outcome, outcomeOf } from '../outcome.js';
-import { backoffMs, type Delivery, type DeliveryHost, raceTimeout, TIMED_OUT } from './delivery.js';
+import { backoffMs, type Delivery, type DeliveryHost } from './delivery.js';
 import type { BatchHandler, BatchItem, Context } from './handler.js';
+import { raceTimeout, TIMED_OUT } from './timeout.js';
 
 /**
  * Runs one batch: decodes each row (a row that cannot be decoded is settled on its own and never

@@ -3,6 +3,7 @@ import type { Queryable } from '../description.js';
 import type { Dialect } from '../dialect.js';
 import type { Row } from '../driver.js';
 import {
+  type CancelledError,
   ClosedError,
   classify,
   type ErrorKind,
@@ -19,8 +20,10 @@ import { failureOf, Outcome, outcomeOf, type Plan, planOf } from '../outcome.js'
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from '../queue.js';
 import { type HeldBack, holdsBack } from '../relay.js';
 import { encodeResult } from '../result.js';
+import type { Cancels } from './cancels.js';
 import type { Context, Handler } from './handler.js';
 import type { PassOver } from './pass-over.js';
+import { raceTimeout, TIMED_OUT } from './timeout.js';
 
 /**
  * What a delivery reads of the subscription that made it, made once per subscription: its
@@ -38,33 +41,12 @@ export interface DeliveryHost {
   readonly passOver: PassOver;
   /** A relay's records left by a retry, passed over until the relay starts again. */
   readonly heldBack: HeldBack | undefined;
+  /** The cancels the control table records, where the table declares one (see `cancels.ts`). */
+  readonly cancels?: Cancels | undefined;
   /** The handler returned: where its worker need not wait for the settlement, it is free now. */
   returned(d: Delivery): void;
   /** The delivery ended, settled or not (each delivery says so once). */
   ended(d: Delivery): void;
-}
-
-/** What {@link raceTimeout} answers when the time ran out first. */
-export const TIMED_OUT: unique symbol = Symbol('timed out');
-
-/**
- * Runs `run` (at once, in this turn) and races its result against `ms`: the one timeout race of
- * every handler, single or batch. Without `ms` it is the result alone, with no timer. A throw
- * of `run` is a rejection.
- */
-export function raceTimeout<T>(run: () => T, ms: number | undefined): Promise<Awaited<T> | typeof TIMED_OUT> {
-  let result: Promise<Awaited<T>>;
-  try {
-    result = Promise.resolve(run());
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if (ms === undefined) return result;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  return Promise.race([result, timedOut]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -180,6 +162,8 @@ export class Delivery implements BatchWaiter {
   freed = false;
   /** Its slot among the subscription's deliveries in work. */
   slot = -1;
+  /** A cancel of its row, noticed before it settled: whatever the handler answers, the row settles as cancelled. */
+  private cancelled: { err: CancelledError; inWork: boolean } | undefined;
   /** The plan a settlement that joined the form's batched statement applies (see {@link batchSettled}). */
   private batchedAs: Plan | undefined;
 
@@ -206,7 +190,17 @@ export class Delivery implements BatchWaiter {
     this.controller?.abort(reason);
   }
 
-  /** The delivery's abort signal: fires on shutdown, on lease loss and at the handler's timeout. */
+  /**
+   * Its row was cancelled while its handler runs (see `cancels.ts`): the signal aborts with `err`,
+   * and the settlement, whatever the handler answers, is the cancellation. Too late once settled.
+   */
+  cancel(err: CancelledError): void {
+    if (this.cancelled !== undefined || this.settlement !== undefined) return;
+    this.cancelled = { err, inWork: true };
+    this.abort(err);
+  }
+
+  /** The delivery's abort signal: fires on shutdown, on lease loss, at the handler's timeout and on a cancel. */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
@@ -226,6 +220,13 @@ export class Delivery implements BatchWaiter {
     const deadline = this.expiredSince();
     if (deadline !== undefined) {
       this.ends(this.settleExpired(deadline));
+      return;
+    }
+    const cancel = this.host.cancels?.errorOf(this.held.id);
+    if (cancel !== undefined) {
+      // Cancelled while no handler ran it (its broker died, or it came back): it never runs.
+      this.cancelled = { err: cancel, inWork: false };
+      this.ends(this.finish(Outcome.drop()));
       return;
     }
     const decoding = this.decode();
@@ -370,13 +371,14 @@ export class Delivery implements BatchWaiter {
     // A handler that threw because shutdown aborted it did not fail its message: no backoff.
     const shutDown = this.aborted?.reason instanceof ClosedError;
     const delay = this.settled || shutDown ? 0 : backoffMs(this.host.settings, h.attempt);
-    this.host.logger.warn('handler failed; retrying', {
-      table: this.table,
-      id: h.id,
-      attempt: h.attempt,
-      error: err,
-      ...(delay > 0 ? { retryInMs: Math.round(delay) } : {}),
-    });
+    if (this.cancelled === undefined)
+      this.host.logger.warn('handler failed; retrying', {
+        table: this.table,
+        id: h.id,
+        attempt: h.attempt,
+        error: err,
+        ...(delay > 0 ? { retryInMs: Math.round(delay) } : {}),
+      });
     this.failure = err;
     await this.finish(Outcome.retry(), delay);
   }
@@ -559,12 +561,20 @@ export class Delivery implements BatchWaiter {
   private submit(given: Plan, outcome: Outcome['kind'], batched: boolean): Promise<void> | undefined {
     const { form, heldBack, passOver } = this.host;
     const h = this.held;
+    // A cancelled row leaves as an expired one does: its dead letter, else dropped; never retried.
+    const cancelled = this.cancelled !== undefined;
+    if (cancelled) this.failure = this.cancelled!.err;
+    const chosen: Plan = !cancelled
+      ? given
+      : this.host.settings.deadLetter !== undefined
+        ? { kind: 'deadLetter', outcome: 'retry' }
+        : DROP;
     // The failure record, where the table keeps one: written by the settlement statement itself.
     const plan: Plan =
-      given.kind === 'finish' || this.failure === undefined || !this.keepsRecord
-        ? given
-        : { ...given, failure: failureOf(this.failure) };
-    if (batched && form.settleBatched?.(h, plan, this)) {
+      chosen.kind === 'finish' || this.failure === undefined || !this.keepsRecord
+        ? chosen
+        : { ...chosen, failure: failureOf(this.failure) };
+    if (batched && !cancelled && form.settleBatched?.(h, plan, this)) {
       this.batchedAs = plan;
       this.settlement = BATCHED;
       return undefined;
@@ -615,6 +625,8 @@ export class Delivery implements BatchWaiter {
       });
     if (plan.kind === 'deadLetter')
       host.events.emit('deadLettered', { table: this.table, id: h.id, attempt: h.attempt });
+    const c = this.cancelled;
+    if (c !== undefined) host.cancels?.settled(h, c.err, plan.kind === 'deadLetter', c.inWork);
   }
 
   private report(err: unknown): void {

@@ -4138,14 +4138,15 @@ WHERE
 
 -- control readControl
 -- params: ["jobs"]
--- text: 137 characters, sha256 27e1247ab6ede437
+-- text: 147 characters, sha256 6c658be070a19d4e
 SET
 TRANSACTION ISOLATION LEVEL READ COMMITTED;
 
 SELECT
   [queue_name],
   [kind],
-  [target]
+  [target],
+  [reason]
 FROM
   [sqlinbox_control]
 WHERE
@@ -4168,6 +4169,38 @@ FROM
         DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())
       )
   ) AS v ([queue_name], [kind], [target], [requested_at])
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      [sqlinbox_control] AS x
+    WITH
+      (UPDLOCK, HOLDLOCK)
+    WHERE
+      x.[queue_name] = v.[queue_name]
+      AND x.[kind] = v.[kind]
+      AND x.[target] = v.[target]
+  );
+
+-- control writeControl cancel
+-- params: ["jobs","cancel","41","withdrawn"]
+-- text: 452 characters, sha256 d417b70faafd76e8
+INSERT INTO
+  [sqlinbox_control] ([queue_name], [kind], [target], [reason], [requested_at])
+SELECT
+  v.*
+FROM
+  (
+    VALUES
+      (
+        @p1,
+        @p2,
+        @p3,
+        @p4,
+        DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())
+      )
+  ) AS v ([queue_name], [kind], [target], [reason], [requested_at])
 WHERE
   NOT EXISTS (
     SELECT

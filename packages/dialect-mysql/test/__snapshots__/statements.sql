@@ -4077,11 +4077,12 @@ WHERE
 
 -- control readControl
 -- params: ["jobs"]
--- text: 87 characters, sha256 d7ee194092b4bf51
+-- text: 97 characters, sha256 6e3450009e000361
 SELECT
   `queue_name`,
   `kind`,
-  `target`
+  `target`,
+  `reason`
 FROM
   `sqlinbox_control`
 WHERE
@@ -4094,6 +4095,20 @@ INSERT IGNORE INTO
   `sqlinbox_control` (`queue_name`, `kind`, `target`, `requested_at`)
 VALUES
   (
+    ?,
+    ?,
+    ?,
+    (TIMESTAMPDIFF (MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP (3)) DIV 1000)
+  );
+
+-- control writeControl cancel
+-- params: ["jobs","cancel","41","withdrawn"]
+-- text: 196 characters, sha256 1f33765b24bc5148
+INSERT IGNORE INTO
+  `sqlinbox_control` (`queue_name`, `kind`, `target`, `reason`, `requested_at`)
+VALUES
+  (
+    ?,
     ?,
     ?,
     ?,

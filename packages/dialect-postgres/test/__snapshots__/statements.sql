@@ -4871,11 +4871,12 @@ WHERE
 
 -- control readControl
 -- params: [["jobs"]]
--- text: 90 characters, sha256 39d1cb103ed368e0
+-- text: 100 characters, sha256 266a034ae73ef5d5
 SELECT
   "queue_name",
   "kind",
-  "target"
+  "target",
+  "reason"
 FROM
   "sqlinbox_control"
 WHERE
@@ -4891,6 +4892,29 @@ VALUES
     $1,
     $2,
     $3,
+    CAST(
+      FLOOR(
+        EXTRACT(
+          EPOCH
+          FROM
+            CURRENT_TIMESTAMP
+        ) * 1000
+      ) AS BIGINT
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- control writeControl cancel
+-- params: ["jobs","cancel","41","withdrawn"]
+-- text: 211 characters, sha256 60bf98405b49543f
+INSERT INTO
+  "sqlinbox_control" ("queue_name", "kind", "target", "reason", "requested_at")
+VALUES
+  (
+    $1,
+    $2,
+    $3,
+    $4::text,
     CAST(
       FLOOR(
         EXTRACT(

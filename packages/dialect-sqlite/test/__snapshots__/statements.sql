@@ -2760,11 +2760,12 @@ WHERE
 
 -- control readControl
 -- params: ["jobs"]
--- text: 87 characters, sha256 f311d3b7bb4ec1fc
+-- text: 97 characters, sha256 1503bf313d4b4da5
 SELECT
   "queue_name",
   "kind",
-  "target"
+  "target",
+  "reason"
 FROM
   "sqlinbox_control"
 WHERE
@@ -2780,6 +2781,23 @@ VALUES
     ?,
     ?,
     ?,
+    (
+      CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- control writeControl cancel
+-- params: ["jobs","cancel","41","withdrawn"]
+-- text: 247 characters, sha256 d0c2c4ab7fcbbbd5
+INSERT INTO
+  "sqlinbox_control" ("queue_name", "kind", "target", "reason", "requested_at")
+VALUES
+  (
+    ?,
+    ?,
+    ?,
+    CAST(? AS TEXT),
     (
       CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
     )

@@ -3,9 +3,10 @@ import type { Statement } from '../params.js';
 import { Feature, type QueueSql } from '../queue.js';
 
 /**
- * Lifecycle control: the control table, one row per pause (of a queue, or of one FIFO group), its
- * primary key (queue_name, kind, target). A pause writes a row where it is missing, a resume
- * deletes it, and every broker subscribed to a queue reads that queue's rows once a second.
+ * Lifecycle control: the control table, one row per pause (of a queue, or of one FIFO group) and
+ * per cancel of a row in work, its primary key (queue_name, kind, target). A pause writes a row
+ * where it is missing, a resume deletes it; a cancel writes one that the settlement honouring it
+ * deletes; every broker subscribed to a queue reads that queue's rows once a second.
  */
 export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
   /** The control table's `CREATE TABLE`, where it does not exist. */
@@ -30,24 +31,30 @@ export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q>
     const c = (name: string) => s.ident(name);
     return s.plainRead(
       p.statement(
-        `SELECT ${c('queue_name')}, ${c('kind')}, ${c('target')} FROM ${s.tableName(control)}` +
+        `SELECT ${c('queue_name')}, ${c('kind')}, ${c('target')}, ${c('reason')} FROM ${s.tableName(control)}` +
           ` WHERE ${s.inList(p, c('queue_name'), queues)}`,
       ),
     );
   }
 
-  /** Writes a control row unless it is there (pausing twice is one pause, kept from the first); `requested_at` is the database clock in epoch milliseconds. */
+  /**
+   * Writes a control row unless it is there (pausing twice is one pause, cancelling twice one
+   * cancel, kept from the first); `requested_at` is the database clock in epoch milliseconds; a
+   * cancel's row also writes its reason.
+   */
   writeControl(control: string, row: ControlRow): Statement {
     const s = this.s;
     const p = s.params();
     const c = (name: string) => s.ident(name);
+    const reason = row.reason ?? undefined;
+    const cols = [c('queue_name'), c('kind'), c('target')];
+    const vals = [p.bind(row.queue), p.bind(row.kind), p.bind(row.target)];
+    if (reason !== undefined) {
+      cols.push(c('reason'));
+      vals.push(s.text(p, reason));
+    }
     return p.statement(
-      s.insertNew(
-        s.tableName(control),
-        [c('queue_name'), c('kind'), c('target'), c('requested_at')],
-        [p.bind(row.queue), p.bind(row.kind), p.bind(row.target), s.nowMs],
-        3,
-      ),
+      s.insertNew(s.tableName(control), [...cols, c('requested_at')], [...vals, s.nowMs], 3),
     );
   }
 
