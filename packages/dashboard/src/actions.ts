@@ -2,7 +2,7 @@ import type { Admin, AnyTable, ChangeReport, DeadLetterTarget, Selection } from 
 import type { Notice } from './pages.js';
 
 /** The POST actions of a queue's page, by the last part of their path. */
-export const ACTIONS = ['requeue', 'delete', 'run-now', 'pause', 'resume'] as const;
+export const ACTIONS = ['requeue', 'delete', 'run-now', 'cancel', 'pause', 'resume'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export const isAction = (s: string | undefined): s is Action =>
@@ -28,7 +28,9 @@ export interface ActionTarget {
 /** What an action did: the redirect's query, and whether to go back to the one row's page. */
 export interface ActionResult {
   readonly verb: Notice['verb'];
-  readonly report: ChangeReport | undefined;
+  readonly report: Pick<ChangeReport, 'changed' | 'skipped'> | undefined;
+  /** Cancel: the rows in work whose broker is told to stop them. */
+  readonly signalled?: number;
   /** The one row acted on, where its page is where the form came from. */
   readonly row: string | number | undefined;
 }
@@ -37,8 +39,8 @@ const MAX_GROUP = 255;
 
 /**
  * Runs one action of a queue's page through {@link Admin} (its checks, locks and statements):
- * requeue and delete of selected rows, run now (a delayed row due at once), pause and resume of
- * the queue or one FIFO group. The caller has checked the method, read-only mode, the origin and
+ * requeue and delete of selected rows, run now (a delayed row due at once), cancel (a live row
+ * leaves, or its running handler is told to stop), pause and resume of the queue or one FIFO group. The caller has checked the method, read-only mode, the origin and
  * the CSRF token.
  */
 export async function act(
@@ -88,6 +90,23 @@ export async function act(
         report: await admin.reschedule(qu.table, s, new Date(), { deadLetter: qu.deadLetter }),
         row: oneRow(s),
       };
+    }
+    case 'cancel': {
+      if (qu.table.control === undefined) {
+        throw new ActionError(
+          400,
+          `the table ${qu.table.table} declares no control table: add control: true to its description to cancel its rows`,
+        );
+      }
+      const s = selection();
+      if (!('ids' in s)) throw new ActionError(400, 'rows are cancelled by id only');
+      const report = await admin.cancel(qu.table, s, {
+        deadLetter: qu.deadLetter,
+        reason: 'cancelled from the dashboard',
+      });
+      // Back to the row's page only where the row is still there (in work, told to stop).
+      const signalled = report.signalled.length;
+      return { verb: 'cancelled', report, signalled, row: signalled > 0 ? oneRow(s) : undefined };
     }
     case 'pause':
     case 'resume': {

@@ -139,7 +139,14 @@ const BODY_LIMIT = 64 * 1024;
 const MAX_IDS = 500;
 const COOKIE = 'sqlinbox_csrf';
 const SKIPS: readonly SkipReason[] = ['not-found', 'in-work', 'not-dead', 'dead', 'done'];
-const VERBS: readonly Notice['verb'][] = ['requeued', 'deleted', 'rescheduled', 'paused', 'resumed'];
+const VERBS: readonly Notice['verb'][] = [
+  'requeued',
+  'deleted',
+  'rescheduled',
+  'cancelled',
+  'paused',
+  'resumed',
+];
 const BASE = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/;
 
 interface Queue {
@@ -430,6 +437,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
         const result = new URLSearchParams({ done: done.verb });
         const group = (form.get('group') ?? '').trim();
         if ((done.verb === 'paused' || done.verb === 'resumed') && group !== '') result.set('group', group);
+        if (done.signalled !== undefined) result.set('s', String(done.signalled));
         if (report !== undefined) {
           result.set('n', String(report.changed.length));
           result.set('left', String(report.skipped.length));
@@ -537,6 +545,7 @@ function noticeOf(params: URLSearchParams): Notice | undefined {
     left: count(params.get('left')),
     why: params.getAll('why').filter((w) => (SKIPS as readonly string[]).includes(w)),
     group: params.get('group')?.slice(0, 255) ?? undefined,
+    signalled: count(params.get('s')),
   };
 }
 

@@ -44,12 +44,14 @@ const STATE_LABEL: Record<ListState, string> = {
 
 /** What an action did, read back from the redirect's query (numbers and fixed words only). */
 export interface Notice {
-  readonly verb: 'requeued' | 'deleted' | 'rescheduled' | 'paused' | 'resumed';
+  readonly verb: 'requeued' | 'deleted' | 'rescheduled' | 'cancelled' | 'paused' | 'resumed';
   readonly changed: number;
   readonly left: number;
   readonly why: readonly string[];
   /** Pause and resume: the FIFO group, where one was paused or resumed. */
   readonly group?: string | undefined;
+  /** Cancel: the rows in work whose handler is told to stop. */
+  readonly signalled?: number;
 }
 
 export const q = (view: View, name: string, rest = ''): string =>
@@ -301,12 +303,19 @@ export function queuePage(
   );
   const actions = !view.readOnly;
   const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
+  const cancels = actions && qv.control === true;
+  const cancelForm = (id: string) =>
+    html`<form class="inline" method="post" action="${q(view, qv.name, '/cancel')}" data-confirm="Cancel row ${id}?">${hidden({ id, state })}<button type="submit" class="danger" name="do" value="cancel">Cancel</button></form>`;
   const rowActions = (r: AdminRow) => {
-    if (!actions || (r.state !== 'dead' && r.state !== 'delayed')) return '';
+    if (!actions) return '';
     const id = String(r.id);
-    if (r.state === 'delayed') {
-      return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/run-now')}">${hidden({ id, state })}<button type="submit" name="do" value="run-now">Run now</button></form></td>`;
+    if (r.state === 'ready' || r.state === 'inWork') {
+      return cancels ? html`<td class="actions" data-label="">${cancelForm(id)}</td>` : '';
     }
+    if (r.state === 'delayed') {
+      return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/run-now')}">${hidden({ id, state })}<button type="submit" name="do" value="run-now">Run now</button></form>${cancels ? html` ${cancelForm(id)}` : ''}</td>`;
+    }
+    if (r.state !== 'dead') return '';
     return html`<td class="actions" data-label=""><form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, state })}<button type="submit" name="do" value="requeue">Requeue</button></form>
 <form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete dead letter ${id}?">${hidden({ id, state, dead: '1' })}<button type="submit" class="danger" name="do" value="delete">Delete</button></form></td>`;
   };
@@ -316,7 +325,7 @@ export function queuePage(
     list === null
       ? ''
       : html`<table class="rows" data-state="${state}">
-<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${rec.createdAt ? html`<th>created</th>` : ''}${rec.failedAt ? html`<th>failed</th>` : ''}${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && (state === 'dead' || state === 'delayed') ? html`<th></th>` : ''}</tr></thead>
+<thead><tr><th>id</th><th>state</th><th class="num">attempt</th><th>group</th><th>due</th><th>lease</th>${rec.createdAt ? html`<th>created</th>` : ''}${rec.failedAt ? html`<th>failed</th>` : ''}${errors ? html`<th>last error</th>` : ''}<th>payload</th>${actions && (state === 'dead' || state === 'delayed' || (cancels && state !== 'done')) ? html`<th></th>` : ''}</tr></thead>
 <tbody>${list.rows.map(
           (r) => html`<tr data-id="${String(r.id)}">
 <td data-label="id"><a href="${q(view, qv.name, `/rows/${encodeURIComponent(String(r.id))}`)}">${String(r.id)}</a></td>
@@ -360,6 +369,7 @@ const NOTICE_VERB: Record<Notice['verb'], string> = {
   requeued: 'Requeued',
   deleted: 'Deleted',
   rescheduled: 'Made due now:',
+  cancelled: 'Cancelled',
   paused: 'Paused',
   resumed: 'Resumed',
 };
@@ -370,7 +380,12 @@ function noticeOf(n: Notice): Html {
     return html`<p class="notice" id="notice">${NOTICE_VERB[n.verb]} ${what}${n.verb === 'paused' ? ': every broker starts no handler of it within a second; handlers in work finish' : ''}.</p>`;
   }
   const why = n.why.length === 0 ? '' : ` (${n.why.join(', ')})`;
-  return html`<p class="notice${n.left > 0 ? ' problem' : ''}" id="notice">${NOTICE_VERB[n.verb]} ${n.changed} row${n.changed === 1 ? '' : 's'}${n.left > 0 ? `; left ${n.left} alone${why}` : ''}.</p>`;
+  const told = n.signalled ?? 0;
+  const stopping =
+    told === 0
+      ? ''
+      : `; ${told} row${told === 1 ? '' : 's'} in work told to stop: the handler's signal aborts within a second`;
+  return html`<p class="notice${n.left > 0 ? ' problem' : ''}" id="notice">${NOTICE_VERB[n.verb]} ${n.changed} row${n.changed === 1 ? '' : 's'}${stopping}${n.left > 0 ? `; left ${n.left} alone${why}` : ''}.</p>`;
 }
 
 /**
@@ -436,6 +451,13 @@ ${row.createdAt === null ? '' : html`<dt>created</dt><dd id="row-created">${when
 ${row.failedAt === null ? '' : html`<dt>failed</dt><dd id="row-failed">${when(row.failedAt)}</dd>`}
 ${opts.error === undefined ? '' : html`<dt>last error</dt><dd class="error" title="${opts.errorSource}">${opts.error}</dd>`}
 </dl>
+${
+  !view.readOnly &&
+  qv.control === true &&
+  (row.state === 'ready' || row.state === 'delayed' || row.state === 'inWork')
+    ? html`<p><form class="inline" method="post" action="${q(view, qv.name, '/cancel')}" data-confirm="Cancel row ${id}?">${hidden({ id, back: 'row', state: row.state })}<button type="submit" class="danger">Cancel</button></form></p>`
+    : ''
+}
 ${
   actions
     ? html`<p>${dead ? html`<form class="inline" method="post" action="${q(view, qv.name, '/requeue')}">${hidden({ id, back: 'row', state: 'dead' })}<button type="submit">Requeue</button></form> ` : ''}${row.state === 'delayed' ? html`<form class="inline" method="post" action="${q(view, qv.name, '/run-now')}">${hidden({ id, back: 'row', state: 'delayed' })}<button type="submit">Run now</button></form> ` : ''}<form class="inline" method="post" action="${q(view, qv.name, '/delete')}" data-confirm="Delete row ${id}?">${hidden({ id, ...(dead ? { dead: '1' } : {}), state: dead ? 'dead' : 'ready' })}<button type="submit" class="danger">Delete</button></form></p>`

@@ -248,7 +248,7 @@ for (const db of dbs) {
       }
     });
 
-    test(`R-LIFE-8 R-LIFE-2 the queue is paused and resumed by a click, one group too, every broker hears of it, and a delayed row runs now by a click (${db.name})`, async () => {
+    test(`R-LIFE-8 R-LIFE-2 R-LIFE-3 the queue is paused and resumed by a click, one group too, every broker hears of it; a delayed row runs now, and a delayed or running row is cancelled, by a click (${db.name})`, async () => {
       const adapter = await db.open();
       const jobs = await createQueue(adapter, { control: true });
       const workerAdapter = await db.open();
@@ -268,10 +268,30 @@ for (const db of dbs) {
       worker.on('resumed', (e) => heard.push(`resumed ${e.scope}${e.value === null ? '' : ` ${e.value}`}`));
       try {
         const broker = new Broker(adapter, { logger: silentLogger });
-        // By payload: SQLite gives a deleted row's id to the next row.
-        worker.subscribe(queue(jobs.table as AnyTable).pollInterval(100), async (m: unknown) => {
-          delivered.add(String((m as { n: number }).n));
-        });
+        // By payload: SQLite gives a deleted row's id to the next row. Row 6 runs until it is
+        // told to stop.
+        let stopped: unknown;
+        worker.subscribe(
+          queue(jobs.table as AnyTable)
+            .pollInterval(100)
+            .maxAttempts(5)
+            .deadLetter(DL),
+          async (m: unknown, ctx) => {
+            const n = (m as { n: number }).n;
+            delivered.add(String(n));
+            if (n !== 6) return;
+            await new Promise<void>((resolve) =>
+              ctx.signal.addEventListener(
+                'abort',
+                () => {
+                  stopped = ctx.signal.reason;
+                  resolve();
+                },
+                { once: true },
+              ),
+            );
+          },
+        );
         await worker.start();
         await broker.publish(jobs.table, { n: 1 });
         await until(() => delivered.has('1'), 'a row delivered before the pause');
@@ -329,11 +349,43 @@ for (const db of dbs) {
         expect(await page.locator('#notice').textContent()).toBe('Made due now: 1 row.');
         await until(() => delivered.has('3'), 'the delayed row run now');
 
+        // Cancel, asked to confirm: a delayed row leaves at once, to the dead letter.
+        const unwanted = await broker.publish(
+          jobs.table,
+          { n: 5 },
+          { notBefore: new Date(Date.now() + 3_600_000) },
+        );
+        await page.goto(`${server.origin}/ops/queues/jobs?state=delayed`);
+        await page
+          .locator(`tr[data-id="${String(unwanted)}"]`)
+          .getByRole('button', { name: 'Cancel' })
+          .click();
+        await page.waitForURL(/done=cancelled/);
+        expect(dialogs.at(-1)).toBe(`confirm: Cancel row ${String(unwanted)}?`);
+        expect(await page.locator('#notice').textContent()).toBe('Cancelled 1 row.');
+        expect((await admin.get(jobs.table, unwanted, { deadLetter: DL }))?.state).toBe('dead');
+        // A running row: its handler's signal aborts, from the broker running it.
+        await broker.publish(jobs.table, { n: 6 });
+        await until(() => delivered.has('6'), 'row 6 running');
+        await page.goto(`${server.origin}/ops/queues/jobs?state=inWork`);
+        await until(
+          async () =>
+            (await page.locator('table.rows tbody tr').count()) === 1 || (await page.reload(), false),
+          'row 6 listed in work',
+        );
+        await page.locator('table.rows tbody tr').getByRole('button', { name: 'Cancel' }).click();
+        await page.waitForURL(/done=cancelled/);
+        expect(await page.locator('#notice').textContent()).toBe(
+          "Cancelled 0 rows; 1 row in work told to stop: the handler's signal aborts within a second.",
+        );
+        await until(() => stopped !== undefined, "row 6's handler told to stop", 20_000);
+        expect((stopped as { code?: string }).code).toBe('CANCELLED');
+
         // Read-only: the state is shown, no button; a POST the page makes itself is refused.
         await admin.pause(jobs.table);
         await page.goto(`${server.origin}/ro/queues/jobs?state=ready`);
         expect(await page.locator('#paused').textContent()).toBe('paused');
-        expect(await page.getByRole('button', { name: /Pause|Resume|Run now/ }).count()).toBe(0);
+        expect(await page.getByRole('button', { name: /Pause|Resume|Run now|Cancel/ }).count()).toBe(0);
         const status = await page.evaluate(async () => {
           const res = await fetch('/ro/queues/jobs/resume', {
             method: 'POST',
