@@ -1,6 +1,6 @@
 /**
  * The `sqlinbox` command line: `ddl`, `stats`, `dead list|requeue|purge`, `pause|resume [group]`,
- * `show <id>`, `dashboard`.
+ * `cancel <ids..>`, `show <id>`, `dashboard`.
  * Each run opens one small pool (two connections), runs one command through the admin API and
  * closes it; `dashboard` serves the web dashboard on it until SIGINT or SIGTERM.
  */
@@ -109,6 +109,7 @@ interface Flags {
   after?: string;
   state?: string;
   toGroup?: string;
+  reason?: string;
   byGroup?: string;
   all?: boolean;
   deadLetter?: string;
@@ -697,6 +698,39 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         };
       });
   }
+
+  cli
+    .command(
+      'cancel <...ids>',
+      "Cancel rows by id: one not in work leaves at once (to the queue's dead letter, else dropped); a running one's broker aborts its handler's signal within a second (the queue's config names control)",
+    )
+    .option('--reason <text>', "Kept as each cancelled row's last error (default: cancelled)")
+    .action((ids: string[]) => {
+      action = async () => {
+        const config = readConfig(flags.config);
+        const { table, deadLetter } = one(flags, config, 'cancel');
+        const admin = await open(config);
+        const reason = flags.reason === undefined ? {} : { reason: String(flags.reason) };
+        const r = await admin.cancel(
+          table,
+          { ids: ids.map((i) => idOf(String(i))) },
+          { deadLetter, ...reason },
+        );
+        if (flags.json) io.out(json({ changed: r.changed, signalled: r.signalled, skipped: r.skipped }));
+        else {
+          io.out(
+            `cancelled ${r.changed.length} row(s)${r.changed.length ? `: ${r.changed.map(String).join(', ')}` : ''}`,
+          );
+          if (r.signalled.length > 0) {
+            io.out(
+              `told to stop ${r.signalled.length} row(s) in work: ${r.signalled.map(String).join(', ')}`,
+            );
+          }
+          for (const x of r.skipped) io.out(`left alone ${String(x.id)}: ${x.reason}`);
+        }
+        return r.skipped.length > 0 ? EXIT.partial : EXIT.ok;
+      };
+    });
 
   cli
     .command('show <id>', 'One row by id, from the queue table or its dead-letter table')

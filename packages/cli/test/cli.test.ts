@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
+import { Admin, type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openUrl } from '../src/index.js';
 
@@ -367,6 +367,78 @@ for (const target of targets) {
       } finally {
         await broker.shutdown().catch(() => undefined);
         await conn.query(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+        adapter.pool.release(conn);
+        await adapter.close();
+      }
+    });
+
+    test(`R-LIFE-2 R-LIFE-3 pause, resume and cancel from the command line, through the queue's control table (${target.name})`, async () => {
+      const name = `cli_${randomBytes(4).toString('hex')}`;
+      const control = `${name}_ctl`;
+      const queueConfig = {
+        table: name,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        attempt: { column: 'attempt', generated: true },
+        lease: 'locked_until',
+        retryAfter: 'retry_after',
+        group: 'grp',
+        control: { table: control },
+      };
+      const config = join(dir, `${name}.json`);
+      writeFileSync(
+        config,
+        JSON.stringify({
+          url: target.url,
+          queues: { jobs: { ...queueConfig, deadLetter: { group: 'dead' } } },
+        }),
+      );
+      const table = inbox(queueConfig as never) as AnyTable;
+      const adapter = await openUrl(target.url);
+      const conn = await adapter.pool.acquire();
+      try {
+        for (const stmt of adapter.dialect.ddl(table)) await conn.query(stmt);
+        const broker = new Broker(adapter, { logger: silentLogger });
+        const [ready, later] = [
+          await broker.publish(table, { n: 1 }),
+          await broker.publish(table, { n: 2 }, { notBefore: new Date(Date.now() + 3_600_000) }),
+        ];
+
+        const paused = await sqlinbox(['pause', '--config', config]);
+        expect(paused.code, paused.err).toBe(0);
+        expect(paused.out.trim()).toBe(`${name}: paused=queue`);
+        const group = await sqlinbox(['pause', 'acme', '--json', '--config', config]);
+        expect(JSON.parse(group.out)).toEqual({ queue: true, groups: ['acme'] });
+        const resumed = await sqlinbox(['resume', '--json', '--config', config]);
+        expect(JSON.parse(resumed.out)).toEqual({ queue: false, groups: ['acme'] });
+        await sqlinbox(['resume', 'acme', '--config', config]);
+        expect(await new Admin(adapter).paused(table)).toEqual({ queue: false, groups: [] });
+
+        // Cancel: the ready row leaves to the dead letter at once; an unknown id is left alone (exit 3).
+        const partial = await sqlinbox(['cancel', String(ready), '987654321', '--json', '--config', config]);
+        expect(partial.code).toBe(3);
+        expect(JSON.parse(partial.out)).toEqual({
+          changed: [ready],
+          signalled: [],
+          skipped: [{ id: 987654321, reason: 'not-found' }],
+        });
+        expect((await new Admin(adapter).get(table, ready, { deadLetter: { group: 'dead' } }))?.state).toBe(
+          'dead',
+        );
+        const text = await sqlinbox([
+          'cancel',
+          String(later),
+          '--reason',
+          'order withdrawn',
+          '--config',
+          config,
+        ]);
+        expect(text.code, text.err).toBe(0);
+        expect(text.out.trim()).toBe(`cancelled 1 row(s): ${String(later)}`);
+        const help = await sqlinbox(['cancel', '--help']);
+        expect(help.out).toContain('--reason');
+      } finally {
+        for (const t of [name, control]) await conn.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
         adapter.pool.release(conn);
         await adapter.close();
       }
