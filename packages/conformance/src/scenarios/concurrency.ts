@@ -25,14 +25,13 @@ async function publishKeyed(h: Harness, desc: AnyTable, perKey: number, withNull
   return KEYS.length * perKey + withNullKey;
 }
 
-/** Rows in work per key, as the database holds them: a lease written, the row not yet settled. */
-/** Whether `err` is a lock another session held past the wait, as the target's dialect classifies it. */
-async function transientLock(h: Harness, err: unknown): Promise<boolean> {
-  const dialect = h.dialect ?? (await h.open()).dialect;
+/** Whether `err` is a lock another session held past the wait, as `dialect` classifies it. */
+function transientLock(dialect: Dialect, err: unknown): boolean {
   const kind = dialect.classifyError(err);
   return kind === 'lock_timeout' || kind === 'deadlock';
 }
 
+/** Rows in work per key, as the database holds them: a lease written, the row not yet settled. */
 async function inWorkByKey(h: Harness, name: string): Promise<Map<string, number>> {
   const rows = await h.target.exec(
     `SELECT ckey, COUNT(*) AS n FROM ${name} WHERE locked_until IS NOT NULL AND ckey IS NOT NULL GROUP BY ckey`,
@@ -141,6 +140,8 @@ export function concurrencyScenarios(h: () => Harness, form: Form, forms: readon
     await Promise.all(children.map((c) => c.ready));
 
     // Sample the database while the three drain the table: rows of each key holding a lease.
+    // The target's dialect, once: it tells a read that met a lock from a failure.
+    const dialect = h().dialect ?? (await h().open()).dialect;
     let sampling = true;
     let samples = 0;
     let maxSeen = 0;
@@ -153,7 +154,7 @@ export function concurrencyScenarios(h: () => Harness, form: Form, forms: readon
         } catch (err) {
           // A read that met another process's lock (SQLite's "database is locked") is one sample
           // missed, not a failure of what is sampled.
-          if (await transientLock(h(), err)) {
+          if (transientLock(dialect, err)) {
             await sleep(3);
             continue;
           }
