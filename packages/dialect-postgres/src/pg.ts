@@ -19,6 +19,7 @@ import {
   type TransactionPoolerForm,
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
+import { jsonStringsAsText, type ResultColumn } from './json-text.js';
 import { warnPooler } from './pooler.js';
 import { quoteIdent, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
@@ -40,6 +41,8 @@ export interface PgClientLike {
     rows: any[];
     /** The rows it changed or returned; null for a statement that reports no count. */
     rowCount: number | null;
+    /** The result's columns with their type oids (JSON-typed strings go back to JSON text). */
+    fields?: readonly ResultColumn[];
   }>;
   /** `error` and `end` mark the client lost; `notification` carries NOTIFY on the LISTEN client. */
   on(event: string, listener: (...args: any[]) => void): unknown;
@@ -312,7 +315,7 @@ class PgConnection implements Connection {
           ? send(this.client, sql, values)
           : send(this.client, { name, text: sql, values: values! }, undefined)
       ).then(
-        (r) => ({ rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length }),
+        (r) => ({ rows: jsonStringsAsText(r.rows as R[], r.fields), rowCount: r.rowCount ?? r.rows.length }),
         (err: unknown) => {
           if (retiresConnection(err)) this.state.broken = true;
           throw err;

@@ -19,6 +19,7 @@ import {
   type TransactionPoolerForm,
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
+import { jsonStringsAsText, type ResultColumn } from './json-text.js';
 import { warnPooler } from './pooler.js';
 import { wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
@@ -49,6 +50,8 @@ import { PG_URL } from './url.js';
 export interface PostgresJsResult extends ReadonlyArray<any> {
   /** The rows the command changed or returned; null where it reports no count. */
   readonly count: number | null;
+  /** The result's columns with their type oids (JSON-typed strings go back to JSON text). */
+  readonly columns?: readonly ResultColumn[];
   /** The `{ pid, secret }` of the BackendKeyData of the connection that ran it (behind a pooler, the pooler's key). */
   readonly state?: {
     /** The backend pid; absent or null where postgres.js has not read it. */
@@ -243,7 +246,7 @@ class PostgresJsConnection implements Connection {
       const r = (await this.reserved.unsafe(sql, values, {
         prepare: this.prepare && values.length > 0,
       })) as PostgresJsResult;
-      return { rows: [...r] as R[], rowCount: r.count ?? r.length };
+      return { rows: jsonStringsAsText([...r] as R[], r.columns), rowCount: r.count ?? r.length };
     } catch (err) {
       // A read-only or recovering server's error leaves the socket usable, but the connection is
       // retired all the same at its release (see `retiresConnection`).

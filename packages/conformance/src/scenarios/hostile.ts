@@ -116,6 +116,43 @@ export function hostileScenarios(h: () => Harness, form: Form, _caps: Capabiliti
     await until(async () => (await h().rows(name)).length === 0, 'every row settled');
   });
 
+  test(`R-BAD-1 every kind of JSON value is a payload of its own and arrives as published (${form})`, async () => {
+    const { desc, name } = await h().create(form);
+    const b = await h().broker();
+    // Top-level strings first of all: a string that reads as JSON must stay a string, and a JSON
+    // column's driver that parses the value must not leave it to be parsed twice.
+    const values: unknown[] = [
+      'hello',
+      '',
+      '{"a":1}',
+      '42',
+      'null',
+      '"quoted"',
+      42,
+      -0.5,
+      true,
+      false,
+      [1, 'two', null],
+      { nested: { list: ['x'] } },
+    ];
+    const ids = [];
+    for (const v of values) ids.push(await b.publish(desc, v));
+    const received = new Map<string, unknown>();
+    b.subscribe(queue(desc), async (m, ctx) => {
+      received.set(String(ctx.id), m);
+    });
+    await b.start();
+    await until(() => received.size >= values.length, 'every JSON value handled', 30_000);
+    const wrong: string[] = [];
+    values.forEach((v, i) => {
+      const got = received.get(String(ids[i]));
+      if (JSON.stringify(got) !== JSON.stringify(v) || typeof got !== typeof v)
+        wrong.push(`${JSON.stringify(v)} arrived as ${typeof got} ${JSON.stringify(got)}`);
+    });
+    expect(wrong).toEqual([]);
+    await until(async () => (await h().rows(name)).length === 0, 'every JSON value settled');
+  });
+
   test(`R-BAD-1 hostile group names, partition keys and dead-letter groups are stored and read byte for byte (${form})`, async () => {
     const { desc, name } = await h().create(form, { group: true, partitionKey: true });
     const b = await h().broker();
