@@ -21,6 +21,8 @@
  *   ({@link StatementTimeoutError}); its connection is closed.
  * - `RESULT_TIMEOUT`: a wait for a row's result ran past its timeout (`ResultTimeoutError`).
  * - `RESULT_DEAD`: a row waited for died instead of being processed (`ResultDeadError`).
+ * - `CANCELLED`: a row was cancelled while its handler ran ({@link CancelledError}).
+ * - `PUBLISH`: a publish's insert failed, and the table as described was not why ({@link PublishError}).
  */
 export const ERROR_CODES = [
   'CONFIG',
@@ -43,6 +45,7 @@ export const ERROR_CODES = [
   'RESULT_TIMEOUT',
   'RESULT_DEAD',
   'CANCELLED',
+  'PUBLISH',
 ] as const;
 
 /** The code of a {@link SqlInboxError}: one of {@link ERROR_CODES}. */
@@ -160,7 +163,10 @@ export class ConfigError extends SqlInboxError {
   readonly column: string | undefined;
   /** What to change to mend it (also at the end of the message), or undefined. */
   readonly fix: string | undefined;
-  constructor(message: string, opts: { table?: string; column?: string; fix?: string } = {}) {
+  constructor(
+    message: string,
+    opts: { table?: string; column?: string; fix?: string; cause?: unknown } = {},
+  ) {
     const where = [opts.table && `table ${opts.table}`, opts.column && `column ${opts.column}`]
       .filter(Boolean)
       .join(', ');
@@ -194,6 +200,21 @@ export class DecodeError extends SqlInboxError {
 export class EncodeError extends SqlInboxError {
   constructor(table: string, detail: string, cause?: unknown) {
     super('ENCODE', `cannot encode message for ${table}: ${detail}`, { table, cause });
+  }
+}
+
+/**
+ * A publish's insert failed for a reason other than the table as described (a missing table,
+ * column or a column of the wrong type is a `ConfigError` naming it): a constraint of the table the
+ * description does not know, a trigger, a lost connection. Nothing of the call was stored. The
+ * driver's error is the `cause`; `kind` is the dialect's reading of it.
+ */
+export class PublishError extends SqlInboxError {
+  /** What the dialect's `classifyError` made of the driver's error (`constraint`, `connection`, ...). */
+  readonly kind: ErrorKind;
+  constructor(table: string, cause: unknown, kind: ErrorKind) {
+    super('PUBLISH', `cannot publish to ${table} (${kind}): ${messageOf(cause)}`, { table, cause });
+    this.kind = kind;
   }
 }
 

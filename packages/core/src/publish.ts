@@ -3,10 +3,11 @@ import { type Codec, defaultCodec, encodeMessage } from './codec.js';
 import { type AnyTable, type Queryable, validateIdentifier } from './description.js';
 import type { Adapter, Dialect, Insert, TableOps } from './dialect.js';
 import type { Connection, Pool } from './driver.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, PublishError, SqlInboxError } from './errors.js';
 import { type ExpiryOptions, expiryOf } from './expiry.js';
 import type { Logger } from './logger.js';
 import { type ReplaceOptions, replaceOf } from './replace.js';
+import { checkTableShape } from './validate.js';
 
 /**
  * Publishing: a message checked against its table's columns and encoded, rows inserted in one
@@ -121,6 +122,37 @@ export class Publisher {
     const codec = opts.codec ?? defaultCodec(table.payload?.type ?? 'json');
     const rows: Insert[] = [];
     for (const [i, m] of messages.entries()) rows.push(await insertOf(table, m, i, codec, opts));
+    try {
+      return await this.insert(table, rows, opts);
+    } catch (err) {
+      throw await this.explain(table, err);
+    }
+  }
+
+  /**
+   * A failed insert as the error to throw: sqlinbox's own errors (a dialect's `EncodeError`, a
+   * statement timeout) as they are; else the table checked as `start()` checks it, on a connection
+   * of its own, so a missing table or column, or one of the wrong type, is the `ConfigError` that
+   * names it with the fix; else a `PublishError` naming the table, with the driver's error.
+   */
+  private async explain(table: AnyTable, err: unknown): Promise<unknown> {
+    if (err instanceof SqlInboxError) return err;
+    const kind = this.adapter.dialect.classifyError(err);
+    if (kind === 'other' || kind === 'constraint') {
+      let conn: Connection | undefined;
+      try {
+        conn = await this.pool.acquire();
+        await checkTableShape(this.adapter.dialect, conn, table, { prefix: 'cannot publish: ', cause: err });
+      } catch (found) {
+        if (found instanceof ConfigError) return found;
+      } finally {
+        if (conn !== undefined) this.pool.release(conn);
+      }
+    }
+    return new PublishError(table.table, err, kind);
+  }
+
+  private async insert(table: AnyTable, rows: Insert[], opts: PublishOptions): Promise<unknown[]> {
     const ops = this.ops(table);
     const wakeup = this.adapter.wakeup;
     let ids: unknown[];

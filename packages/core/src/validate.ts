@@ -1,4 +1,4 @@
-import { namedColumns } from './description.js';
+import { type AnyTable, namedColumns } from './description.js';
 import type { ColumnInfo, ColumnKind, Dialect } from './dialect.js';
 import type { Connection, Pool } from './driver.js';
 import { ConfigError } from './errors.js';
@@ -112,11 +112,55 @@ export async function validateSubscription(
     fail('workersByKey needs a partitionKey column', { fix: 'describe the partitionKey column' });
   }
 
-  const columns = await dialect.describeTable(conn, table);
-  if (columns === null) {
-    fail('no such table', { fix: `create it; ${dialect.name}'s ddl() prints the CREATE TABLE` });
-    return;
+  const columns = await checkTableShape(dialect, conn, t);
+  // After the table and its columns: a missing table or column is the first thing to mend.
+  checkAttemptLimit(q, fail);
+  if (q.deadLetter !== undefined && 'table' in q.deadLetter) {
+    const dlq = await dialect.describeTable(conn, q.deadLetter.table);
+    if (dlq === null) {
+      fail(`dead-letter table ${q.deadLetter.table} does not exist`, {
+        fix: `create it with the queue table's columns; ddl(table, { deadLetterTable }) prints it`,
+      });
+      return;
+    }
+    const missing = columns.filter(
+      (c) => !dlq.some((d: ColumnInfo) => d.name.toLowerCase() === c.name.toLowerCase()),
+    );
+    if (missing.length > 0) {
+      fail(`dead-letter table ${q.deadLetter.table} lacks column ${missing[0]!.name}`, {
+        column: missing[0]!.name,
+        fix: 'give it the same columns as the queue table',
+      });
+    }
   }
+}
+
+/**
+ * The table as the database describes it against its description: a missing table, a missing
+ * column and a column of a type that cannot hold its role are each thrown as a `ConfigError` naming
+ * the table and the column, with the fix. Answers the table's columns. Run by `start()` for every
+ * subscription, and by a publish that failed, to say what of the table it failed on.
+ */
+export async function checkTableShape(
+  dialect: Dialect,
+  conn: Connection,
+  t: AnyTable,
+  /** Words before each message (`cannot publish: `), and the error that led to the check. */
+  opts: { readonly prefix?: string; readonly cause?: unknown } = {},
+): Promise<ColumnInfo[]> {
+  const table = t.table;
+  const caps = dialect.capabilities;
+  const fail = (msg: string, extra: { column?: string; fix?: string } = {}): never => {
+    throw new ConfigError(`${opts.prefix ?? ''}${msg}`, {
+      table,
+      ...extra,
+      ...(opts.cause === undefined ? {} : { cause: opts.cause }),
+    });
+  };
+  const found = await dialect.describeTable(conn, table);
+  if (found === null)
+    return fail('no such table', { fix: `create it; ${dialect.name}'s ddl() prints the CREATE TABLE` });
+  const columns = found;
   const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
   for (const { column, role } of namedColumns(t)) {
     const info = byName.get(column.toLowerCase());
@@ -160,26 +204,7 @@ export async function validateSubscription(
       );
     }
   }
-  // After the table and its columns: a missing table or column is the first thing to mend.
-  checkAttemptLimit(q, fail);
-  if (q.deadLetter !== undefined && 'table' in q.deadLetter) {
-    const dlq = await dialect.describeTable(conn, q.deadLetter.table);
-    if (dlq === null) {
-      fail(`dead-letter table ${q.deadLetter.table} does not exist`, {
-        fix: `create it with the queue table's columns; ddl(table, { deadLetterTable }) prints it`,
-      });
-      return;
-    }
-    const missing = columns.filter(
-      (c) => !dlq.some((d: ColumnInfo) => d.name.toLowerCase() === c.name.toLowerCase()),
-    );
-    if (missing.length > 0) {
-      fail(`dead-letter table ${q.deadLetter.table} lacks column ${missing[0]!.name}`, {
-        column: missing[0]!.name,
-        fix: 'give it the same columns as the queue table',
-      });
-    }
-  }
+  return columns;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   type TransactionPoolerForm,
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
-import { jsonStringsAsText, type ResultColumn } from './json-text.js';
+import { jsonStringsAsText } from './json-text.js';
 import { warnPooler } from './pooler.js';
 import { quoteIdent, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
@@ -42,7 +42,12 @@ export interface PgClientLike {
     /** The rows it changed or returned; null for a statement that reports no count. */
     rowCount: number | null;
     /** The result's columns with their type oids (JSON-typed strings go back to JSON text). */
-    fields?: readonly ResultColumn[];
+    fields?: readonly {
+      /** The column's name. */
+      readonly name: string;
+      /** Its type oid. */
+      readonly dataTypeID: number;
+    }[];
   }>;
   /** `error` and `end` mark the client lost; `notification` carries NOTIFY on the LISTEN client. */
   on(event: string, listener: (...args: any[]) => void): unknown;

@@ -19,7 +19,7 @@ import {
   type TransactionPoolerForm,
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
-import { jsonStringsAsText, type ResultColumn } from './json-text.js';
+import { jsonStringsAsText } from './json-text.js';
 import { warnPooler } from './pooler.js';
 import { wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
@@ -51,7 +51,12 @@ export interface PostgresJsResult extends ReadonlyArray<any> {
   /** The rows the command changed or returned; null where it reports no count. */
   readonly count: number | null;
   /** The result's columns with their type oids (JSON-typed strings go back to JSON text). */
-  readonly columns?: readonly ResultColumn[];
+  readonly columns?: readonly {
+    /** The column's name. */
+    readonly name: string;
+    /** Its type oid. */
+    readonly type: number;
+  }[];
   /** The `{ pid, secret }` of the BackendKeyData of the connection that ran it (behind a pooler, the pooler's key). */
   readonly state?: {
     /** The backend pid; absent or null where postgres.js has not read it. */

@@ -1,6 +1,6 @@
-import { type Capabilities, type Form, Outcome, queue } from '@sqlinbox/core';
+import { type Capabilities, ConfigError, type Form, Outcome, PublishError, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, until } from '../harness.js';
+import { type Harness, payloadOf, until } from '../harness.js';
 
 /** One value of the hostile corpus. */
 export interface HostileValue {
@@ -135,7 +135,7 @@ export function hostileScenarios(h: () => Harness, form: Form, _caps: Capabiliti
       [1, 'two', null],
       { nested: { list: ['x'] } },
     ];
-    const ids = [];
+    const ids: unknown[] = [];
     for (const v of values) ids.push(await b.publish(desc, v));
     const received = new Map<string, unknown>();
     b.subscribe(queue(desc), async (m, ctx) => {
@@ -151,6 +151,40 @@ export function hostileScenarios(h: () => Harness, form: Form, _caps: Capabiliti
     });
     expect(wrong).toEqual([]);
     await until(async () => (await h().rows(name)).length === 0, 'every JSON value settled');
+  });
+
+  test(`R-USER-4 a publish that fails names the table and column it failed on, with the fix (${form})`, async () => {
+    const b = await h().broker();
+    // A table that does not exist: the check start() runs says so, with the DDL to run.
+    const missing = h().describe(form, h().name('missing'));
+    const noTable = await b.publish(missing, { n: 1 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(noTable).toBeInstanceOf(ConfigError);
+    expect(noTable).toMatchObject({ code: 'CONFIG', table: missing.table });
+    expect(String((noTable as Error).message)).toMatch(/cannot publish: no such table\. Fix: create it/);
+    expect((noTable as Error).cause).toBeDefined();
+    // A column the description names and the table lacks.
+    const { name } = await h().create(form, { columns: ['tag'] });
+    const withPriority = h().describe(form, name, { columns: ['tag'], priority: true });
+    await expect(b.publish(withPriority, { n: 2 }, { priority: 5 } as never)).rejects.toMatchObject({
+      code: 'CONFIG',
+      table: name,
+      column: 'priority',
+    });
+    // A constraint the description does not know: a PublishError naming the table, nothing stored.
+    const desc = h().describe(form, name, { columns: ['tag'] });
+    await h().target.exec(`CREATE UNIQUE INDEX ${name}_tag ON ${name} (tag)`);
+    await b.publish(desc, { n: 3 }, { columns: { tag: 'x' } } as never);
+    const dup = await b.publish(desc, { n: 4 }, { columns: { tag: 'x' } } as never).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(dup).toBeInstanceOf(PublishError);
+    expect(dup).toMatchObject({ code: 'PUBLISH', table: name, kind: 'constraint' });
+    expect(String((dup as Error).message)).toContain(`cannot publish to ${name} (constraint): `);
+    expect((await h().rows(name)).map((r) => payloadOf(r.payload))).toEqual([{ n: 3 }]);
   });
 
   test(`R-BAD-1 hostile group names, partition keys and dead-letter groups are stored and read byte for byte (${form})`, async () => {
