@@ -19,6 +19,7 @@ import { flowScenarios } from './scenarios/flow.js';
 import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
+import { migrateScenarios } from './scenarios/migrate.js';
 import { observabilityScenarios } from './scenarios/observability.js';
 import { operationScenarios } from './scenarios/operation.js';
 import { orderingScenarios } from './scenarios/ordering.js';
@@ -174,6 +175,7 @@ export async function runConformance(
         retentionScenarios(h, form);
         failureRecordScenarios(h, form);
         resultScenarios(h, form);
+        migrateScenarios(h, form);
         concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);

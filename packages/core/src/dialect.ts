@@ -522,6 +522,19 @@ export interface DdlOptions {
    * for the subscriptions' next poll.
    */
   readonly wakeupTrigger?: boolean;
+  /**
+   * The columns the queue table (`table`) and the dead-letter table (`deadLetter`) have now, as
+   * `migrate` reads them (null or absent: the table does not exist yet). Each column of the
+   * description that a table lacks is added right after that table's `CREATE TABLE`
+   * (`ALTER TABLE .. ADD ..`, nullable or with its default), so its indexes find it. The id and the
+   * payload are never added: a table without them is not the table described. Where the database
+   * cannot add a column to an existing table (SQLite: one whose default is the clock), `ddl()`
+   * throws a `ConfigError` naming it, with the fix.
+   */
+  readonly existingColumns?: {
+    readonly table?: readonly string[] | null;
+    readonly deadLetter?: readonly string[] | null;
+  };
 }
 
 /**

@@ -72,7 +72,9 @@ function versionOf(table: string, statements: readonly string[]): number {
  * and the table of applied migrations (`sqlinbox_migrations`). Each table's DDL is the dialect's
  * `ddl()`, whose statements create only what is missing, so a run after a description changed adds
  * its new tables and indexes, and a run with nothing new changes nothing. A column a description
- * gained is not added to a table that exists: start() names it, with the DDL to write.
+ * gained is added to the queue table (and its dead-letter table) that exists, nullable or with its
+ * default; on SQLite the insert time (whose default is the clock) cannot be, and the run stops
+ * with a `ConfigError` naming it. The id and the payload are never added.
  *
  * Two processes migrating at once are safe: one holds the migrations' lock while it runs (the
  * database's own lock: an advisory lock where the database has several connections, the file's write
@@ -90,13 +92,35 @@ export async function migrate(
   const recorded = async (version: number) =>
     // Before the first run the table is missing: nothing is recorded.
     (await admin.get(migrations, version).catch(() => null)) !== null;
+  // The statements of a target against the tables as they are now: the columns a table that
+  // exists lacks are added after its CREATE TABLE.
+  const statementsOn = async (conn: Connection, { table, ...ddl }: MigrationTarget) => {
+    const columns = async (name: string | undefined) =>
+      name === undefined ? null : ((await dialect.describeTable(conn, name))?.map((c) => c.name) ?? null);
+    const existingColumns = {
+      table: await columns(table.table),
+      deadLetter: await columns(ddl.deadLetterTable),
+    };
+    return dialect.ddl(table, { ...ddl, existingColumns });
+  };
   const steps: MigrationStep[] = [];
   for (const { table, ...ddl } of targets) {
+    // The version is the description's DDL, whatever the tables hold now.
     const statements = dialect.ddl(table, ddl);
     const version = versionOf(table.table, statements);
     steps.push({ table: table.table, version, statements, recorded: await recorded(version) });
   }
-  if (opts.dryRun) return { setup, steps, dryRun: true };
+  if (opts.dryRun) {
+    const conn = await pool.acquire();
+    try {
+      const now: MigrationStep[] = [];
+      for (const [i, step] of steps.entries())
+        now.push({ ...step, statements: await statementsOn(conn, targets[i]!) });
+      return { setup, steps: now, dryRun: true };
+    } finally {
+      pool.release(conn);
+    }
+  }
 
   const conn = await pool.acquire();
   const ops = dialect.prepare(migrations);
@@ -117,7 +141,9 @@ export async function migrate(
     // pool has one connection (and on SQLite could not see this transaction's records).
     const recordedHere = async (version: number) =>
       (await need(ops).list(conn, { state: 'all', ids: [version], limit: 1, now: new Date() })).length > 0;
-    for (const step of steps) {
+    for (const [i, planned] of steps.entries()) {
+      // Read under the lock: no other migration adds a column between this read and the ALTER.
+      const step = { ...planned, statements: await statementsOn(conn, targets[i]!) };
       for (const statement of step.statements) await conn.query(statement);
       // Under the lock no other process records a version: what another run recorded is seen here.
       const before = step.recorded || (await recordedHere(step.version));

@@ -42,6 +42,7 @@ export class MssqlSyntax extends b.SqlSyntax {
   override readonly controlQueueType = 'NVARCHAR(128)';
   override readonly deleteTop = true;
   override readonly createTableSql = 'CREATE TABLE';
+  override readonly addColumnSql = 'ADD';
   /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
   override readonly scanHints = ' WITH (READCOMMITTEDLOCK, READPAST)';
   /** `READPAST` is refused at READ UNCOMMITTED and SERIALIZABLE (650); a pooled session keeps its level. */

@@ -288,6 +288,27 @@ describe('ddl', () => {
     expect(out[3]).toBe(out[0]!.replaceAll('[app].[jobs]', '[app].[jobs_dlq]').replace(' IDENTITY(1,1)', ''));
     expect(out.every((s) => !s.endsWith(';'))).toBe(true);
   });
+
+  test('R-USER-3 columns a table that exists lacks are added right after its CREATE TABLE, before the indexes over them', () => {
+    const t = table({ table: 'app.jobs', priority: 'priority', processedAt: 'processed_at' });
+    const out = mssqlDialect.ddl(t, {
+      deadLetterTable: 'app.jobs_dlq',
+      existingColumns: {
+        table: ['id', 'payload', 'attempt'],
+        deadLetter: ['id', 'payload', 'attempt', 'processed_at'],
+      },
+    });
+    expect(out[1]).toBe('ALTER TABLE [app].[jobs] ADD [processed_at] DATETIME2(3) NULL');
+    expect(out[2]).toBe('ALTER TABLE [app].[jobs] ADD [priority] INT NOT NULL DEFAULT 0');
+    expect(out[3]).toContain('CREATE INDEX [sqlinbox_claim] ON [app].[jobs]');
+    expect(out.at(-1)).toBe('ALTER TABLE [app].[jobs_dlq] ADD [priority] INT NOT NULL DEFAULT 0');
+    // The id and the payload are never added; a new table (null) gets no ALTER.
+    const fresh = mssqlDialect.ddl(t, { existingColumns: { table: null } });
+    expect(fresh.some((s) => s.startsWith('ALTER'))).toBe(false);
+    expect(
+      mssqlDialect.ddl(t, { existingColumns: { table: [] } }).filter((s) => s.startsWith('ALTER')),
+    ).toHaveLength(3);
+  });
 });
 
 describe('describeTable', () => {

@@ -60,8 +60,7 @@ export class MysqlDdl extends QueueDdl {
     for (const c of tableColumns(t, (n) => this.fold(n))) {
       out.push(`${s.ident(c.name)} ${this.column(c.role, generatedId)}`);
       if (key === undefined || processedAt === undefined || this.fold(c.name) !== this.fold(key)) continue;
-      const active = `VARCHAR(255) GENERATED ALWAYS AS (IF(${s.ident(processedAt)} IS NULL, ${s.ident(key)}, NULL)) STORED`;
-      out.push(`${s.ident(KEY_ACTIVE)} ${deadLetter ? this.column('text', false) : active}`);
+      out.push(`${s.ident(KEY_ACTIVE)} ${this.activeKey(deadLetter)}`);
     }
     out.push(`PRIMARY KEY (${s.id})`);
     if (deadLetter) return out;
@@ -72,6 +71,46 @@ export class MysqlDdl extends QueueDdl {
           `${i.unique ? 'UNIQUE ' : ''}INDEX ${s.ident(this.indexName(i.name))} (${i.columns.join(', ')})`,
       ),
     ];
+  }
+
+  /** The unique key's generated twin (a plain text column in the dead-letter table). */
+  private activeKey(deadLetter: boolean): string {
+    const { s, t } = { s: this.s, t: this.s.t };
+    if (deadLetter || t.uniqueKey === undefined || t.processedAt === undefined)
+      return this.column('text', false);
+    return `VARCHAR(255) GENERATED ALWAYS AS (IF(${s.ident(t.processedAt)} IS NULL, ${s.ident(t.uniqueKey)}, NULL)) STORED`;
+  }
+
+  /**
+   * The columns a table that exists lacks, as the shared writer adds them; then the unique key's
+   * twin where the table lacks it, and on the queue table each index over a column just added
+   * (the indexes are part of the CREATE TABLE, which a table that exists skips).
+   */
+  override addColumns(
+    name: string,
+    existing: readonly string[] | null | undefined,
+    generatedId: boolean,
+    deadLetter = false,
+  ): string[] {
+    const out = super.addColumns(name, existing, generatedId, deadLetter);
+    if (out.length === 0 || existing === null || existing === undefined) return out;
+    const { s, t } = { s: this.s, t: this.s.t };
+    const table = s.s.tableName(name);
+    const have = new Set(existing.map((n) => this.fold(n)));
+    const added = tableColumns(t, (n) => this.fold(n))
+      .filter((c) => !have.has(this.fold(c.name)))
+      .map((c) => s.ident(c.name));
+    if (t.uniqueKey !== undefined && t.processedAt !== undefined && !have.has(this.fold(KEY_ACTIVE))) {
+      out.push(`ALTER TABLE ${table} ADD COLUMN ${s.ident(KEY_ACTIVE)} ${this.activeKey(deadLetter)}`);
+      added.push(s.ident(KEY_ACTIVE));
+    }
+    if (deadLetter) return out;
+    for (const i of this.indexes())
+      if (i.columns.some((col) => added.some((a) => col === a || col.startsWith(`${a} `))))
+        out.push(
+          `ALTER TABLE ${table} ADD ${i.unique ? 'UNIQUE ' : ''}INDEX ${s.ident(this.indexName(i.name))} (${i.columns.join(', ')})`,
+        );
+    return out;
   }
 
   override tableOptions(): string {

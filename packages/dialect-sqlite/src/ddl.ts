@@ -43,6 +43,14 @@ export class SqliteDdl extends QueueDdl {
     return types[use];
   }
 
+  /**
+   * SQLite adds no column whose default is an expression to a table that exists: the insert time's
+   * default is the clock, so that column cannot be added in place.
+   */
+  override addedColumn(use: ColumnUse, generatedId: boolean): string | undefined {
+    return use === 'created' ? undefined : this.column(use, generatedId);
+  }
+
   override indexes(): IndexParts[] {
     const { s, t } = { s: this.s, t: this.s.t };
     const where = this.unsettled();

@@ -1,4 +1,4 @@
-import { type DdlOptions, validateIdentifier } from '@sqlinbox/core';
+import { ConfigError, type DdlOptions, validateIdentifier } from '@sqlinbox/core';
 import { type ColumnUse, tableColumns } from './columns.js';
 import type { QueueSql } from './queue.js';
 
@@ -117,6 +117,46 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
     return `${s.createTableSql} ${s.tableName(name)} (\n${lines.join(',\n')}\n)${this.tableOptions(deadLetter)}`;
   }
 
+  /**
+   * What follows a column's name in an `ALTER TABLE .. ADD` that adds it to a table that exists:
+   * its {@link column} definition, or undefined where the database cannot add it so (SQLite: a
+   * default that is an expression).
+   */
+  addedColumn(use: ColumnUse, generatedId: boolean): string | undefined {
+    return this.column(use, generatedId);
+  }
+
+  /**
+   * `ALTER TABLE .. ADD ..` for each column of the description that `existing` (the table's columns
+   * now; null: the table is new) lacks, but the id and the payload, in the `CREATE TABLE`'s order.
+   */
+  addColumns(
+    name: string,
+    existing: readonly string[] | null | undefined,
+    generatedId: boolean,
+    _deadLetter = false,
+  ): string[] {
+    if (existing === null || existing === undefined) return [];
+    const have = new Set(existing.map((n) => this.fold(n)));
+    const { s } = this.s;
+    const out: string[] = [];
+    for (const c of tableColumns(this.s.t, (n) => this.fold(n))) {
+      if (c.role === 'id' || c.role === 'payload' || have.has(this.fold(c.name))) continue;
+      const def = this.addedColumn(c.role, generatedId);
+      if (def === undefined)
+        throw new ConfigError(
+          `the table lacks column ${c.name}, and the database cannot add it to a table that exists`,
+          {
+            table: name,
+            column: c.name,
+            fix: `add it by hand, or create the table anew from ddl() and copy the rows over`,
+          },
+        );
+      out.push(`ALTER TABLE ${s.tableName(name)} ${s.addColumnSql} ${this.s.ident(c.name)} ${def}`);
+    }
+    return out;
+  }
+
   /** `' WHERE <processed_at> IS NULL'` where the table stamps settled rows, else `''`. */
   unsettled(): string {
     const t = this.s.t;
@@ -181,10 +221,18 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
   /** The table, its indexes, the dialect's {@link extras} and, with `deadLetterTable`, the dead-letter table. */
   ddl(opts: DdlOptions = {}): string[] {
     const t = this.s.t;
-    const out = [this.createTable(t.table, t.id.generated), ...this.indexStatements(), ...this.extras(opts)];
+    const have = opts.existingColumns;
+    const out = [
+      this.createTable(t.table, t.id.generated),
+      ...this.addColumns(t.table, have?.table, t.id.generated),
+      ...this.indexStatements(),
+      ...this.extras(opts),
+    ];
     const dead = opts.deadLetterTable;
-    if (dead !== undefined)
-      out.push(this.createTable(validateIdentifier(dead, 'dead-letter table', t.table, true), false, true));
+    if (dead !== undefined) {
+      const name = validateIdentifier(dead, 'dead-letter table', t.table, true);
+      out.push(this.createTable(name, false, true), ...this.addColumns(name, have?.deadLetter, false, true));
+    }
     return out;
   }
 }

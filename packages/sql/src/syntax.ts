@@ -304,6 +304,9 @@ export class SqlSyntax {
   // -------------------------------------------------------------------------------------------
   // Column types of the tables sqlinbox creates for itself (ticks, rate budgets)
 
+  /** What adds a column in `ALTER TABLE <t> .. <column> <type>`. Default `ADD COLUMN`. */
+  readonly addColumnSql: string = 'ADD COLUMN';
+
   /** How a `CREATE TABLE` of sqlinbox's own tables opens. Default `CREATE TABLE IF NOT EXISTS`. */
   readonly createTableSql: string = 'CREATE TABLE IF NOT EXISTS';
 
