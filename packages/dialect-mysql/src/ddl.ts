@@ -83,7 +83,7 @@ export class MysqlDdl extends QueueDdl {
 
   /**
    * The columns a table that exists lacks, as the shared writer adds them; then the unique key's
-   * twin where the table lacks it, and on the queue table each index over a column just added
+   * twin where the table lacks it, and on the queue table each index named for a column just added
    * (the indexes are part of the CREATE TABLE, which a table that exists skips).
    */
   override addColumns(
@@ -97,19 +97,31 @@ export class MysqlDdl extends QueueDdl {
     const { s, t } = { s: this.s, t: this.s.t };
     const table = s.s.tableName(name);
     const have = new Set(existing.map((n) => this.fold(n)));
-    const added = tableColumns(t, (n) => this.fold(n))
-      .filter((c) => !have.has(this.fold(c.name)))
-      .map((c) => s.ident(c.name));
-    if (t.uniqueKey !== undefined && t.processedAt !== undefined && !have.has(this.fold(KEY_ACTIVE))) {
+    const added = new Set(
+      tableColumns(t, (n) => this.fold(n))
+        .filter((c) => !have.has(this.fold(c.name)))
+        .map((c) => this.fold(c.name)),
+    );
+    if (t.uniqueKey !== undefined && t.processedAt !== undefined && !have.has(this.fold(KEY_ACTIVE)))
       out.push(`ALTER TABLE ${table} ADD COLUMN ${s.ident(KEY_ACTIVE)} ${this.activeKey(deadLetter)}`);
-      added.push(s.ident(KEY_ACTIVE));
-    }
     if (deadLetter) return out;
-    for (const i of this.indexes())
-      if (i.columns.some((col) => added.some((a) => col === a || col.startsWith(`${a} `))))
-        out.push(
-          `ALTER TABLE ${table} ADD ${i.unique ? 'UNIQUE ' : ''}INDEX ${s.ident(this.indexName(i.name))} (${i.columns.join(', ')})`,
-        );
+    // An index is new where the column it is named for is: one of a column the table had is left
+    // as it was made (MySQL has no ADD INDEX IF NOT EXISTS), and still serves its claims.
+    const namedFor: Record<IndexParts['name'], string | undefined> = {
+      claim: t.processedAt,
+      fifo: t.group,
+      priority: t.priority,
+      unique_key: t.uniqueKey,
+      concurrency: t.concurrency?.column,
+      processed: undefined,
+    };
+    for (const i of this.indexes()) {
+      const column = namedFor[i.name];
+      if (column === undefined || !added.has(this.fold(column))) continue;
+      out.push(
+        `ALTER TABLE ${table} ADD ${i.unique ? 'UNIQUE ' : ''}INDEX ${s.ident(this.indexName(i.name))} (${i.columns.join(', ')})`,
+      );
+    }
     return out;
   }
 

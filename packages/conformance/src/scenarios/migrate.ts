@@ -13,6 +13,8 @@ export function migrateScenarios(h: () => Harness, form: Form): void {
     const b = await h().broker();
     await b.publish(desc, { n: 1 });
     const adapter = await h().open();
+    // First a group alone, so the next step adds columns beside an index the table has.
+    await migrate(adapter, [{ table: h().describe(form, name, { group: true }), deadLetterTable: dlq! }]);
     const gained = {
       processedAt: true,
       retryAfter: true,
@@ -35,7 +37,7 @@ export function migrateScenarios(h: () => Harness, form: Form): void {
       await migrate(adapter, [{ table: wider, deadLetterTable: dlq! }]);
     } else {
       const alters = full.steps[0]!.statements.filter((s) => /^ALTER TABLE/i.test(s.trim()));
-      expect(alters.length).toBeGreaterThanOrEqual(9);
+      expect(alters.length).toBeGreaterThanOrEqual(8);
     }
     // Again: nothing left to add.
     const again = await migrate(adapter, [{ table: wider, deadLetterTable: dlq! }]);
