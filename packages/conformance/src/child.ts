@@ -20,7 +20,7 @@
  *   as it happens, until the parent sends `stop`.
  */
 import { pathToFileURL } from 'node:url';
-import { Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
+import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
   mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     broker.schedule(
       name,
       pattern,
-      desc as never,
+      desc as AnyTable,
       (tick: { at: Date }) => ({ tick: tick.at.toISOString(), pid: process.pid }),
       options,
     );

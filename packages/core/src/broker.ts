@@ -18,6 +18,7 @@ import {
   type MountedSchedule,
   type ScheduleOptions,
   type SchedulePayload,
+  type SchedulePayloadFor,
   ScheduleRunner,
   scheduleSettings,
 } from './schedule.js';
@@ -277,16 +278,17 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
    * transaction). Ticks that passed while nothing ran follow `opts.catchUp` (default `'latest'`:
    * the newest of them only; a schedule never run before starts at its next tick). Mount before
    * or after `start()`; `shutdown()` stops the timers, and no row is published after it resolves.
+   * A description that states its message type takes that type, or a function answering it.
    */
   schedule<D extends TableDescription<F, I | undefined>>(
     name: string,
     pattern: string,
     table: D,
-    payload: SchedulePayload,
+    payload: SchedulePayloadFor<PayloadOf<D>>,
     opts: ScheduleOptions = {},
   ): MountedSchedule {
     if (this.state === 'closing' || this.state === 'closed') throw new ClosedError('schedule');
-    const settings = scheduleSettings(name, pattern, table, payload, opts);
+    const settings = scheduleSettings(name, pattern, table, payload as SchedulePayload, opts);
     if (this.schedules.some((r) => r.name === name)) {
       throw new ConfigError(`schedule ${name} is mounted already in this broker`, { table: table.table });
     }

@@ -96,6 +96,7 @@ export {
   SCHEDULE_TABLE,
   type ScheduleOptions,
   type SchedulePayload,
+  type SchedulePayloadFor,
   type Tick,
 } from './schedule.js';
 export type { StartOptions } from './startup.js';

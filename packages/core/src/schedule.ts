@@ -29,6 +29,15 @@ export interface Tick {
  */
 export type SchedulePayload = ((tick: Tick) => unknown) | object | string | number | boolean | null;
 
+/**
+ * What a schedule of a table whose description states its message type `P` (`typed<T>()`,
+ * `.payload<T>(..)`) publishes: a `P`, or a function of the tick that answers one (or a promise of
+ * one). A description without a message type takes any {@link SchedulePayload}.
+ */
+export type SchedulePayloadFor<P> = unknown extends P
+  ? SchedulePayload
+  : P | ((tick: Tick) => P | Promise<P>);
+
 /** Options of `broker.schedule(..)`. */
 export interface ScheduleOptions {
   /** IANA time zone the cron expression is read in, e.g. `Europe/Berlin`. Default `UTC`. */

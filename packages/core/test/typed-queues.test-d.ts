@@ -76,6 +76,32 @@ describe('typed queues', () => {
     void broker.publish(emails, 'ada@example.com');
   });
 
+  test('R-USER-2 a schedule of a typed table takes its message type, or a function of the tick answering it', () => {
+    const broker = new Broker(adapter);
+    const emails = typed<Email>()(
+      inbox({
+        table: 'emails',
+        id: { column: 'id', generated: true },
+        lease: 'locked_until',
+        payload: 'payload',
+      }),
+    );
+    broker.schedule('digest', '0 8 * * *', emails, { to: 'team@example.com', subject: 'digest' });
+    broker.schedule('dated', '0 8 * * *', emails, (tick) => ({
+      to: 'team@example.com',
+      subject: tick.at.toISOString(),
+    }));
+    broker.schedule('async', '0 8 * * *', emails, async () => ({ to: 'team@example.com' }));
+    // @ts-expect-error a message of another shape does not compile
+    broker.schedule('wrong', '0 8 * * *', emails, { subject: 'no recipient' });
+    // @ts-expect-error nor a function answering one
+    broker.schedule('wrong-fn', '0 8 * * *', emails, () => 42);
+    // A table without a message type takes anything.
+    const jobs = inbox({ table: 'jobs', id: 'id', payload: 'payload' });
+    broker.schedule('any', '* * * * *', jobs, 'tick');
+    broker.schedule('any-fn', '* * * * *', jobs, (tick) => ({ at: tick.at }));
+  });
+
   test('R-USER-2 a description without a message type keeps publish unknown and the handler free', () => {
     const broker = new Broker(adapter);
     const jobs = inbox({ table: 'jobs', id: 'id', payload: 'payload' });
