@@ -202,12 +202,19 @@ export class Admin {
   /**
    * Rows in one state, in id order, after `after` (keyset paging). In the row lock and advisory
    * forms a row in work is told from a ready one by trying its lock, so a page may hold fewer than
-   * `limit` rows; `next` is undefined once the table has no more.
+   * `limit` rows; `next` is undefined once the table has no more. `group` and `key` keep only the
+   * rows of that FIFO group or unique key (the table must have the column).
    * Defaults: state `ready`, from the first row, limit 50.
    */
   async list(
     table: AnyTable,
-    opts: AdminTableOptions & { state?: RowState | 'all'; after?: unknown; limit?: number } = {},
+    opts: AdminTableOptions & {
+      state?: RowState | 'all';
+      after?: unknown;
+      limit?: number;
+      group?: string;
+      key?: string;
+    } = {},
   ): Promise<AdminPage> {
     const state = opts.state ?? 'ready';
     const limit = opts.limit ?? 50;
@@ -216,6 +223,16 @@ export class Admin {
         table: table.table,
       });
     }
+    if (opts.group !== undefined && table.group === undefined)
+      throw new ConfigError('list by group, but the table has no group column', {
+        table: table.table,
+        fix: 'describe the group column, or list without a group',
+      });
+    if (opts.key !== undefined && table.uniqueKey === undefined)
+      throw new ConfigError('list by key, but the table has no uniqueKey column', {
+        table: table.table,
+        fix: 'describe the uniqueKey column, or list without a key',
+      });
     return this.withConn(table, opts, async (conn, ops) => {
       const probed = table.form !== 'lease' && (state === 'ready' || state === 'inWork' || state === 'all');
       const sqlState = probed && state === 'inWork' ? 'ready' : state;
@@ -224,6 +241,8 @@ export class Admin {
         limit,
         now: new Date(),
         ...(opts.after === undefined ? {} : { after: opts.after }),
+        ...(opts.group === undefined ? {} : { group: opts.group }),
+        ...(opts.key === undefined ? {} : { key: opts.key }),
       });
       const busy = probed ? await this.inWork(conn, table, ops, found) : new Set<string>();
       const rows = found

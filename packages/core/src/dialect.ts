@@ -278,6 +278,10 @@ export interface ListQuery {
   readonly ids?: readonly unknown[] | undefined;
   /** The instant that decides `ready` from `delayed` and a live lease from an ended one. */
   readonly now: Date;
+  /** Only rows whose group column is this. Default: every group. */
+  readonly group?: string | undefined;
+  /** Only rows whose unique key column is this. Default: every key. */
+  readonly key?: string | undefined;
 }
 
 /**

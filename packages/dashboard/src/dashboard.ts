@@ -19,6 +19,7 @@ import {
   errorPage,
   firstTab,
   jsonValue,
+  type ListFilter,
   type ListState,
   type Notice,
   overview,
@@ -235,6 +236,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
       samples: sampler.samples(qu.name),
       control: qu.table.control !== undefined,
       hasGroups: qu.table.group !== undefined,
+      hasKeys: qu.table.uniqueKey !== undefined,
     };
   }
 
@@ -359,6 +361,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
         }
         const afterText = url.searchParams.get('after') ?? undefined;
         const after = afterText === undefined ? undefined : idOf(afterText);
+        const filter = filterOf(qu, url.searchParams);
         const list = live
           ? null
           : await admin.list(qu.table, {
@@ -366,6 +369,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
               state,
               limit: pageSize,
               ...(after === undefined ? {} : { after }),
+              ...filter,
             });
         return htmlOut(
           200,
@@ -375,6 +379,7 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
             state,
             list,
             after: afterText,
+            filter,
             notice: noticeOf(url.searchParams),
             errorOf: (r) => errorOf(qu, r)?.text,
             showErrors: qu.errorColumn !== undefined || sampler.counting || qu.table.lastError !== undefined,
@@ -532,6 +537,23 @@ function selectionOf(form: URLSearchParams): Selection {
   }
   if (ids.length > MAX_IDS) throw new HttpError(400, `at most ${MAX_IDS} ids in one action`);
   return { ids: ids.map(idOf) };
+}
+
+/**
+ * The list's filter from the URL: `in_group` (a FIFO group) and `key` (a unique key), each where
+ * the table has the column, at most 255 characters.
+ */
+function filterOf(qu: Queue, params: URLSearchParams): ListFilter {
+  const pick = (param: string, what: string, has: boolean): string | undefined => {
+    const v = params.get(param)?.trim();
+    if (v === undefined || v === '') return undefined;
+    if (!has) throw new HttpError(400, `the table ${qu.table.table} has no ${what} column to filter by`);
+    if (v.length > 255) throw new HttpError(400, `a ${what} has at most 255 characters`);
+    return v;
+  };
+  const group = pick('in_group', 'group', qu.table.group !== undefined);
+  const key = pick('key', 'unique key', qu.table.uniqueKey !== undefined);
+  return { ...(group === undefined ? {} : { group }), ...(key === undefined ? {} : { key }) };
 }
 
 /** The redirect's report of an action, read back: counts and known reasons only. */

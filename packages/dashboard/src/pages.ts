@@ -29,6 +29,23 @@ export interface QueueView {
   /** Whether the table has a control table (pause and resume), and FIFO groups. */
   readonly control?: boolean;
   readonly hasGroups?: boolean;
+  /** Whether the table has a unique key column (the list filters by key). */
+  readonly hasKeys?: boolean;
+}
+
+/** The rows a queue page lists: one FIFO group's, one unique key's, or every row. */
+export interface ListFilter {
+  readonly group?: string;
+  readonly key?: string;
+}
+
+/** A filter as the query string it keeps across tabs and pages (`&in_group=..&key=..`), or ''. */
+function filterQuery(f: ListFilter | undefined): string {
+  const params = new URLSearchParams();
+  if (f?.group !== undefined) params.set('in_group', f.group);
+  if (f?.key !== undefined) params.set('key', f.key);
+  const text = params.toString();
+  return text === '' ? '' : `&${text}`;
 }
 
 export type ListState = RowState | 'all';
@@ -289,6 +306,8 @@ export function queuePage(
     readonly state: ListState;
     readonly list: AdminPage | null;
     readonly after: string | undefined;
+    /** The group or key the list is filtered by. */
+    readonly filter?: ListFilter;
     readonly notice: Notice | undefined;
     readonly errorOf: (row: AdminRow) => string | undefined;
     readonly showErrors: boolean;
@@ -297,10 +316,16 @@ export function queuePage(
   },
 ): string {
   const { state, list } = opts;
+  const kept = filterQuery(opts.filter);
   const tabs = STATES.filter((s) => (s !== 'dead' || qv.hasDead) && (s !== 'done' || qv.hasDone)).map(
     (s) =>
-      html`<a href="${q(view, qv.name, `?state=${s}`)}" ${s === state ? html`aria-current="page"` : ''}>${STATE_LABEL[s]}</a>`,
+      html`<a href="${q(view, qv.name, `?state=${s}${kept}`)}" ${s === state ? html`aria-current="page"` : ''}>${STATE_LABEL[s]}</a>`,
   );
+  const filtering = opts.filter?.group !== undefined || opts.filter?.key !== undefined;
+  const filterForm =
+    qv.hasGroups || qv.hasKeys
+      ? html`<form class="filter" method="get" action="${q(view, qv.name)}"><input type="hidden" name="state" value="${state}">${qv.hasGroups ? html`<label>group <input type="search" name="in_group" maxlength="255" value="${opts.filter?.group ?? ''}"></label> ` : ''}${qv.hasKeys ? html`<label>key <input type="search" name="key" maxlength="255" value="${opts.filter?.key ?? ''}"></label> ` : ''}<button type="submit">Filter</button>${filtering ? html` <a href="${q(view, qv.name, `?state=${state}`)}">Clear</a>` : ''}</form>`
+      : '';
   const actions = !view.readOnly;
   const hidden = (fields: Record<string, string>) => hiddenFields(view, fields);
   const cancels = actions && qv.control === true;
@@ -335,8 +360,8 @@ ${errors ? html`<td class="error" data-label="last error">${opts.errorOf(r) ?? '
 <td class="payload" data-label="payload">${r.preview}${r.truncated ? '…' : ''}</td>${rowActions(r)}</tr>`,
         )}</tbody>
 </table>
-${list.rows.length === 0 ? html`<p class="muted" id="none">No ${STATE_LABEL[state]} rows${opts.after === undefined ? '' : ' after this point'}.</p>` : ''}
-${list.next === undefined ? '' : html`<p><a rel="next" href="${q(view, qv.name, `?state=${state}&after=${encodeURIComponent(String(list.next))}`)}">Next page</a></p>`}
+${list.rows.length === 0 ? html`<p class="muted" id="none">No ${STATE_LABEL[state]} rows${filtering ? ' that match the filter' : ''}${opts.after === undefined ? '' : ' after this point'}.</p>` : ''}
+${list.next === undefined ? '' : html`<p><a rel="next" href="${q(view, qv.name, `?state=${state}&after=${encodeURIComponent(String(list.next))}${kept}`)}">Next page</a></p>`}
 ${
   actions && state === 'dead' && list.rows.length > 0
     ? html`<div class="bulk"><form method="post" action="${q(view, qv.name, '/requeue')}" data-confirm="Requeue every dead letter of ${qv.name}?">${hidden({ all: '1', state })}<button type="submit">Requeue all dead letters</button></form>
@@ -354,6 +379,7 @@ ${controlBar(view, qv)}
 <form class="find" method="get" action="${q(view, qv.name, '/rows')}"><label for="find-id">Row by id</label><input id="find-id" name="id" required maxlength="200"><button type="submit">Show</button></form>
 ${n === undefined ? '' : noticeOf(n)}
 <nav class="tabs">${tabs}</nav>
+${filterForm}
 ${body}`,
   );
 }

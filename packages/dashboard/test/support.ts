@@ -55,7 +55,7 @@ export function databases(): Db[] {
 /** A fresh queue table (lease form, retry_after, a group column) with a dead-letter group `dead`. */
 export async function createQueue(
   adapter: Adapter,
-  opts: { errorColumn?: boolean; control?: boolean; record?: boolean } = {},
+  opts: { errorColumn?: boolean; control?: boolean; record?: boolean; uniqueKey?: boolean } = {},
 ): Promise<{ table: AnyTable; drop(): Promise<void> }> {
   const name = `dash_${randomBytes(4).toString('hex')}`;
   // A control table of the test's own (pause and resume), dropped with the queue's.
@@ -63,6 +63,7 @@ export async function createQueue(
   const table = inbox({
     ...(opts.errorColumn ? { columns: ['last_error'] } : {}),
     ...(opts.control ? { control: { table: control } } : {}),
+    ...(opts.uniqueKey ? { uniqueKey: 'job_key' } : {}),
     ...(opts.record
       ? { lastError: 'last_error', errorClass: 'error_class', failedAt: 'failed_at', createdAt: 'created_at' }
       : {}),

@@ -44,6 +44,10 @@ export class AdminStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     if (l.state !== 'all') where.push(`x.${STATE} = ${p.bind(l.state)}`);
     if (l.after !== undefined) where.push(`${q.col('x', t.id.column)} > ${p.bind(l.after)}`);
     if (l.ids !== undefined) where.push(s.inList(p, q.col('x', t.id.column), l.ids));
+    if (l.group !== undefined && t.group !== undefined)
+      where.push(`${q.col('x', t.group)} = ${p.bind(l.group)}`);
+    if (l.key !== undefined && t.uniqueKey !== undefined)
+      where.push(`${q.col('x', t.uniqueKey)} = ${p.bind(l.key)}`);
     return s.plainRead(
       p.statement(
         s.select(p, {
