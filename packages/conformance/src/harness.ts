@@ -57,6 +57,8 @@ export interface TableExtras {
   readonly retention?: InboxInput['retention'];
   /** A control table of this name (`inbox({ control: { table } })`), created and dropped with it. */
   readonly control?: string;
+  /** Flow tables: the edge table of this name and `<name>_parent` (`inbox({ flows: { table } })`), created and dropped with it. */
+  readonly flows?: string;
   /** Advisory form: a custom lock (given with `unlock`). */
   readonly lock?: InboxInput['lock'];
   /** Advisory form: a custom unlock (given with `lock`). */
@@ -149,6 +151,7 @@ export class Harness {
     if (extras.isolation) input.isolation = extras.isolation;
     if (extras.retention) input.retention = extras.retention;
     if (extras.control) input.control = { table: extras.control };
+    if (extras.flows) input.flows = { table: extras.flows };
     if (extras.lock) {
       input.lock = extras.lock;
       input.unlock = extras.unlock;
@@ -165,6 +168,7 @@ export class Harness {
     this.tables.push(name);
     if (dlq) this.tables.push(dlq);
     if (extras.control) this.tables.push(extras.control);
+    if (extras.flows) this.tables.push(extras.flows, `${extras.flows}_parent`);
     // A name of this scenario's own making is new; a given one may be left from an earlier run.
     if (given !== undefined)
       for (const t of [name, dlq]) if (t) await this.target.exec(`DROP TABLE IF EXISTS ${t}`);

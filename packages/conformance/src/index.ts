@@ -27,6 +27,7 @@ import { outboxScenarios } from './scenarios/outbox.js';
 import { poolScenarios } from './scenarios/pool.js';
 import { rateScenarios } from './scenarios/rate.js';
 import { resultScenarios } from './scenarios/results.js';
+import { flowGraphScenarios } from './scenarios/flow-graph.js';
 import { retentionScenarios } from './scenarios/retention.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { scheduleScenarios } from './scenarios/schedule.js';
@@ -176,6 +177,7 @@ export async function runConformance(
         failureRecordScenarios(h, form);
         resultScenarios(h, form);
         migrateScenarios(h, form);
+        flowGraphScenarios(h, form);
         concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);

@@ -1,4 +1,5 @@
 import type { ControlTable } from './control-table.js';
+import type { FlowTable } from './flow-table.js';
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
 import type { RateLimit } from './rate-limit.js';
@@ -207,6 +208,11 @@ export interface TableDescription<
    * subscribed to the table reads it once a second. Undefined: the queue cannot be paused.
    */
   readonly control?: ControlTable | undefined;
+  /**
+   * The flow tables (see `FlowTable`): the edges between parents and children published with
+   * `publishFlow`, and each parent's count of children not yet settled. Undefined: no flows.
+   */
+  readonly flows?: FlowTable | undefined;
   /**
    * Type-level only, never present at runtime: the message type `P` the payload column carries,
    * stated by `table(..).payload<P>(..)` or {@link typed}. `queue(d)` hands the handler a `P` and
@@ -424,6 +430,12 @@ export function finishDescription(t: AnyTable): AnyTable {
       'a result column needs a processedAt column: this table deletes its rows at the ack, so no result could be kept',
       { table: t.table, column: t.result, fix: "declare processedAt: 'processed_at', or drop result" },
     );
+  }
+  if (t.flows !== undefined && t.retryAfter === undefined) {
+    throw new ConfigError('flows need a retryAfter column: a parent waits for its children held behind it', {
+      table: t.table,
+      fix: "declare retryAfter: 'retry_after', or drop flows",
+    });
   }
   if (t.isolation !== undefined && t.mode !== undefined) {
     throw new ConfigError('declare an isolation level or a SQLite mode, not both', { table: t.table });

@@ -1,4 +1,5 @@
 import type { ControlOps, PausedState } from './control-table.js';
+import type { FlowOps } from './flow-table.js';
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
@@ -397,6 +398,8 @@ export interface TableOps {
   readonly retention?: RetentionOps | undefined;
   /** Optional (pause and resume): the control table's rows. Without it a table declaring `control` is refused at start. */
   readonly control?: ControlOps | undefined;
+  /** Optional (flows): the edge and parents tables' rows. Without it a table declaring `flows` is refused at start. */
+  readonly flows?: FlowOps | undefined;
 }
 
 /**

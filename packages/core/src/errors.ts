@@ -23,6 +23,7 @@
  * - `RESULT_DEAD`: a row waited for died instead of being processed (`ResultDeadError`).
  * - `CANCELLED`: a row was cancelled while its handler ran ({@link CancelledError}).
  * - `PUBLISH`: a publish's insert failed, and the table as described was not why ({@link PublishError}).
+ * - `FLOW_CHILD_DEAD`: a flow parent whose policy is `'fail'` read a dead child (`FlowChildDeadError`).
  */
 export const ERROR_CODES = [
   'CONFIG',
@@ -44,6 +45,7 @@ export const ERROR_CODES = [
   'EXPIRED',
   'RESULT_TIMEOUT',
   'RESULT_DEAD',
+  'FLOW_CHILD_DEAD',
   'CANCELLED',
   'PUBLISH',
 ] as const;

@@ -5,6 +5,7 @@
 
 import { closest } from 'fastest-levenshtein';
 import { type ControlInput, controlOf } from './control-table.js';
+import { type FlowInput, flowsOf } from './flow-table.js';
 import {
   type Clock,
   type ColumnRole,
@@ -127,6 +128,12 @@ export interface InboxInput {
    * table reads it once a second. Default: none (the queue cannot be paused).
    */
   readonly control?: ControlInput;
+  /**
+   * The flow tables (`publishFlow`: a parent runs once its children settle): `true` for
+   * `sqlinbox_flow` (and `sqlinbox_flow_parent`), or `{ table }`; `ddl()` prints them. Needs a
+   * `retryAfter` column (a parent waits held behind it). Default: none.
+   */
+  readonly flows?: FlowInput;
 }
 
 type ColName<S> = S extends string ? S : S extends { readonly column: infer C extends string } ? C : never;
@@ -280,6 +287,7 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     ...(d.rateLimit === undefined ? {} : { rateLimit: rateLimitOf(d.rateLimit, table, validateIdentifier) }),
     ...(d.retention === undefined ? {} : { retention: retentionOf(d.retention, table, validateIdentifier) }),
     ...(d.control === undefined ? {} : { control: controlOf(d.control, table, validateIdentifier) }),
+    ...(d.flows === undefined ? {} : { flows: flowsOf(d.flows, table, validateIdentifier) }),
   }) as DescriptionOf<D>;
 }
 
@@ -326,6 +334,7 @@ const INBOX_KEYS: Readonly<Record<keyof InboxInput, true>> = {
   rateLimit: true,
   retention: true,
   control: true,
+  flows: true,
 };
 
 /**

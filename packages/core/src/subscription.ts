@@ -10,6 +10,7 @@ import type { ClaimForm, FormContext, Held } from './forms/form.js';
 import { LeaseForm } from './forms/lease.js';
 import { RowLockForm } from './forms/row-lock.js';
 import { RowLockBatchForm } from './forms/row-lock-batch.js';
+import { FlowSweeper } from './flows/sweep.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_BACKOFF, type QueueSettings } from './queue.js';
 import { RateGate } from './rate.js';
@@ -48,6 +49,8 @@ export class Subscription {
   private readonly dispatch: Dispatch;
   /** The control table's cache, where the table declares one (and the dialect has its statements). */
   readonly control: ControlWatch | undefined;
+  /** The flow sweeper, where the table declares flow tables. */
+  readonly flows: FlowSweeper | undefined;
 
   constructor(
     private readonly host: SubscriptionHost,
@@ -99,6 +102,17 @@ export class Subscription {
         : new ControlWatch(ops.control, t.control, host.pool, host.logger, host.events, () =>
             this.pump.controlChanged(),
           );
+    this.flows =
+      t.flows === undefined
+        ? undefined
+        : new FlowSweeper(t, host.dialect.prepare(t, { deadLetter: settings.deadLetter }), {
+            dialect: host.dialect,
+            pool: host.pool,
+            logger: host.logger,
+            events: host.events,
+            deadLetter: settings.deadLetter,
+            wake: () => this.pump.wake(),
+          });
     const cancels =
       this.control === undefined || ops.control === undefined || t.control === undefined
         ? undefined
@@ -183,6 +197,7 @@ export class Subscription {
     this.announce();
     this.control?.start();
     this.pump.start();
+    this.flows?.start();
   }
 
   /** Says at start what a setting will do that the user may not expect. */
@@ -220,7 +235,7 @@ export class Subscription {
    */
   stop(): Promise<void> {
     this.control?.stop();
-    return this.pump.stop();
+    return Promise.all([this.pump.stop(), this.flows?.stop()]).then(() => undefined);
   }
 
   /** Stops extending the leases of the deliveries still in work (the broker shut down). */

@@ -4,6 +4,7 @@
  */
 
 import { type ControlInput, controlOf } from './control-table.js';
+import { type FlowInput, flowsOf } from './flow-table.js';
 import {
   type AnyTable,
   type Clock,
@@ -88,6 +89,8 @@ interface BuilderBase<S extends BuilderState> {
    * `opts.table` names it (default `sqlinbox_control`).
    */
   control(opts?: { table?: string }): TableBuilder<S>;
+  /** The flow tables (see {@link InboxInput.flows}); `opts.table` names the edge table (default `sqlinbox_flow`). */
+  flows(opts?: { table?: string }): TableBuilder<S>;
   /** The finished description. */
   build(): TableDescription<S['form'], S['iso'], S['pay']> & FlowColumns<S['prio'], S['ukey']>;
 }
@@ -194,6 +197,10 @@ class Builder {
   control(opts: { table?: string } = {}) {
     const input: ControlInput = opts.table === undefined ? true : { table: opts.table };
     return this.with({ control: controlOf(input, this.d.table, validateIdentifier) });
+  }
+  flows(opts: { table?: string } = {}) {
+    const input: FlowInput = opts.table === undefined ? true : { table: opts.table };
+    return this.with({ flows: flowsOf(input, this.d.table, validateIdentifier) });
   }
   lease(column: string) {
     if (this.d.form !== 'rowlock')

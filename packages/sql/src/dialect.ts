@@ -260,6 +260,7 @@ export abstract class SqlDialect implements Dialect {
       table.rateLimit === undefined ? [] : this.statements(table).rates.ddl(table.rateLimit.table);
     const control =
       table.control === undefined ? [] : this.statements(table).control.ddl(table.control.table);
-    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control];
+    const flows = table.flows === undefined ? [] : this.statements(table).flows.ddl(table.flows);
+    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control, ...flows];
   }
 }

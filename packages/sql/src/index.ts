@@ -16,6 +16,7 @@ export { AdminStatements } from './features/admin.js';
 export { AdvisoryStatements } from './features/advisory.js';
 export { ConcurrencyStatements } from './features/concurrency.js';
 export { ControlStatements } from './features/control.js';
+export { FlowStatements } from './features/flows.js';
 export { CountStatements } from './features/counts.js';
 export { type HeldLease, LeaseStatements } from './features/lease.js';
 export { type Conflict, type InsertColumn, type InsertParts, PublishStatements } from './features/publish.js';

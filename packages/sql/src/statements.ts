@@ -4,6 +4,7 @@ import { AdvisoryStatements } from './features/advisory.js';
 import { ConcurrencyStatements } from './features/concurrency.js';
 import { ControlStatements } from './features/control.js';
 import { CountStatements } from './features/counts.js';
+import { FlowStatements } from './features/flows.js';
 import { LeaseStatements } from './features/lease.js';
 import { PublishStatements } from './features/publish.js';
 import { RateStatements } from './features/rates.js';
@@ -48,6 +49,8 @@ export interface Features<Q extends QueueSql = QueueSql> {
   readonly retention?: Builder<Q, RetentionStatements<Q>>;
   /** The control table (pause and resume). */
   readonly control?: Builder<Q, ControlStatements<Q>>;
+  /** The flow tables (edges and parents). */
+  readonly flows?: Builder<Q, FlowStatements<Q>>;
 }
 
 /**
@@ -93,6 +96,8 @@ export class QueueStatements<Q extends QueueSql = QueueSql> {
   readonly retention: RetentionStatements<Q>;
   /** The control table. */
   readonly control: ControlStatements<Q>;
+  /** The flow tables. */
+  readonly flows: FlowStatements<Q>;
 
   constructor(
     /** The table read through the database's syntax. */
@@ -113,6 +118,7 @@ export class QueueStatements<Q extends QueueSql = QueueSql> {
     this.rates = new (features.rates ?? RateStatements)(q);
     this.retention = new (features.retention ?? RetentionStatements)(q);
     this.control = new (features.control ?? ControlStatements)(q);
+    this.flows = new (features.flows ?? FlowStatements)(q);
   }
 
   /** The database's syntax. */

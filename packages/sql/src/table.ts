@@ -7,6 +7,7 @@ import type {
   Connection,
   ControlOps,
   ControlRow,
+  FlowOps,
   FinishSettlement,
   Insert,
   ListQuery,
@@ -23,6 +24,7 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
+import { flowOps } from './flow-ops.js';
 import type { Statement } from './params.js';
 import { chunks } from './quote.js';
 import type { QueueStatements } from './statements.js';
@@ -70,6 +72,8 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   readonly retention: RetentionOps;
   /** The control table ({@link readControl}, {@link writeControl}, {@link deleteControl}). */
   readonly control: ControlOps;
+  /** The flow tables (see `flow-ops.ts`). */
+  readonly flows: FlowOps;
 
   constructor(
     /** The table's statements, which this runs. */
@@ -117,6 +121,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       writeControl: (conn, table, row) => this.writeControl(conn, table, row),
       deleteControl: (conn, table, row) => this.deleteControl(conn, table, row),
     };
+    this.flows = flowOps(this);
   }
 
   /** Runs one statement. */

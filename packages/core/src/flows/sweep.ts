@@ -1,0 +1,182 @@
+import type { AnyTable } from '../description.js';
+import type { DeadLetterTarget, Dialect, TableOps } from '../dialect.js';
+import type { Pool } from '../driver.js';
+import type { Events } from '../events.js';
+import type { FlowEdge, FlowOps, FlowTable } from '../flow-table.js';
+import type { Logger } from '../logger.js';
+import { MAX_ERROR_LENGTH } from '../outcome.js';
+import { flowParts, type NodeState, nodeStates } from './states.js';
+
+/** How often a broker's sweep looks at every pending edge of a table it subscribes to, in ms. */
+export const FLOW_RECONCILE_MS = 1_000;
+
+/** Pending edges one sweep reads at most. */
+const SWEEP_LIMIT = 500;
+
+/** What a sweeper needs of its subscription and broker. */
+export interface SweepDeps {
+  readonly dialect: Dialect;
+  readonly pool: Pool;
+  readonly logger: Logger;
+  readonly events: Events;
+  /** The subscription's dead letter: where a dead child is found, and where a `'dead'` policy sends its parent. */
+  readonly deadLetter: DeadLetterTarget | undefined;
+  /** Wakes this process's subscription of the table (a parent just became due). */
+  readonly wake: () => void;
+}
+
+/**
+ * Settles the edges of children that have settled, for one subscription's table. Nothing in a
+ * broker's memory decides: a sweep reads pending edges and their children's rows, and for each
+ * child settled (processed, gone, or dead) runs one transaction: the edge `pending -> done|dead`
+ * (guarded, so of sweeps racing on one edge one takes it), the parent's count down by one (its row
+ * lock serializes the parent's children), and, where the count reached 0 (or the child died and the
+ * policy says so), the parent woken (`retry_after = now`) or dead-lettered, once (`woken`).
+ * A settlement this broker saw sweeps its row's edges at once; every second a reconcile sweep takes
+ * any pending edge whose child settled elsewhere, or whose sweep a crash cut off.
+ */
+export class FlowSweeper {
+  private readonly f: FlowTable;
+  private readonly flows: FlowOps;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private off: (() => void) | undefined;
+  private kicked = new Set<string>();
+  private reconcileDue = false;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly table: AnyTable,
+    private readonly ops: TableOps,
+    private readonly deps: SweepDeps,
+  ) {
+    const parts = flowParts(table, ops, deps.dialect.name);
+    this.f = parts.f;
+    this.flows = parts.flows;
+  }
+
+  /** Starts sweeping: on this broker's settlements of the table, and every second. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const t = this.table.table;
+    this.off = this.deps.events.on('settled', (e) => {
+      if (e.table === t && e.plan !== 'return') this.kick(String(e.id));
+    });
+    this.reconcileDue = true;
+    this.schedule(0);
+  }
+
+  /** Stops; resolves once the sweep in flight has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.off?.();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Sweeps the edges of child `id` soon. */
+  kick(id: string): void {
+    this.kicked.add(id);
+    this.pump();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.reconcileDue = true;
+      this.pump();
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  /** Runs one sweep at a time: the kicked children first, else a reconcile where one is due. */
+  private pump(): void {
+    if (this.running !== undefined || this.stopped) return;
+    const kicked = [...this.kicked];
+    this.kicked.clear();
+    const reconcile = kicked.length === 0 && this.reconcileDue;
+    if (kicked.length === 0 && !reconcile) return;
+    if (reconcile) this.reconcileDue = false;
+    this.running = this.sweep(reconcile ? undefined : kicked)
+      .catch((err: unknown) => {
+        this.deps.logger.warn('a flow sweep failed; the next one retries', { table: this.table.table, error: err });
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (reconcile) this.schedule(FLOW_RECONCILE_MS);
+        this.pump();
+      });
+  }
+
+  /** Settles the pending edges (of `children`, or the first of the table's) whose child settled. */
+  async sweep(children: readonly string[] | undefined): Promise<number> {
+    const { pool } = this.deps;
+    const conn = await pool.acquire();
+    let settled = 0;
+    try {
+      const edges = await this.flows.pendingEdges(conn, this.f, children, SWEEP_LIMIT);
+      if (edges.length === 0) {
+        pool.release(conn);
+        return 0;
+      }
+      const states = await nodeStates(conn, this.table, this.ops, [...new Set(edges.map((e) => e.child))]);
+      for (const e of edges) {
+        const s = states.get(e.child);
+        if (s === undefined || s.state === 'live') continue;
+        settled += await this.settleEdge(conn, e, s);
+      }
+    } catch (err) {
+      await pool.destroy(conn).catch(() => undefined);
+      throw err;
+    }
+    pool.release(conn);
+    return settled;
+  }
+
+  /** One edge's transaction; answers 1 where this sweep took the edge. */
+  private async settleEdge(conn: Parameters<Pool['release']>[0], e: FlowEdge, s: NodeState): Promise<number> {
+    const { dialect } = this.deps;
+    const dead = s.state === 'dead';
+    let woke = false;
+    await dialect.begin(conn, { isolation: this.table.isolation, mode: this.table.mode });
+    try {
+      const took = await this.flows.settleEdge(conn, this.f, e.parent, e.child, dead ? 'dead' : 'done', s.error);
+      if (took > 0) {
+        const p = await this.flows.countDown(conn, this.f, e.parent, dead);
+        if (p !== null && !p.woken) {
+          const kill = dead && p.policy === 'dead';
+          const wake = !kill && (p.pending <= 0 || (dead && p.policy === 'fail'));
+          if ((kill || wake) && (await this.flows.markWoken(conn, this.f, e.parent)) > 0) {
+            if (wake) {
+              await this.ops.admin!.reschedule(conn, [e.parent], new Date());
+              woke = true;
+            } else await this.deadLetterParent(conn, e);
+          }
+        }
+      }
+      await dialect.commit(conn);
+      if (woke) this.deps.wake();
+      return took > 0 ? 1 : 0;
+    } catch (err) {
+      await dialect.rollback(conn).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** A `'dead'` policy's parent leaves for the dead letter (dropped where the queue has none), never running. */
+  private async deadLetterParent(conn: Parameters<Pool['release']>[0], e: FlowEdge): Promise<void> {
+    const now = new Date();
+    const target = this.deps.deadLetter;
+    const message = `flow child ${e.name === '' ? e.child : `${e.name} (${e.child})`} died`.slice(0, MAX_ERROR_LENGTH);
+    await this.ops.settle(
+      conn,
+      target === undefined
+        ? { kind: 'finish', id: e.parent, now }
+        : { kind: 'deadLetter', id: e.parent, now, target, inTransaction: true, failure: { message, name: 'flow_child_dead' } },
+    );
+  }
+}

@@ -1,0 +1,140 @@
+import type { ChildDeadPolicy, FlowTable } from '@sqlinbox/core';
+import type { Params, Statement } from '../params.js';
+import { Feature, type QueueSql } from '../queue.js';
+
+/**
+ * Flows (R-FLOW-6): the edge table, one row per (child, parent), its primary key
+ * (queue_name, child_id, parent_id) so a settled child finds its edges by the key's prefix; and
+ * the parents table, one row per parent with its count of children not yet settled, its primary
+ * key (queue_name, parent_id). A sweep marks an edge settled only while it is still pending and
+ * counts it off its parent's row in the same transaction: the count's row lock serializes the
+ * children of one parent, so exactly one transaction sees it reach 0.
+ */
+export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
+  /** The edge table's and the parents table's `CREATE TABLE`, where they do not exist. */
+  ddl(f: FlowTable): string[] {
+    const s = this.s;
+    const c = (name: string) => s.ident(name);
+    const queue = s.controlQueueType ?? s.tickNameType;
+    return [
+      `${s.createTableSql} ${s.tableName(f.edges)} (\n` +
+        `  ${c('queue_name')} ${queue} NOT NULL,\n` +
+        `  ${c('child_id')} ${s.tickNameType} NOT NULL,\n` +
+        `  ${c('parent_id')} ${s.tickNameType} NOT NULL,\n` +
+        `  ${c('child_name')} ${s.tickNameType} NOT NULL,\n` +
+        `  ${c('state')} ${s.controlKindType} NOT NULL,\n` +
+        `  ${c('error')} ${s.controlReasonType},\n` +
+        `  ${c('settled_ms')} ${s.rateMsType},\n` +
+        `  PRIMARY KEY (${c('queue_name')}, ${c('child_id')}, ${c('parent_id')})\n)`,
+      `${s.createTableSql} ${s.tableName(f.parents)} (\n` +
+        `  ${c('queue_name')} ${queue} NOT NULL,\n` +
+        `  ${c('parent_id')} ${s.tickNameType} NOT NULL,\n` +
+        `  ${c('pending')} ${s.rateCountType} NOT NULL,\n` +
+        `  ${c('dead')} ${s.rateCountType} NOT NULL,\n` +
+        `  ${c('policy')} ${s.controlKindType} NOT NULL,\n` +
+        `  ${c('woken')} ${s.rateCountType} NOT NULL,\n` +
+        `  PRIMARY KEY (${c('queue_name')}, ${c('parent_id')})\n)`,
+    ];
+  }
+
+  /** A parent's row: `pending` children, not woken. */
+  insertParent(f: FlowTable, parent: string, pending: number, policy: ChildDeadPolicy): Statement {
+    const s = this.s;
+    const p = s.params();
+    const cols = ['queue_name', 'parent_id', 'pending', 'dead', 'policy', 'woken'].map((n) => s.ident(n));
+    const vals = [p.bind(f.name), p.bind(parent), p.bind(pending), '0', p.bind(policy), '0'];
+    return p.statement(`INSERT INTO ${s.tableName(f.parents)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`);
+  }
+
+  /** One edge, pending. */
+  insertEdge(f: FlowTable, parent: string, child: string, name: string): Statement {
+    const s = this.s;
+    const p = s.params();
+    const cols = ['queue_name', 'child_id', 'parent_id', 'child_name', 'state'].map((n) => s.ident(n));
+    const vals = [p.bind(f.name), p.bind(child), p.bind(parent), p.bind(name), "'pending'"];
+    return p.statement(`INSERT INTO ${s.tableName(f.edges)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`);
+  }
+
+  /** Pending edges of the children named, or (none named) the queue's first `limit` in key order. */
+  pendingEdges(f: FlowTable, children: readonly string[] | undefined, limit: number): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    let where = `${this.queue(p, f)} AND ${c('state')} = 'pending'`;
+    if (children !== undefined) where += ` AND ${s.inList(p, c('child_id'), children)}`;
+    return s.plainRead(
+      p.statement(
+        s.select(p, {
+          columns: this.edgeColumns(),
+          table: `${s.tableName(f.edges)} f`,
+          alias: 'f',
+          where,
+          order: `${c('child_id')}, ${c('parent_id')}`,
+          limit,
+        }),
+      ),
+    );
+  }
+
+  /** Marks a pending edge settled; changes nothing where it is settled already. */
+  settleEdge(f: FlowTable, parent: string, child: string, state: 'done' | 'dead', error: string | null): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    const set = [
+      `${c('state')} = ${p.bind(state)}`,
+      `${c('error')} = ${error === null ? 'NULL' : s.text(p, error)}`,
+      `${c('settled_ms')} = ${s.nowMs}`,
+    ];
+    const where = `${this.queue(p, f)} AND ${c('child_id')} = ${p.bind(child)} AND ${c('parent_id')} = ${p.bind(parent)} AND ${c('state')} = 'pending'`;
+    return p.statement(s.update({ table: s.tableName(f.edges), alias: 'f', set, where }));
+  }
+
+  /** Counts one settled child (and, `dead`, one dead child) off the parent's row. */
+  countDown(f: FlowTable, parent: string, dead: boolean): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    const set = [`${c('pending')} = ${c('pending')} - 1`];
+    if (dead) set.push(`${c('dead')} = ${c('dead')} + 1`);
+    const where = `${this.queue(p, f)} AND ${c('parent_id')} = ${p.bind(parent)}`;
+    return p.statement(s.update({ table: s.tableName(f.parents), alias: 'f', set, where }));
+  }
+
+  /** Marks the parent woken, where it is not yet. */
+  markWoken(f: FlowTable, parent: string): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    const where = `${this.queue(p, f)} AND ${c('parent_id')} = ${p.bind(parent)} AND ${c('woken')} = 0`;
+    return p.statement(s.update({ table: s.tableName(f.parents), alias: 'f', set: [`${c('woken')} = 1`], where }));
+  }
+
+  /** The edges whose `column` (`parent_id` or `child_id`) is one of `ids`. */
+  edgesBy(f: FlowTable, column: 'parent_id' | 'child_id', ids: readonly string[]): Statement {
+    const s = this.s;
+    const p = s.params();
+    const where = `${this.queue(p, f)} AND ${s.inList(p, s.ident(column), ids)}`;
+    return s.plainRead(
+      p.statement(`SELECT ${this.edgeColumns()} FROM ${s.tableName(f.edges)} WHERE ${where}`),
+    );
+  }
+
+  /** The parents-table rows of the parents named (inside a transaction: the row the caller just updated). */
+  parentsOf(f: FlowTable, parents: readonly string[]): Statement {
+    const s = this.s;
+    const p = s.params();
+    const cols = ['parent_id', 'pending', 'dead', 'policy', 'woken'].map((n) => s.ident(n)).join(', ');
+    const where = `${this.queue(p, f)} AND ${s.inList(p, s.ident('parent_id'), parents)}`;
+    return p.statement(`SELECT ${cols} FROM ${s.tableName(f.parents)} WHERE ${where}`);
+  }
+
+  private edgeColumns(): string {
+    const s = this.s;
+    return ['parent_id', 'child_id', 'child_name', 'state', 'error'].map((n) => s.ident(n)).join(', ');
+  }
+
+  private queue(p: Params, f: FlowTable): string {
+    return `${this.s.ident('queue_name')} = ${p.bind(f.name)}`;
+  }
+}
