@@ -18,7 +18,7 @@ const WAIT_MS = 60_000;
 type Job = { kind: 'child' | 'parent'; n: number; fail?: boolean };
 
 /** A flow table of `form`: `retry_after`, `processed_at`, results, the failure record, a dead-letter table. */
-async function flowTable(h: Harness, form: Form, control = false) {
+async function flowTable(h: Harness, form: Form, control = false, group = false) {
   const flows = h.name('flow');
   const made = await h.create(form, {
     retryAfter: true,
@@ -27,6 +27,7 @@ async function flowTable(h: Harness, form: Form, control = false) {
     failureRecord: true,
     deadLetterTable: true,
     flows,
+    group,
     ...(control ? { control: h.name('ctl') } : {}),
   });
   const adapter = await h.open({ poolSize: 3 });
@@ -206,15 +207,17 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
   test(`R-FLOW-6 children finishing on different brokers at the same moment wake their parent exactly once: 10 flows of 2 children, each child held until its sibling runs on the other broker (${form})`, {
     timeout: 120_000,
   }, async () => {
-    const { desc, name, flows, edges } = await flowTable(h(), form);
+    // The x children in FIFO group x, the y children in group y: one broker runs an x while the
+    // other runs its sibling y.
+    const { desc, name, flows, edges } = await flowTable(h(), form, false, true);
     const ledger = new Ledger();
     const parents: unknown[] = [];
     const pairs = new Map<string, string>();
     for (let f = 0; f < 10; f++) {
       const ids = await flows.publish(desc, {
         jobs: {
-          x: { message: { kind: 'child', n: f * 2 } },
-          y: { message: { kind: 'child', n: f * 2 + 1 } },
+          x: { message: { kind: 'child', n: f * 2 }, options: { group: 'x' } },
+          y: { message: { kind: 'child', n: f * 2 + 1 }, options: { group: 'y' } },
           parent: { message: { kind: 'parent', n: 1000 + f }, after: ['x', 'y'] },
         },
       });
@@ -228,7 +231,7 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
     for (const label of ['one', 'two']) {
       const b = await h().broker({ poolSize: 4 });
       const handle = flowHandler(flows, desc, ledger);
-      b.subscribe(queue(desc).workers(2), async (m, ctx) => {
+      b.subscribe(queue(desc).workers(1).claimBatch(1), async (m, ctx) => {
         const id = String(ctx.id);
         const sibling = pairs.get(id);
         if (sibling !== undefined) {
@@ -242,7 +245,7 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
       });
       brokers.push(b);
     }
-    for (const b of brokers) await b.start();
+    await Promise.all(brokers.map((b) => b.start()));
     await until(
       async () => {
         const done = await processed(h(), name);
