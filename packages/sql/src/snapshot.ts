@@ -112,6 +112,10 @@ export function snapshotCases(): SnapshotCase[] {
       ddl: { schedules: 'sqlinbox_schedules' },
     },
     {
+      name: 'lease, flows',
+      table: inbox({ table: 'jobs', ...base, lease: 'locked_until', retryAfter: 'retry_after', flows: true }),
+    },
+    {
       name: 'row lock, processed_at, skipped ids (a relay)',
       table: inbox({ table: 'outbox', ...base, processedAt: 'relayed_at' }),
       prepare: { exclude: new Set([3, 5, 8]) },
@@ -399,6 +403,18 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
       }),
     );
     add('control deleteControl', () => s.control.deleteControl(control.table, row));
+  }
+  const flows = t.flows;
+  if (flows !== undefined) {
+    add('flows insertParent', () => s.flows.insertParent(flows, '7', 2, 'dead'));
+    add('flows insertEdge', () => s.flows.insertEdge(flows, '7', '5', 'charge'));
+    add('flows pendingEdges', () => s.flows.pendingEdges(flows, undefined, 500));
+    add('flows pendingEdges of children', () => s.flows.pendingEdges(flows, ['5', '6'], 500));
+    add('flows settleEdge', () => s.flows.settleEdge(flows, '7', '5', 'dead', 'boom'));
+    add('flows countDown', () => s.flows.countDown(flows, '7', true));
+    add('flows markWoken', () => s.flows.markWoken(flows, '7'));
+    add('flows edgesBy', () => s.flows.edgesBy(flows, 'parent_id', ['7']));
+    add('flows parentsOf', () => s.flows.parentsOf(flows, ['7']));
   }
   return out;
 }

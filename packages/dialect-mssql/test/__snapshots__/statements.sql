@@ -4226,6 +4226,530 @@ WHERE
 
 
 -- =================================================================================================
+-- lease, flows (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 253 characters, sha256 49b90b7d8284bae3
+IF OBJECT_ID(N'[jobs]', N'U') IS NULL
+CREATE TABLE [jobs] (
+  [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
+  [payload] NVARCHAR(MAX) NOT NULL,
+  [attempt] INT NOT NULL DEFAULT 1,
+  [locked_until] DATETIME2(3) NULL,
+  [retry_after] DATETIME2(3) NULL
+);
+
+-- ddl, 2 of 3
+-- text: 319 characters, sha256 235439e3a10a5d5c
+CREATE TABLE [sqlinbox_flow] (
+  [queue_name] NVARCHAR(128) NOT NULL,
+  [child_id] NVARCHAR(255) NOT NULL,
+  [parent_id] NVARCHAR(255) NOT NULL,
+  [child_name] NVARCHAR(255) NOT NULL,
+  [state] VARCHAR(16) NOT NULL,
+  [error] VARCHAR(2000),
+  [settled_ms] BIGINT,
+  PRIMARY KEY ([queue_name], [child_id], [parent_id])
+);
+
+-- ddl, 3 of 3
+-- text: 276 characters, sha256 06b0df60835fc02a
+CREATE TABLE [sqlinbox_flow_parent] (
+  [queue_name] NVARCHAR(128) NOT NULL,
+  [parent_id] NVARCHAR(255) NOT NULL,
+  [pending] INTEGER NOT NULL,
+  [dead] INTEGER NOT NULL,
+  [policy] VARCHAR(16) NOT NULL,
+  [woken] INTEGER NOT NULL,
+  PRIMARY KEY ([queue_name], [parent_id])
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10,"2025-01-01T00:00:30.000Z"]
+-- text: 365 characters, sha256 b95f5c2a8a20bf81
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+WITH
+  sqlinbox_claim AS (
+    SELECT
+      TOP (@p3) q.*
+    FROM
+      [jobs] q
+    WITH
+      (UPDLOCK, READPAST, ROWLOCK)
+    WHERE
+      (
+        q.[retry_after] IS NULL
+        OR q.[retry_after] <= @p1
+      )
+      AND (
+        q.[locked_until] IS NULL
+        OR q.[locked_until] <= @p2
+      )
+    ORDER BY
+      q.[id]
+  )
+UPDATE sqlinbox_claim
+SET
+  [locked_until] = @p4,
+  [attempt] = [attempt] + 1 OUTPUT inserted.*;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 125 characters, sha256 622d9b5ac6da2cd1
+UPDATE t
+SET
+  [locked_until] = @p1 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[locked_until] = @p2
+  AND t.[id] IN (@p3, @p4);
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 197 characters, sha256 dd9ec9bb438072d5
+UPDATE t
+SET
+  [locked_until] = @p1 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p2, @p3)
+  AND (
+    (
+      t.[locked_until] = @p4
+      AND t.[id] IN (@p5)
+    )
+    OR (
+      t.[locked_until] = @p6
+      AND t.[id] IN (@p7)
+    )
+  );
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 88 characters, sha256 82c1a5b6c4b4a1fa
+DELETE FROM [jobs] OUTPUT deleted.[id]
+WHERE
+  [locked_until] = @p1
+  AND [id] IN (@p2, @p3);
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 60 characters, sha256 7bd6a2787fe2b33a
+DELETE FROM [jobs]
+WHERE
+  [id] = @p1
+  AND [locked_until] = @p2;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 145 characters, sha256 77fde2e11375031b
+UPDATE q
+SET
+  [attempt] = [attempt] + 1,
+  [retry_after] = @p1,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p2
+  AND q.[locked_until] = @p3;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 124 characters, sha256 0883cdbca5c062cb
+UPDATE q
+SET
+  [attempt] = [attempt] - 1,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p1
+  AND q.[locked_until] = @p2;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 244 characters, sha256 1ae6b8b49c1e1180
+INSERT INTO
+  [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
+SELECT
+  v.[payload],
+  v.[attempt],
+  v.[retry_after]
+FROM
+  (
+    VALUES
+      (@p1, @p2, @p3, 0)
+  ) AS v ([payload], [attempt], [retry_after], [sqlinbox_pos])
+ORDER BY
+  v.[sqlinbox_pos];
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- text: 265 characters, sha256 1862331b3e52d676
+INSERT INTO
+  [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
+SELECT
+  v.[payload],
+  v.[attempt],
+  v.[retry_after]
+FROM
+  (
+    VALUES
+      (@p1, @p2, @p3, 0),
+      (@p4, @p5, NULL, 1)
+  ) AS v ([payload], [attempt], [retry_after], [sqlinbox_pos])
+ORDER BY
+  v.[sqlinbox_pos];
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 514 characters, sha256 7fe337a41de2eec8
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.[locked_until] > @p1 THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS [in_work],
+  COALESCE(
+    SUM(
+      CASE
+        WHEN NOT (
+          q.[locked_until] IS NOT NULL
+          AND q.[locked_until] > @p2
+        )
+        AND q.[retry_after] > @p3 THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS [delayed],
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q.[retry_after] IS NULL
+          OR q.[retry_after] <= @p4
+        )
+        AND (
+          q.[locked_until] IS NULL
+          OR q.[locked_until] <= @p5
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS [ready],
+  0 AS [dead]
+FROM
+  [jobs] q
+WITH
+  (READCOMMITTEDLOCK, READPAST);
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 262 characters, sha256 08c9934758f78864
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  NULL AS [key],
+  q.[retry_after] AS [due_at]
+FROM
+  [jobs] q
+WITH
+  (READCOMMITTEDLOCK, READPAST)
+WHERE
+  (
+    q.[retry_after] IS NULL
+    OR q.[retry_after] <= @p1
+  )
+  AND (
+    q.[locked_until] IS NULL
+    OR q.[locked_until] <= @p2
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 261 characters, sha256 b53d6f38b6b7f259
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  COUNT(*) AS [n]
+FROM
+  (
+    SELECT
+      1 AS [one]
+    FROM
+      [jobs] q
+    WITH
+      (UPDLOCK, READPAST, ROWLOCK)
+    WHERE
+      (
+        q.[retry_after] IS NULL
+        OR q.[retry_after] <= @p1
+      )
+      AND (
+        q.[locked_until] IS NULL
+        OR q.[locked_until] <= @p2
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 324 characters, sha256 d9ca91b3d63e6a21
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p5) x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.[locked_until] > @p1 THEN 'inWork'
+        WHEN r.[retry_after] > @p2 THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      [jobs] r
+    WITH
+      (READCOMMITTEDLOCK, READPAST)
+  ) x
+WHERE
+  x.sqlinbox_state = @p3
+  AND x.[id] > @p4
+ORDER BY
+  x.[id];
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 332 characters, sha256 6d725e4b934b6978
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p6) x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.[locked_until] > @p1 THEN 'inWork'
+        WHEN r.[retry_after] > @p2 THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      [jobs] r
+    WITH
+      (READCOMMITTEDLOCK, READPAST)
+  ) x
+WHERE
+  x.sqlinbox_state = @p3
+  AND x.[id] IN (@p4, @p5)
+ORDER BY
+  x.[id];
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 159 characters, sha256 809e8a6ed4e85167
+SELECT
+  r.*
+FROM
+  [jobs] r
+WITH
+  (UPDLOCK, READPAST, ROWLOCK)
+WHERE
+  (
+    r.[locked_until] IS NULL
+    OR r.[locked_until] <= @p1
+  )
+  AND r.[id] IN (@p2, @p3)
+ORDER BY
+  r.[id];
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 115 characters, sha256 a434b7248a53f60f
+UPDATE q
+SET
+  [attempt] = 1,
+  [retry_after] = NULL,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] IN (@p1, @p2);
+
+-- admin remove
+-- params: [4,5]
+-- text: 43 characters, sha256 51aba2db308f48f3
+DELETE FROM [jobs]
+WHERE
+  [id] IN (@p1, @p2);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 76 characters, sha256 06edc607363ac7ec
+UPDATE q
+SET
+  [retry_after] = @p1
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] IN (@p2, @p3);
+
+-- flows insertParent
+-- params: ["jobs","7",2,"dead"]
+-- text: 134 characters, sha256 005ff63d430922b9
+INSERT INTO
+  [sqlinbox_flow_parent] ([queue_name], [parent_id], [pending], [dead], [policy], [woken])
+VALUES
+  (@p1, @p2, @p3, 0, @p4, 0);
+
+-- flows insertEdge
+-- params: ["jobs","5","7","charge"]
+-- text: 129 characters, sha256 8d601784d2c12a1b
+INSERT INTO
+  [sqlinbox_flow] ([queue_name], [child_id], [parent_id], [child_name], [state])
+VALUES
+  (@p1, @p2, @p3, @p4, 'pending');
+
+-- flows pendingEdges
+-- params: ["jobs",500]
+-- text: 225 characters, sha256 c442848348776c89
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p2) [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow] f
+WHERE
+  [queue_name] = @p1
+  AND [state] = 'pending'
+ORDER BY
+  [child_id],
+  [parent_id];
+
+-- flows pendingEdges of children
+-- params: ["jobs","5","6",500]
+-- text: 254 characters, sha256 0242d32dd28e26c9
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p4) [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow] f
+WHERE
+  [queue_name] = @p1
+  AND [state] = 'pending'
+  AND [child_id] IN (@p2, @p3)
+ORDER BY
+  [child_id],
+  [parent_id];
+
+-- flows settleEdge
+-- params: ["dead","boom","jobs","5","7"]
+-- text: 255 characters, sha256 af99f32ee7023e5d
+UPDATE f
+SET
+  [state] = @p1,
+  [error] = @p2,
+  [settled_ms] = DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())
+FROM
+  [sqlinbox_flow] AS f
+WHERE
+  [queue_name] = @p3
+  AND [child_id] = @p4
+  AND [parent_id] = @p5
+  AND [state] = 'pending';
+
+-- flows countDown
+-- params: ["jobs","7"]
+-- text: 139 characters, sha256 a5274010422ee684
+UPDATE f
+SET
+  [pending] = [pending] - 1,
+  [dead] = [dead] + 1
+FROM
+  [sqlinbox_flow_parent] AS f
+WHERE
+  [queue_name] = @p1
+  AND [parent_id] = @p2;
+
+-- flows markWoken
+-- params: ["jobs","7"]
+-- text: 120 characters, sha256 573950af419497c3
+UPDATE f
+SET
+  [woken] = 1
+FROM
+  [sqlinbox_flow_parent] AS f
+WHERE
+  [queue_name] = @p1
+  AND [parent_id] = @p2
+  AND [woken] = 0;
+
+-- flows edgesBy
+-- params: ["jobs","7"]
+-- text: 181 characters, sha256 5881e777043a8198
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow]
+WHERE
+  [queue_name] = @p1
+  AND [parent_id] IN (@p2);
+
+-- flows parentsOf
+-- params: ["jobs","7"]
+-- text: 134 characters, sha256 bd395cfe731fc518
+SELECT
+  [parent_id],
+  [pending],
+  [dead],
+  [policy],
+  [woken]
+FROM
+  [sqlinbox_flow_parent]
+WHERE
+  [queue_name] = @p1
+  AND [parent_id] IN (@p2);
+
+
+-- =================================================================================================
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 2

@@ -4180,6 +4180,513 @@ WHERE
 
 
 -- =================================================================================================
+-- lease, flows (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 267 characters, sha256 28dbe563e7b1c2ec
+CREATE TABLE IF NOT EXISTS `jobs` (
+  `id` BIGINT NOT NULL AUTO_INCREMENT,
+  `payload` JSON NOT NULL,
+  `attempt` INT NOT NULL DEFAULT 1,
+  `locked_until` DATETIME(3) NULL,
+  `retry_after` DATETIME(3) NULL,
+  PRIMARY KEY (`id`)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- ddl, 2 of 3
+-- text: 329 characters, sha256 91b87faae08a2808
+CREATE TABLE IF NOT EXISTS `sqlinbox_flow` (
+  `queue_name` VARCHAR(255) NOT NULL,
+  `child_id` VARCHAR(255) NOT NULL,
+  `parent_id` VARCHAR(255) NOT NULL,
+  `child_name` VARCHAR(255) NOT NULL,
+  `state` VARCHAR(16) NOT NULL,
+  `error` VARCHAR(2000),
+  `settled_ms` BIGINT,
+  PRIMARY KEY (`queue_name`, `child_id`, `parent_id`)
+);
+
+-- ddl, 3 of 3
+-- text: 288 characters, sha256 bead2b30051e9466
+CREATE TABLE IF NOT EXISTS `sqlinbox_flow_parent` (
+  `queue_name` VARCHAR(255) NOT NULL,
+  `parent_id` VARCHAR(255) NOT NULL,
+  `pending` INTEGER NOT NULL,
+  `dead` INTEGER NOT NULL,
+  `policy` VARCHAR(16) NOT NULL,
+  `woken` INTEGER NOT NULL,
+  PRIMARY KEY (`queue_name`, `parent_id`)
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 186 characters, sha256 dcea7c86d5b01706
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01 00:00:30.000","2025-01-01 00:00:00.000",1,2]
+-- text: 89 characters, sha256 e42fc82b5e8e1b73
+UPDATE `jobs` AS t
+SET
+  `locked_until` = ?
+WHERE
+  t.`locked_until` = ?
+  AND t.`id` IN (?, ?);
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01 00:00:30.000",1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 155 characters, sha256 ad24bc4c8a462f76
+UPDATE `jobs` AS t
+SET
+  `locked_until` = ?
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
+-- settleMany
+-- params: ["2025-01-01 00:00:00.000",1,2]
+-- text: 62 characters, sha256 87bf2fb2cd80658b
+DELETE FROM `jobs`
+WHERE
+  `locked_until` = ?
+  AND `id` IN (?, ?);
+
+-- settle ack
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 56 characters, sha256 85d298d2c4323e3b
+DELETE FROM `jobs`
+WHERE
+  `id` = ?
+  AND `locked_until` = ?;
+
+-- settle retry
+-- params: ["2025-01-01 00:00:30.000",7,"2025-01-01 00:00:00.000"]
+-- text: 132 characters, sha256 30bc4067997a189d
+UPDATE `jobs` AS q
+SET
+  `attempt` = `attempt` + 1,
+  `retry_after` = ?,
+  `locked_until` = NULL
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 113 characters, sha256 efdbbffa2746532c
+UPDATE `jobs` AS q
+SET
+  `attempt` = `attempt` - 1,
+  `locked_until` = NULL
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- text: 73 characters, sha256 e758fdece6ba46cc
+INSERT INTO
+  `jobs` (`payload`, `attempt`, `retry_after`)
+VALUES
+  (?, ?, ?);
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- text: 90 characters, sha256 fe584f03095bdfab
+INSERT INTO
+  `jobs` (`payload`, `attempt`, `retry_after`)
+VALUES
+  (?, ?, ?),
+  (?, ?, DEFAULT);
+
+-- stats
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000"]
+-- text: 421 characters, sha256 62ca9f362d007c0d
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.`locked_until` > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS `in_work`,
+  COALESCE(
+    SUM(
+      CASE
+        WHEN NOT (
+          q.`locked_until` IS NOT NULL
+          AND q.`locked_until` > ?
+        )
+        AND q.`retry_after` > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS `delayed`,
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q.`retry_after` IS NULL
+          OR q.`retry_after` <= ?
+        )
+        AND (
+          q.`locked_until` IS NULL
+          OR q.`locked_until` <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS `ready`,
+  0 AS `dead`
+FROM
+  `jobs` q;
+
+-- dueRows
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000"]
+-- text: 175 characters, sha256 762bf4443f8edf6b
+SELECT
+  NULL AS `key`,
+  q.`retry_after` AS `due_at`
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000"]
+-- text: 198 characters, sha256 40035521c1e94259
+SELECT
+  COUNT(*) AS `n`
+FROM
+  (
+    SELECT
+      1 AS `one`
+    FROM
+      `jobs` q
+    WHERE
+      (
+        q.`retry_after` IS NULL
+        OR q.`retry_after` <= ?
+      )
+      AND (
+        q.`locked_until` IS NULL
+        OR q.`locked_until` <= ?
+      ) FOR
+    UPDATE SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","ready",3,50]
+-- text: 231 characters, sha256 bc0a597530754d80
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.`locked_until` > ? THEN 'inWork'
+        WHEN r.`retry_after` > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      `jobs` r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x.`id` > ?
+ORDER BY
+  x.`id`
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",4,5,50]
+-- text: 237 characters, sha256 56fd7829f036c352
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.`locked_until` > ? THEN 'inWork'
+        WHEN r.`retry_after` > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      `jobs` r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x.`id` IN (?, ?)
+ORDER BY
+  x.`id`
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01 00:00:00.000",4,5]
+-- text: 142 characters, sha256 9551db3d67c7e852
+SELECT
+  r.*
+FROM
+  `jobs` r
+WHERE
+  (
+    r.`locked_until` IS NULL
+    OR r.`locked_until` <= ?
+  )
+  AND r.`id` IN (?, ?)
+ORDER BY
+  r.`id` FOR
+UPDATE SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 104 characters, sha256 9ee91e9446829172
+UPDATE `jobs` AS q
+SET
+  `attempt` = 1,
+  `retry_after` = NULL,
+  `locked_until` = NULL
+WHERE
+  q.`id` IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ebeccd5b4e2144ff
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01 00:00:30.000",4,5]
+-- text: 63 characters, sha256 5a796a870b45e468
+UPDATE `jobs` AS q
+SET
+  `retry_after` = ?
+WHERE
+  q.`id` IN (?, ?);
+
+-- flows insertParent
+-- params: ["jobs","7",2,"dead"]
+-- text: 126 characters, sha256 71c753049e952844
+INSERT INTO
+  `sqlinbox_flow_parent` (`queue_name`, `parent_id`, `pending`, `dead`, `policy`, `woken`)
+VALUES
+  (?, ?, ?, 0, ?, 0);
+
+-- flows insertEdge
+-- params: ["jobs","5","7","charge"]
+-- text: 121 characters, sha256 66adb77025159d02
+INSERT INTO
+  `sqlinbox_flow` (`queue_name`, `child_id`, `parent_id`, `child_name`, `state`)
+VALUES
+  (?, ?, ?, ?, 'pending');
+
+-- flows pendingEdges
+-- params: ["jobs",500]
+-- text: 173 characters, sha256 a2e3d320fd88b938
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow` f
+WHERE
+  `queue_name` = ?
+  AND `state` = 'pending'
+ORDER BY
+  `child_id`,
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows pendingEdges of children
+-- params: ["jobs","5","6",500]
+-- text: 198 characters, sha256 475326e7e7f48fe2
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow` f
+WHERE
+  `queue_name` = ?
+  AND `state` = 'pending'
+  AND `child_id` IN (?, ?)
+ORDER BY
+  `child_id`,
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows settleEdge
+-- params: ["dead","boom","jobs","5","7"]
+-- text: 237 characters, sha256 dfa998863b11f7d6
+UPDATE `sqlinbox_flow` AS f
+SET
+  `state` = ?,
+  `error` = ?,
+  `settled_ms` = (TIMESTAMPDIFF (MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP (3)) DIV 1000)
+WHERE
+  `queue_name` = ?
+  AND `child_id` = ?
+  AND `parent_id` = ?
+  AND `state` = 'pending';
+
+-- flows countDown
+-- params: ["jobs","7"]
+-- text: 128 characters, sha256 dc714a070360bd2b
+UPDATE `sqlinbox_flow_parent` AS f
+SET
+  `pending` = `pending` - 1,
+  `dead` = `dead` + 1
+WHERE
+  `queue_name` = ?
+  AND `parent_id` = ?;
+
+-- flows markWoken
+-- params: ["jobs","7"]
+-- text: 109 characters, sha256 e6bd9dbf4bfa957c
+UPDATE `sqlinbox_flow_parent` AS f
+SET
+  `woken` = 1
+WHERE
+  `queue_name` = ?
+  AND `parent_id` = ?
+  AND `woken` = 0;
+
+-- flows edgesBy
+-- params: ["jobs","7"]
+-- text: 129 characters, sha256 ff9c8f81530045d6
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow`
+WHERE
+  `queue_name` = ?
+  AND `parent_id` IN (?);
+
+-- flows parentsOf
+-- params: ["jobs","7"]
+-- text: 130 characters, sha256 7f5b62ee032e8397
+SELECT
+  `parent_id`,
+  `pending`,
+  `dead`,
+  `policy`,
+  `woken`
+FROM
+  `sqlinbox_flow_parent`
+WHERE
+  `queue_name` = ?
+  AND `parent_id` IN (?);
+
+-- claim, then: the update of the rows it locked
+-- params: ["2025-01-01 00:00:30.000",1,2]
+-- text: 91 characters, sha256 f87fcbf5fcf31d6d
+UPDATE `jobs` AS q
+SET
+  `locked_until` = ?,
+  `attempt` = `attempt` + 1
+WHERE
+  q.`id` IN (?, ?);
+
+-- claim, then: the rows it leased
+-- params: [1,2]
+-- text: 63 characters, sha256 2c4460829d9a93f2
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  q.`id` IN (?, ?)
+ORDER BY
+  q.`id`;
+
+-- extendLeases, then: the ids it moved
+-- params: [1,2,"2025-01-01 00:00:30.000"]
+-- text: 67 characters, sha256 e6d9921498d7f386
+SELECT
+  `id`
+FROM
+  `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND `locked_until` = ?;
+
+-- settleMany: the rows still held, locked
+-- params: ["2025-01-01 00:00:00.000",1]
+-- text: 89 characters, sha256 af4c134e168e8ef7
+SELECT
+  `id`
+FROM
+  `jobs`
+WHERE
+  `locked_until` = ?
+  AND `id` IN (?)
+ORDER BY
+  `id` FOR
+UPDATE;
+
+-- settleMany: then their ack
+-- params: [1,2]
+-- text: 39 characters, sha256 ebeccd5b4e2144ff
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?);
+
+
+-- =================================================================================================
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl

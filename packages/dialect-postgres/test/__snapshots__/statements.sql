@@ -5005,6 +5005,608 @@ ORDER BY
 
 
 -- =================================================================================================
+-- lease, flows (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 6
+-- text: 323 characters, sha256 d7bae4b9ed5bc8b3
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 1,
+  "locked_until" timestamptz,
+  "retry_after" timestamptz
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 6
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 3 of 6
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 4 of 6
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 5 of 6
+-- text: 297 characters, sha256 5619a7a7cce83087
+CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
+  "queue_name" text NOT NULL,
+  "child_id" text NOT NULL,
+  "parent_id" text NOT NULL,
+  "child_name" text NOT NULL,
+  "state" VARCHAR(16) NOT NULL,
+  "error" VARCHAR(2000),
+  "settled_ms" BIGINT,
+  PRIMARY KEY ("queue_name", "child_id", "parent_id")
+);
+
+-- ddl, 6 of 6
+-- text: 272 characters, sha256 6ee02983602181fd
+CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
+  "queue_name" text NOT NULL,
+  "parent_id" text NOT NULL,
+  "pending" INTEGER NOT NULL,
+  "dead" INTEGER NOT NULL,
+  "policy" VARCHAR(16) NOT NULL,
+  "woken" INTEGER NOT NULL,
+  PRIMARY KEY ("queue_name", "parent_id")
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 441 characters, sha256 979d19a28827b7e1
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $2::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 91 characters, sha256 e05f92491685a029
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = $1::timestamptz
+  AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 71 characters, sha256 c5b1317fa137c2c8
+DELETE FROM "jobs"
+WHERE
+  "id" = $1
+  AND "locked_until" = $2::timestamptz;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 161 characters, sha256 f514da18928fae7a
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = $1::timestamptz,
+  "locked_until" = NULL
+WHERE
+  q."id" = $2
+  AND q."locked_until" = $3::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- text: 239 characters, sha256 b4c7dd634189469a
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($4, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- text: 270 characters, sha256 5549a320a298d1ac
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt", "retry_after")
+    VALUES
+      ($1::text::json, $2, $3::timestamptz),
+      ($4::text::json, $5, DEFAULT)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($6, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 418 characters, sha256 8edc82f92669fba3
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  count(*) FILTER (
+    WHERE
+      NOT (
+        q."locked_until" IS NOT NULL
+        AND q."locked_until" > $2::timestamptz
+      )
+      AND q."retry_after" > $3::timestamptz
+  ) AS "delayed",
+  count(*) FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $4::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $5::timestamptz
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 196 characters, sha256 ad50c3b5c7c6e44e
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= $1::timestamptz
+  )
+  AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 224 characters, sha256 52e66fc9760c5939
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 262 characters, sha256 9895aaca50bf25c2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $2::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $3
+  AND x."id" > $4
+ORDER BY
+  x."id"
+LIMIT
+  $5;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",[4,5],50]
+-- text: 267 characters, sha256 939446823c9fd0b2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        WHEN r."retry_after" > $2::timestamptz THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $3
+  AND x."id" = ANY ($4)
+ORDER BY
+  x."id"
+LIMIT
+  $5;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 161 characters, sha256 612cc0abc018b12a
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 104 characters, sha256 9f7f1e755e3ca382
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",[4,5]]
+-- text: 77 characters, sha256 647053b7dc5c7023
+UPDATE "jobs" AS q
+SET
+  "retry_after" = $1::timestamptz
+WHERE
+  q."id" = ANY ($2);
+
+-- flows insertParent
+-- params: ["jobs","7",2,"dead"]
+-- text: 130 characters, sha256 d6ac7552b925e440
+INSERT INTO
+  "sqlinbox_flow_parent" ("queue_name", "parent_id", "pending", "dead", "policy", "woken")
+VALUES
+  ($1, $2, $3, 0, $4, 0);
+
+-- flows insertEdge
+-- params: ["jobs","5","7","charge"]
+-- text: 125 characters, sha256 6ec679cf0fd3ff99
+INSERT INTO
+  "sqlinbox_flow" ("queue_name", "child_id", "parent_id", "child_name", "state")
+VALUES
+  ($1, $2, $3, $4, 'pending');
+
+-- flows pendingEdges
+-- params: ["jobs",500]
+-- text: 175 characters, sha256 052f7bda1ae9fbf2
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = $1
+  AND "state" = 'pending'
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  $2;
+
+-- flows pendingEdges of children
+-- params: ["jobs",["5","6"],500]
+-- text: 200 characters, sha256 a922bd99e93b24e2
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = $1
+  AND "state" = 'pending'
+  AND "child_id" = ANY ($2)
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  $3;
+
+-- flows settleEdge
+-- params: ["dead","boom","jobs","5","7"]
+-- text: 237 characters, sha256 b2b5a321cee585da
+UPDATE "sqlinbox_flow" AS f
+SET
+  "state" = $1,
+  "error" = $2::text,
+  "settled_ms" = CAST(
+    FLOOR(
+      EXTRACT(
+        EPOCH
+        FROM
+          CURRENT_TIMESTAMP
+      ) * 1000
+    ) AS BIGINT
+  )
+WHERE
+  "queue_name" = $3
+  AND "child_id" = $4
+  AND "parent_id" = $5
+  AND "state" = 'pending';
+
+-- flows countDown
+-- params: ["jobs","7"]
+-- text: 130 characters, sha256 a36f3b6cef93f73f
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "pending" = "pending" - 1,
+  "dead" = "dead" + 1
+WHERE
+  "queue_name" = $1
+  AND "parent_id" = $2;
+
+-- flows markWoken
+-- params: ["jobs","7"]
+-- text: 111 characters, sha256 aaaf83e40bc7ea3c
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "woken" = 1
+WHERE
+  "queue_name" = $1
+  AND "parent_id" = $2
+  AND "woken" = 0;
+
+-- flows edgesBy
+-- params: ["jobs",["7"]]
+-- text: 133 characters, sha256 ec28f02994920e60
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow"
+WHERE
+  "queue_name" = $1
+  AND "parent_id" = ANY ($2);
+
+-- flows parentsOf
+-- params: ["jobs",["7"]]
+-- text: 134 characters, sha256 121e9854d07402f9
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent"
+WHERE
+  "queue_name" = $1
+  AND "parent_id" = ANY ($2);
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",1]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 204 characters, sha256 c416ca5af6514793
+SELECT
+  0 AS busy,
+  min(q."retry_after") FILTER (
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= $1::timestamptz
+      )
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 464 characters, sha256 028ed7bf3e52f300
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND (
+              q."retry_after" IS NULL
+              OR q."retry_after" <= $3::timestamptz
+            )
+            AND coalesce(q."locked_until", '-infinity') <= $4::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $5
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 5

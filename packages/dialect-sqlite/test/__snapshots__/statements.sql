@@ -2815,6 +2815,489 @@ WHERE
 
 
 -- =================================================================================================
+-- lease, flows (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 4
+-- text: 182 characters, sha256 aa64172c12867e9a
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "locked_until" INTEGER,
+  "retry_after" INTEGER
+);
+
+-- ddl, 2 of 4
+-- text: 85 characters, sha256 64fe310dc56628f2
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
+
+-- ddl, 3 of 4
+-- text: 298 characters, sha256 9d5219ddb14a6ac6
+CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
+  "queue_name" TEXT NOT NULL,
+  "child_id" TEXT NOT NULL,
+  "parent_id" TEXT NOT NULL,
+  "child_name" TEXT NOT NULL,
+  "state" VARCHAR(16) NOT NULL,
+  "error" VARCHAR(2000),
+  "settled_ms" INTEGER,
+  PRIMARY KEY ("queue_name", "child_id", "parent_id")
+);
+
+-- ddl, 4 of 4
+-- text: 272 characters, sha256 f29460988570e198
+CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
+  "queue_name" TEXT NOT NULL,
+  "parent_id" TEXT NOT NULL,
+  "pending" INTEGER NOT NULL,
+  "dead" INTEGER NOT NULL,
+  "policy" VARCHAR(16) NOT NULL,
+  "woken" INTEGER NOT NULL,
+  PRIMARY KEY ("queue_name", "parent_id")
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 262 characters, sha256 65d90593c5cb21e6
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z",1,2]
+-- text: 77 characters, sha256 2f290779dbb1c2b9
+DELETE FROM "jobs"
+WHERE
+  "locked_until" = ?
+  AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- settle retry
+-- params: ["2025-01-01T00:00:30.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 132 characters, sha256 b9ccfbb08f18a28d
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "retry_after" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 1 of 2
+-- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- text: 88 characters, sha256 1ee28abe947d1dd4
+INSERT INTO
+  "jobs" ("payload", "attempt", "retry_after")
+VALUES
+  (?, ?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns), 2 of 2
+-- params: ["{\"n\":2}",1]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 421 characters, sha256 7d6209a7170f0154
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN NOT (
+          q."locked_until" IS NOT NULL
+          AND q."locked_until" > ?
+        )
+        AND q."retry_after" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN (
+          q."retry_after" IS NULL
+          OR q."retry_after" <= ?
+        )
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  0 AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 175 characters, sha256 43f7ec75afde3a2a
+SELECT
+  NULL AS "key",
+  q."retry_after" AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  (
+    q."retry_after" IS NULL
+    OR q."retry_after" <= ?
+  )
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 175 characters, sha256 d1694f4c007a7a6a
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      (
+        q."retry_after" IS NULL
+        OR q."retry_after" <= ?
+      )
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 231 characters, sha256 aebaeb736b03434a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",4,5,50]
+-- text: 237 characters, sha256 1ec2274d81ac3618
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."locked_until" > ? THEN 'inWork'
+        WHEN r."retry_after" > ? THEN 'delayed'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 119 characters, sha256 119ab45f2ec27662
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead): none
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 104 characters, sha256 3e14cb52fae31bdf
+UPDATE "jobs" AS q
+SET
+  "attempt" = 1,
+  "retry_after" = NULL,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule
+-- params: ["2025-01-01T00:00:30.000Z",4,5]
+-- text: 63 characters, sha256 854ee460cde12794
+UPDATE "jobs" AS q
+SET
+  "retry_after" = ?
+WHERE
+  q."id" IN (?, ?);
+
+-- flows insertParent
+-- params: ["jobs","7",2,"dead"]
+-- text: 126 characters, sha256 f9f5bfed5e3f2bda
+INSERT INTO
+  "sqlinbox_flow_parent" ("queue_name", "parent_id", "pending", "dead", "policy", "woken")
+VALUES
+  (?, ?, ?, 0, ?, 0);
+
+-- flows insertEdge
+-- params: ["jobs","5","7","charge"]
+-- text: 121 characters, sha256 4ee510ad4ddf40d0
+INSERT INTO
+  "sqlinbox_flow" ("queue_name", "child_id", "parent_id", "child_name", "state")
+VALUES
+  (?, ?, ?, ?, 'pending');
+
+-- flows pendingEdges
+-- params: ["jobs",500]
+-- text: 173 characters, sha256 14e5c634ac2979b5
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = ?
+  AND "state" = 'pending'
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows pendingEdges of children
+-- params: ["jobs","5","6",500]
+-- text: 198 characters, sha256 f8a899135baa179f
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = ?
+  AND "state" = 'pending'
+  AND "child_id" IN (?, ?)
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows settleEdge
+-- params: ["dead","boom","jobs","5","7"]
+-- text: 272 characters, sha256 3b950c79621c0942
+UPDATE "sqlinbox_flow" AS f
+SET
+  "state" = ?,
+  "error" = CAST(? AS TEXT),
+  "settled_ms" = (
+    CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+  )
+WHERE
+  "queue_name" = ?
+  AND "child_id" = ?
+  AND "parent_id" = ?
+  AND "state" = 'pending';
+
+-- flows countDown
+-- params: ["jobs","7"]
+-- text: 128 characters, sha256 81cab0564213ead3
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "pending" = "pending" - 1,
+  "dead" = "dead" + 1
+WHERE
+  "queue_name" = ?
+  AND "parent_id" = ?;
+
+-- flows markWoken
+-- params: ["jobs","7"]
+-- text: 109 characters, sha256 e274cad433d9a6a6
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "woken" = 1
+WHERE
+  "queue_name" = ?
+  AND "parent_id" = ?
+  AND "woken" = 0;
+
+-- flows edgesBy
+-- params: ["jobs","7"]
+-- text: 129 characters, sha256 fc80006d810fbc8f
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow"
+WHERE
+  "queue_name" = ?
+  AND "parent_id" IN (?);
+
+-- flows parentsOf
+-- params: ["jobs","7"]
+-- text: 130 characters, sha256 f8f6c21c0728e304
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent"
+WHERE
+  "queue_name" = ?
+  AND "parent_id" IN (?);
+
+
+-- =================================================================================================
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
