@@ -1,7 +1,7 @@
 import type { ControlTable } from './control-table.js';
-import type { FlowTable } from './flow-table.js';
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
+import type { FlowTable } from './flow-table.js';
 import type { RateLimit } from './rate-limit.js';
 import type { Retention } from './retention.js';
 

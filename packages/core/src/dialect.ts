@@ -1,8 +1,8 @@
 import type { ControlOps, PausedState } from './control-table.js';
-import type { FlowOps } from './flow-table.js';
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
+import type { FlowOps } from './flow-table.js';
 import type { RateGrant, RateReservation } from './rate-limit.js';
 
 /**

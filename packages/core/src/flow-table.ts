@@ -79,16 +79,34 @@ export interface FlowParent {
 /** The flow tables' statements (`TableOps.flows`), each on the caller's connection or transaction. */
 export interface FlowOps {
   /** Inserts a parent's row: `pending` children, its policy, not woken. */
-  insertParent(conn: Connection, f: FlowTable, parent: string, pending: number, policy: ChildDeadPolicy): Promise<void>;
+  insertParent(
+    conn: Connection,
+    f: FlowTable,
+    parent: string,
+    pending: number,
+    policy: ChildDeadPolicy,
+  ): Promise<void>;
   /** Inserts one edge, pending. */
   insertEdge(conn: Connection, f: FlowTable, parent: string, child: string, name: string): Promise<void>;
   /** Pending edges: of the children named, or (none named) the first `limit` of the queue. */
-  pendingEdges(conn: Connection, f: FlowTable, children: readonly string[] | undefined, limit: number): Promise<FlowEdge[]>;
+  pendingEdges(
+    conn: Connection,
+    f: FlowTable,
+    children: readonly string[] | undefined,
+    limit: number,
+  ): Promise<FlowEdge[]>;
   /**
    * Marks a pending edge settled (`done` or `dead`, with the child's error); answers 1 where this
    * call took it, 0 where it was settled already. Inside the sweep's transaction.
    */
-  settleEdge(conn: Connection, f: FlowTable, parent: string, child: string, state: 'done' | 'dead', error: string | null): Promise<number>;
+  settleEdge(
+    conn: Connection,
+    f: FlowTable,
+    parent: string,
+    child: string,
+    state: 'done' | 'dead',
+    error: string | null,
+  ): Promise<number>;
   /**
    * Counts one settled child off the parent's row (and one dead child, with `dead`), then reads
    * the row as this transaction left it (the update holds its lock until the commit).
@@ -121,7 +139,10 @@ export function flowsOf(
 ): FlowTable {
   const c = input as unknown;
   if (c !== true && (c === null || typeof c !== 'object')) {
-    throw new ConfigError('flows is true or { table }', { table, fix: "write flows: true or { table: 'app_flow' }" });
+    throw new ConfigError('flows is true or { table }', {
+      table,
+      fix: "write flows: true or { table: 'app_flow' }",
+    });
   }
   const name = (c === true ? undefined : (c as { table?: string }).table) ?? FLOW_TABLE;
   const edges = ident(name, 'flow table', table, true);

@@ -5,7 +5,6 @@
 
 import { closest } from 'fastest-levenshtein';
 import { type ControlInput, controlOf } from './control-table.js';
-import { type FlowInput, flowsOf } from './flow-table.js';
 import {
   type Clock,
   type ColumnRole,
@@ -25,6 +24,7 @@ import {
   validateIdentifier,
 } from './description.js';
 import { ConfigError } from './errors.js';
+import { type FlowInput, flowsOf } from './flow-table.js';
 import { type RateLimitInput, rateLimitOf } from './rate-limit.js';
 import { type RetentionInput, retentionOf } from './retention.js';
 

@@ -44,18 +44,18 @@ export * from './dialect.js';
 export * from './driver.js';
 export { type Duration, durationMs, leaseMs } from './duration.js';
 export * from './errors.js';
+export type { EventMap, EventName, HandlerCall, HandlerHook, ReleaseReason } from './events.js';
+export { ExpiredError, type ExpiryOptions } from './expiry.js';
 export * from './flow-table.js';
 export {
   type FlowChild,
   FlowChildDeadError,
   type FlowJob,
   type FlowNode,
-  Flows,
   type FlowSpec,
+  Flows,
 } from './flows/flows.js';
 export { FLOW_RECONCILE_MS } from './flows/sweep.js';
-export type { EventMap, EventName, HandlerCall, HandlerHook, ReleaseReason } from './events.js';
-export { ExpiredError, type ExpiryOptions } from './expiry.js';
 export * from './inbox.js';
 export { consoleLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export {

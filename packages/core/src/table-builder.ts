@@ -4,7 +4,6 @@
  */
 
 import { type ControlInput, controlOf } from './control-table.js';
-import { type FlowInput, flowsOf } from './flow-table.js';
 import {
   type AnyTable,
   type Clock,
@@ -24,6 +23,7 @@ import {
 } from './description.js';
 import type { Duration } from './duration.js';
 import { ConfigError } from './errors.js';
+import { type FlowInput, flowsOf } from './flow-table.js';
 import { type RateLimitInput, rateLimitOf } from './rate-limit.js';
 import { type RetentionInput, retentionOf } from './retention.js';
 

@@ -1,4 +1,12 @@
-import { type Connection, edgeOf, type FlowEdge, type FlowOps, type FlowParent, parentOf, type Row } from '@sqlinbox/core';
+import {
+  type Connection,
+  edgeOf,
+  type FlowEdge,
+  type FlowOps,
+  type FlowParent,
+  parentOf,
+  type Row,
+} from '@sqlinbox/core';
 import type { Statement } from './params.js';
 import type { QueueStatements } from './statements.js';
 
@@ -28,7 +36,8 @@ export function flowOps(r: Runner): FlowOps {
       await r.run(conn, st().insertEdge(f, parent, child, name));
     },
     async pendingEdges(conn, f, children, limit): Promise<FlowEdge[]> {
-      if (children === undefined) return (await r.rows(conn, st().pendingEdges(f, undefined, limit))).map(edgeOf);
+      if (children === undefined)
+        return (await r.rows(conn, st().pendingEdges(f, undefined, limit))).map(edgeOf);
       return chunked(children, async (part) =>
         (await r.rows(conn, st().pendingEdges(f, part, limit))).map(edgeOf),
       );
@@ -45,10 +54,14 @@ export function flowOps(r: Runner): FlowOps {
       return (await r.run(conn, st().markWoken(f, parent))).rowCount;
     },
     edgesOf(conn, f, parents) {
-      return chunked(parents, async (part) => (await r.rows(conn, st().edgesBy(f, 'parent_id', part))).map(edgeOf));
+      return chunked(parents, async (part) =>
+        (await r.rows(conn, st().edgesBy(f, 'parent_id', part))).map(edgeOf),
+      );
     },
     parentEdgesOf(conn, f, children) {
-      return chunked(children, async (part) => (await r.rows(conn, st().edgesBy(f, 'child_id', part))).map(edgeOf));
+      return chunked(children, async (part) =>
+        (await r.rows(conn, st().edgesBy(f, 'child_id', part))).map(edgeOf),
+      );
     },
     parentsOf(conn, f, parents) {
       return chunked(parents, async (part) => (await r.rows(conn, st().parentsOf(f, part))).map(parentOf));

@@ -49,9 +49,16 @@ function flowHandler(flows: Flows, desc: AnyTable, ledger: Ledger, dlq?: string)
     const job = m as Job;
     ledger.starts.push({ id: String(ctx.id), at: Date.now() });
     if (job.kind === 'parent') {
-      const kids = await flows.children(desc, ctx.id, dlq === undefined ? {} : { deadLetter: { table: dlq } });
+      const kids = await flows.children(
+        desc,
+        ctx.id,
+        dlq === undefined ? {} : { deadLetter: { table: dlq } },
+      );
       ledger.read.set(String(ctx.id), kids);
-      return Outcome.ack({ parent: job.n, sum: kids.reduce((a, k) => a + ((k.result as { n?: number })?.n ?? 0), 0) });
+      return Outcome.ack({
+        parent: job.n,
+        sum: kids.reduce((a, k) => a + ((k.result as { n?: number })?.n ?? 0), 0),
+      });
     }
     if (job.fail) throw new Error(`child ${job.n} fails`);
     return Outcome.ack({ n: job.n });
@@ -90,13 +97,19 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
       brokers.push(b);
     }
     for (const b of brokers) await b.start();
-    await until(async () => (await processed(h(), name)).has(String(ids.parent)), 'the parent processed', WAIT_MS);
+    await until(
+      async () => (await processed(h(), name)).has(String(ids.parent)),
+      'the parent processed',
+      WAIT_MS,
+    );
     expect(ledger.runs(ids.parent)).toBe(1);
     for (let n = 0; n < children; n++) expect(seenAtParent?.has(String(ids[`c${n}`]))).toBe(true);
     const read = ledger.read.get(String(ids.parent))!;
     expect(read).toHaveLength(children);
     expect(read.every((k) => k.state === 'done')).toBe(true);
-    expect(new Set(read.map((k) => (k.result as { n: number }).n))).toEqual(new Set(Array.from({ length: children }, (_, n) => n)));
+    expect(new Set(read.map((k) => (k.result as { n: number }).n))).toEqual(
+      new Set(Array.from({ length: children }, (_, n) => n)),
+    );
     expect(await brokers[0]!.result(desc, ids.parent, { timeout: 1_000 })).toEqual({
       parent: -1,
       sum: (children * (children - 1)) / 2,
@@ -145,7 +158,9 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
     expect(at(chain.b)).toBeLessThanOrEqual(at(chain.c));
     for (const id of [...Object.values(chain), ...Object.values(order)]) expect(ledger.runs(id)).toBe(1);
     expect(ledger.read.get(String(chain.b))).toMatchObject([{ name: 'a', state: 'done', result: { n: 1 } }]);
-    expect(ledger.read.get(String(chain.c))).toMatchObject([{ name: 'b', state: 'done', result: { parent: 2, sum: 1 } }]);
+    expect(ledger.read.get(String(chain.c))).toMatchObject([
+      { name: 'b', state: 'done', result: { parent: 2, sum: 1 } },
+    ]);
     // charge has two parents: each read it.
     expect(ledger.read.get(String(order.stock))).toMatchObject([{ name: 'charge', result: { n: 10 } }]);
     expect(ledger.read.get(String(order.mail))).toMatchObject([{ name: 'charge', result: { n: 10 } }]);
@@ -173,13 +188,20 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
     const fail = await publish('fail', 200);
     const cont = await publish('continue', 300);
     const b = await h().broker();
-    b.subscribe(queue(desc).workers(3).maxAttempts(1).deadLetter({ table: dlq! }), flowHandler(flows, desc, ledger, dlq));
+    b.subscribe(
+      queue(desc).workers(3).maxAttempts(1).deadLetter({ table: dlq! }),
+      flowHandler(flows, desc, ledger, dlq),
+    );
     await b.start();
     const deadIds = async () => new Set((await h().rows(dlq!)).map((r) => String(r.id)));
     await until(
       async () => {
         const gone = await deadIds();
-        return gone.has(String(dead.parent)) && gone.has(String(fail.parent)) && (await processed(h(), name)).has(String(cont.parent));
+        return (
+          gone.has(String(dead.parent)) &&
+          gone.has(String(fail.parent)) &&
+          (await processed(h(), name)).has(String(cont.parent))
+        );
       },
       "each policy's parent settled",
       WAIT_MS,
@@ -271,7 +293,8 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
   }, async (ctx) => {
     const t = await flowTable(h(), form, true);
     const adapter = await h().open({ poolSize: 2 });
-    if (adapter.dialect.prepare(t.desc).control === undefined) return ctx.skip('the dialect has no control table');
+    if (adapter.dialect.prepare(t.desc).control === undefined)
+      return ctx.skip('the dialect has no control table');
     const ids = await t.flows.publish(t.desc, {
       jobs: {
         a: { message: { kind: 'child', n: 1 } },

@@ -6,7 +6,7 @@ import type { Connection } from '../driver.js';
 import { ConfigError, SqlInboxError } from '../errors.js';
 import { type ChildDeadPolicy, type EdgeState, type FlowEdge, HELD_UNTIL } from '../flow-table.js';
 import { silentLogger } from '../logger.js';
-import { type PublishOptions, Publisher } from '../publish.js';
+import { Publisher, type PublishOptions } from '../publish.js';
 import { runTransaction } from '../transaction.js';
 import { flowParts, nodeStates } from './states.js';
 
@@ -69,7 +69,10 @@ export class FlowChildDeadError extends SqlInboxError {
   /** The dead children's names. */
   readonly children: string[];
   constructor(table: string, rowId: unknown, children: string[]) {
-    super('FLOW_CHILD_DEAD', `${table} row ${String(rowId)}: flow child ${children.join(', ')} died`, { table, rowId });
+    super('FLOW_CHILD_DEAD', `${table} row ${String(rowId)}: flow child ${children.join(', ')} died`, {
+      table,
+      rowId,
+    });
     this.children = children;
   }
 }
@@ -99,14 +102,20 @@ export class Flows {
     const jobs = Object.entries(spec.jobs ?? {});
     const policy = spec.onChildDead ?? 'dead';
     if (!['fail', 'dead', 'continue'].includes(policy)) {
-      throw new ConfigError(`onChildDead is 'fail', 'dead' or 'continue' (got ${String(policy)})`, { table: table.table });
+      throw new ConfigError(`onChildDead is 'fail', 'dead' or 'continue' (got ${String(policy)})`, {
+        table: table.table,
+      });
     }
     checkJobs(table.table, spec.jobs ?? {});
     const run = async (tx: Queryable): Promise<Record<string, unknown>> => {
       const ids: Record<string, unknown> = {};
       const plain = jobs.filter(([, j]) => (j.after ?? []).length === 0 && j.options === undefined);
       if (plain.length > 0) {
-        const got = await this.publisher.publishMany(table, plain.map(([, j]) => j.message), { tx });
+        const got = await this.publisher.publishMany(
+          table,
+          plain.map(([, j]) => j.message),
+          { tx },
+        );
         plain.forEach(([name], i) => {
           ids[name] = got[i];
         });
@@ -126,12 +135,16 @@ export class Flows {
         const after = j.after ?? [];
         if (after.length === 0) continue;
         await flows.insertParent(conn, f, String(ids[name]), after.length, policy);
-        for (const child of after) await flows.insertEdge(conn, f, String(ids[name]), String(ids[child]), child);
+        for (const child of after)
+          await flows.insertEdge(conn, f, String(ids[name]), String(ids[child]), child);
       }
       return ids;
     };
     if (spec.tx !== undefined) return run(spec.tx);
-    return runTransaction(this.adapter.dialect, this.adapter.pool, run, { mode: table.mode, isolation: table.isolation });
+    return runTransaction(this.adapter.dialect, this.adapter.pool, run, {
+      mode: table.mode,
+      isolation: table.isolation,
+    });
   }
 
   /**
@@ -140,16 +153,29 @@ export class Flows {
    * throws a `FlowChildDeadError` (so the delivery fails). `deadLetter`: the queue's, to read a
    * dead child's error from a dead-letter table.
    */
-  async children(table: AnyTable, id: unknown, opts: { deadLetter?: DeadLetterTarget } = {}): Promise<FlowChild[]> {
+  async children(
+    table: AnyTable,
+    id: unknown,
+    opts: { deadLetter?: DeadLetterTarget } = {},
+  ): Promise<FlowChild[]> {
     return this.withConn(table, opts.deadLetter, async (conn, ops) => {
       const { f, flows } = flowParts(table, ops, this.adapter.dialect.name);
       const edges = await flows.edgesOf(conn, f, [String(id)]);
       const [parent] = await flows.parentsOf(conn, f, [String(id)]);
       const dead = edges.filter((e) => e.state === 'dead');
       if (parent?.policy === 'fail' && dead.length > 0) {
-        throw new FlowChildDeadError(table.table, id, dead.map((e) => e.name));
+        throw new FlowChildDeadError(
+          table.table,
+          id,
+          dead.map((e) => e.name),
+        );
       }
-      const states = await nodeStates(conn, table, ops, edges.map((e) => e.child));
+      const states = await nodeStates(
+        conn,
+        table,
+        ops,
+        edges.map((e) => e.child),
+      );
       return edges
         .map((e) => ({
           name: e.name,
@@ -203,7 +229,8 @@ export class Flows {
   async cancel(table: AnyTable, id: unknown, opts: CancelOptions = {}): Promise<CancelReport> {
     const ids: string[] = [];
     const walk = (n: FlowNode) => {
-      if (n.state !== 'done' && n.state !== 'dead' && n.state !== 'missing' && !ids.includes(n.id)) ids.push(n.id);
+      if (n.state !== 'done' && n.state !== 'dead' && n.state !== 'missing' && !ids.includes(n.id))
+        ids.push(n.id);
       for (const c of n.children) walk(c);
     };
     walk(await this.tree(table, id, opts.deadLetter === undefined ? {} : { deadLetter: opts.deadLetter }));
@@ -233,17 +260,21 @@ function checkJobs(table: string, jobs: Readonly<Record<string, FlowJob>>): void
   const names = Object.keys(jobs);
   if (names.length === 0) throw new ConfigError('a flow has at least one job', { table });
   for (const [name, j] of Object.entries(jobs)) {
-    if (name.length > 255) throw new ConfigError(`flow job name ${name.slice(0, 20)}.. is over 255 characters`, { table });
+    if (name.length > 255)
+      throw new ConfigError(`flow job name ${name.slice(0, 20)}.. is over 255 characters`, { table });
     const after = j.after ?? [];
-    if (new Set(after).size !== after.length) throw new ConfigError(`flow job ${name} names a child twice`, { table });
+    if (new Set(after).size !== after.length)
+      throw new ConfigError(`flow job ${name} names a child twice`, { table });
     for (const c of after) {
-      if (!(c in jobs)) throw new ConfigError(`flow job ${name} runs after ${c}, which is not a job of the flow`, { table });
+      if (!(c in jobs))
+        throw new ConfigError(`flow job ${name} runs after ${c}, which is not a job of the flow`, { table });
     }
   }
   const state = new Map<string, 1 | 2>();
   const visit = (n: string, path: string[]): void => {
     if (state.get(n) === 2) return;
-    if (state.get(n) === 1) throw new ConfigError(`flow jobs form a cycle: ${[...path, n].join(' -> ')}`, { table });
+    if (state.get(n) === 1)
+      throw new ConfigError(`flow jobs form a cycle: ${[...path, n].join(' -> ')}`, { table });
     state.set(n, 1);
     for (const c of jobs[n]?.after ?? []) visit(c, [...path, n]);
     state.set(n, 2);

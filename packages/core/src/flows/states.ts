@@ -1,8 +1,8 @@
 import type { AnyTable } from '../description.js';
-import type { FlowOps, FlowTable } from '../flow-table.js';
 import type { TableOps } from '../dialect.js';
 import type { Connection, Row } from '../driver.js';
 import { ConfigError } from '../errors.js';
+import type { FlowOps, FlowTable } from '../flow-table.js';
 import { decodeResult } from '../result.js';
 
 /** A flow node's row as the queue table shows it. */
@@ -69,7 +69,8 @@ export async function nodeStates(
     const part = ids.slice(i, i + CHUNK);
     add(await admin.list(conn, { state: 'all', ids: part, limit: part.length, now }));
     const missing = part.filter((id) => !out.has(id));
-    if (missing.length > 0) add(await admin.list(conn, { state: 'dead', ids: missing, limit: missing.length, now }));
+    if (missing.length > 0)
+      add(await admin.list(conn, { state: 'dead', ids: missing, limit: missing.length, now }));
   }
   for (const id of ids) {
     if (!out.has(id)) out.set(id, { state: 'done', rowState: 'missing', result: undefined, error: null });

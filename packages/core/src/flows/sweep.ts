@@ -102,8 +102,12 @@ export class FlowSweeper {
     if (kicked.length === 0 && !reconcile) return;
     if (reconcile) this.reconcileDue = false;
     this.running = this.sweep(reconcile ? undefined : kicked)
+      .then(() => undefined)
       .catch((err: unknown) => {
-        this.deps.logger.warn('a flow sweep failed; the next one retries', { table: this.table.table, error: err });
+        this.deps.logger.warn('a flow sweep failed; the next one retries', {
+          table: this.table.table,
+          error: err,
+        });
       })
       .finally(() => {
         this.running = undefined;
@@ -144,7 +148,14 @@ export class FlowSweeper {
     let woke = false;
     await dialect.begin(conn, { isolation: this.table.isolation, mode: this.table.mode });
     try {
-      const took = await this.flows.settleEdge(conn, this.f, e.parent, e.child, dead ? 'dead' : 'done', s.error);
+      const took = await this.flows.settleEdge(
+        conn,
+        this.f,
+        e.parent,
+        e.child,
+        dead ? 'dead' : 'done',
+        s.error,
+      );
       if (took > 0) {
         const p = await this.flows.countDown(conn, this.f, e.parent, dead);
         if (p !== null && !p.woken) {
@@ -171,12 +182,22 @@ export class FlowSweeper {
   private async deadLetterParent(conn: Parameters<Pool['release']>[0], e: FlowEdge): Promise<void> {
     const now = new Date();
     const target = this.deps.deadLetter;
-    const message = `flow child ${e.name === '' ? e.child : `${e.name} (${e.child})`} died`.slice(0, MAX_ERROR_LENGTH);
+    const message = `flow child ${e.name === '' ? e.child : `${e.name} (${e.child})`} died`.slice(
+      0,
+      MAX_ERROR_LENGTH,
+    );
     await this.ops.settle(
       conn,
       target === undefined
         ? { kind: 'finish', id: e.parent, now }
-        : { kind: 'deadLetter', id: e.parent, now, target, inTransaction: true, failure: { message, name: 'flow_child_dead' } },
+        : {
+            kind: 'deadLetter',
+            id: e.parent,
+            now,
+            target,
+            inTransaction: true,
+            failure: { message, name: 'flow_child_dead' },
+          },
     );
   }
 }

@@ -43,7 +43,9 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const p = s.params();
     const cols = ['queue_name', 'parent_id', 'pending', 'dead', 'policy', 'woken'].map((n) => s.ident(n));
     const vals = [p.bind(f.name), p.bind(parent), p.bind(pending), '0', p.bind(policy), '0'];
-    return p.statement(`INSERT INTO ${s.tableName(f.parents)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`);
+    return p.statement(
+      `INSERT INTO ${s.tableName(f.parents)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`,
+    );
   }
 
   /** One edge, pending. */
@@ -52,7 +54,9 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const p = s.params();
     const cols = ['queue_name', 'child_id', 'parent_id', 'child_name', 'state'].map((n) => s.ident(n));
     const vals = [p.bind(f.name), p.bind(child), p.bind(parent), p.bind(name), "'pending'"];
-    return p.statement(`INSERT INTO ${s.tableName(f.edges)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`);
+    return p.statement(
+      `INSERT INTO ${s.tableName(f.edges)} (${cols.join(', ')}) VALUES (${vals.join(', ')})`,
+    );
   }
 
   /** Pending edges of the children named, or (none named) the queue's first `limit` in key order. */
@@ -77,7 +81,13 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
   }
 
   /** Marks a pending edge settled; changes nothing where it is settled already. */
-  settleEdge(f: FlowTable, parent: string, child: string, state: 'done' | 'dead', error: string | null): Statement {
+  settleEdge(
+    f: FlowTable,
+    parent: string,
+    child: string,
+    state: 'done' | 'dead',
+    error: string | null,
+  ): Statement {
     const s = this.s;
     const p = s.params();
     const c = (name: string) => s.ident(name);
@@ -107,7 +117,9 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const p = s.params();
     const c = (name: string) => s.ident(name);
     const where = `${this.queue(p, f)} AND ${c('parent_id')} = ${p.bind(parent)} AND ${c('woken')} = 0`;
-    return p.statement(s.update({ table: s.tableName(f.parents), alias: 'f', set: [`${c('woken')} = 1`], where }));
+    return p.statement(
+      s.update({ table: s.tableName(f.parents), alias: 'f', set: [`${c('woken')} = 1`], where }),
+    );
   }
 
   /** The edges whose `column` (`parent_id` or `child_id`) is one of `ids`. */
