@@ -16,6 +16,7 @@ import { expiryScenarios } from './scenarios/expiry.js';
 import { failureRecordScenarios } from './scenarios/failure-record.js';
 import { failureScenarios } from './scenarios/failures.js';
 import { flowScenarios } from './scenarios/flow.js';
+import { flowCrashScenarios } from './scenarios/flow-crash.js';
 import { flowGraphScenarios } from './scenarios/flow-graph.js';
 import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
@@ -178,6 +179,7 @@ export async function runConformance(
         resultScenarios(h, form);
         migrateScenarios(h, form);
         flowGraphScenarios(h, form);
+        flowCrashScenarios(h, form);
         concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);

@@ -15,10 +15,10 @@ import { type Harness, until } from '../harness.js';
 /** Generous bounds: a wait asserts an outcome, never a speed. */
 const WAIT_MS = 60_000;
 
-type Job = { kind: 'child' | 'parent'; n: number; fail?: boolean };
+export type Job = { kind: 'child' | 'parent'; n: number; fail?: boolean };
 
 /** A flow table of `form`: `retry_after`, `processed_at`, results, the failure record, a dead-letter table. */
-async function flowTable(h: Harness, form: Form, control = false, group = false) {
+export async function flowTable(h: Harness, form: Form, control = false, group = false) {
   const flows = h.name('flow');
   const made = await h.create(form, {
     retryAfter: true,
@@ -35,7 +35,7 @@ async function flowTable(h: Harness, form: Form, control = false, group = false)
 }
 
 /** What a handler saw: each start, with the instant, and what each parent read of its children. */
-class Ledger {
+export class Ledger {
   readonly starts: { id: string; at: number }[] = [];
   readonly read = new Map<string, FlowChild[]>();
   runs(id: unknown): number {
@@ -44,7 +44,7 @@ class Ledger {
 }
 
 /** A handler for flow rows: a child acks `{ n }` (or throws where `fail`), a parent reads its children. */
-function flowHandler(flows: Flows, desc: AnyTable, ledger: Ledger, dlq?: string) {
+export function flowHandler(flows: Flows, desc: AnyTable, ledger: Ledger, dlq?: string) {
   return async (m: unknown, ctx: Context) => {
     const job = m as Job;
     ledger.starts.push({ id: String(ctx.id), at: Date.now() });
@@ -66,7 +66,7 @@ function flowHandler(flows: Flows, desc: AnyTable, ledger: Ledger, dlq?: string)
 }
 
 /** Processed rows of the table by id as text. */
-async function processed(h: Harness, name: string): Promise<Set<string>> {
+export async function processed(h: Harness, name: string): Promise<Set<string>> {
   return new Set((await h.rows(name)).filter((r) => r.processed_at != null).map((r) => String(r.id)));
 }
 
