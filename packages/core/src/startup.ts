@@ -3,6 +3,7 @@ import type { Adapter } from './dialect.js';
 import type { Connection } from './driver.js';
 import { type Duration, durationMs } from './duration.js';
 import { ConnectionError, SqlInboxError } from './errors.js';
+import { validateFlows } from './flows/states.js';
 import type { Logger } from './logger.js';
 import { validateRetention } from './prune.js';
 import type { QueueSettings } from './queue.js';
@@ -117,6 +118,8 @@ export class StartupChecks {
         await validateRetention(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
       if (t.control !== undefined)
         await validateControl(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
+      if (t.flows !== undefined)
+        await validateFlows(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
     } finally {
       this.adapter.pool.release(conn);
     }

@@ -328,4 +328,33 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
     expect(after.state).toBe('dead');
     expect(after.children[0]!.children.map((c) => c.state)).toEqual(['dead', 'dead']);
   });
+
+  test(`R-FLOW-6 R-USER-4 a missing flow table stops the start with a ConfigError naming it; a flow naming an unknown job or forming a cycle is refused before anything is written (${form})`, async () => {
+    const { desc, name, flows, edges } = await flowTable(h(), form);
+    await expect(
+      flows.publish(desc, {
+        jobs: {
+          a: { message: { kind: 'child', n: 1 } },
+          b: { message: { kind: 'parent', n: 2 }, after: ['nope'] },
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'CONFIG', message: expect.stringContaining('nope') });
+    await expect(
+      flows.publish(desc, {
+        jobs: {
+          a: { message: { kind: 'parent', n: 1 }, after: ['b'] },
+          b: { message: { kind: 'parent', n: 2 }, after: ['a'] },
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'CONFIG', message: expect.stringContaining('cycle') });
+    expect(await h().rows(name)).toHaveLength(0);
+    await h().target.exec(`DROP TABLE ${edges}_parent`);
+    const b = await h().broker();
+    b.subscribe(queue(desc), async () => undefined);
+    await expect(b.start()).rejects.toMatchObject({
+      code: 'CONFIG',
+      table: name,
+      message: expect.stringContaining(`${edges}_parent does not exist`),
+    });
+  });
 }

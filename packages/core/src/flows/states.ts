@@ -1,8 +1,8 @@
 import type { AnyTable } from '../description.js';
-import type { TableOps } from '../dialect.js';
+import type { Dialect, TableOps } from '../dialect.js';
 import type { Connection, Row } from '../driver.js';
 import { ConfigError } from '../errors.js';
-import type { FlowOps, FlowTable } from '../flow-table.js';
+import { FLOW_COLUMNS, type FlowOps, type FlowTable } from '../flow-table.js';
 import { decodeResult } from '../result.js';
 
 /** A flow node's row as the queue table shows it. */
@@ -76,4 +76,36 @@ export async function nodeStates(
     if (!out.has(id)) out.set(id, { state: 'done', rowState: 'missing', result: undefined, error: null });
   }
   return out;
+}
+
+/**
+ * Start-up check of a table's flow tables: both exist with their columns. A ConfigError names the
+ * table and the fix.
+ */
+export async function validateFlows(
+  dialect: Dialect,
+  conn: Connection,
+  t: AnyTable,
+  ops: TableOps,
+): Promise<void> {
+  if (t.flows === undefined) return;
+  const { f } = flowParts(t, ops, dialect.name);
+  const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table (or run migrate)`;
+  for (const [table, want] of [
+    [f.edges, FLOW_COLUMNS.edges],
+    [f.parents, FLOW_COLUMNS.parents],
+  ] as const) {
+    const columns = await dialect.describeTable(conn, table);
+    if (columns === null)
+      throw new ConfigError(`flow table ${table} does not exist`, { table: t.table, fix });
+    const names = new Set(columns.map((c) => c.name.toLowerCase()));
+    const missing = want.find((c) => !names.has(c));
+    if (missing !== undefined) {
+      throw new ConfigError(`flow table ${table} lacks column ${missing}`, {
+        table: t.table,
+        column: missing,
+        fix,
+      });
+    }
+  }
 }
