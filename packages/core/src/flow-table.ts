@@ -124,7 +124,9 @@ export interface FlowOps {
 
 /** The columns of the edge table and the parents table, as `ddl()` prints them. */
 export const FLOW_COLUMNS = {
+  /** The edge table's columns. */
   edges: ['queue_name', 'child_id', 'parent_id', 'child_name', 'state', 'error', 'settled_ms'],
+  /** The parents table's columns. */
   parents: ['queue_name', 'parent_id', 'pending', 'dead', 'policy', 'woken'],
 } as const;
 
