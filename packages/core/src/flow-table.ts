@@ -88,12 +88,16 @@ export interface FlowOps {
   ): Promise<void>;
   /** Inserts one edge, pending. */
   insertEdge(conn: Connection, f: FlowTable, parent: string, child: string, name: string): Promise<void>;
-  /** Pending edges: of the children named, or (none named) the first `limit` of the queue. */
+  /**
+   * Pending edges: of the children named, or (none named) the queue's first `limit` in key order,
+   * after the child id `after` where one is given.
+   */
   pendingEdges(
     conn: Connection,
     f: FlowTable,
     children: readonly string[] | undefined,
     limit: number,
+    after?: string,
   ): Promise<FlowEdge[]>;
   /**
    * Marks a pending edge settled (`done` or `dead`, with the child's error); answers 1 where this

@@ -35,9 +35,9 @@ export function flowOps(r: Runner): FlowOps {
     async insertEdge(conn, f, parent, child, name) {
       await r.run(conn, st().insertEdge(f, parent, child, name));
     },
-    async pendingEdges(conn, f, children, limit): Promise<FlowEdge[]> {
+    async pendingEdges(conn, f, children, limit, after): Promise<FlowEdge[]> {
       if (children === undefined)
-        return (await r.rows(conn, st().pendingEdges(f, undefined, limit))).map(edgeOf);
+        return (await r.rows(conn, st().pendingEdges(f, undefined, limit, after))).map(edgeOf);
       return chunked(children, async (part) =>
         (await r.rows(conn, st().pendingEdges(f, part, limit))).map(edgeOf),
       );

@@ -410,6 +410,7 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     add('flows insertEdge', () => s.flows.insertEdge(flows, '7', '5', 'charge'));
     add('flows pendingEdges', () => s.flows.pendingEdges(flows, undefined, 500));
     add('flows pendingEdges of children', () => s.flows.pendingEdges(flows, ['5', '6'], 500));
+    add('flows pendingEdges after a cursor', () => s.flows.pendingEdges(flows, undefined, 500, '42'));
     add('flows settleEdge', () => s.flows.settleEdge(flows, '7', '5', 'dead', 'boom'));
     add('flows countDown', () => s.flows.countDown(flows, '7', true));
     add('flows markWoken', () => s.flows.markWoken(flows, '7'));

@@ -1,4 +1,4 @@
-import { type Form, queue } from '@sqlinbox/core';
+import { Admin, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { exited, type Harness, skipWithoutChild, spawnBroker, tableInput, until } from '../harness.js';
 import { flowHandler, flowTable, type Job, Ledger, processed } from './flow-graph.js';
@@ -92,5 +92,60 @@ export function flowCrashScenarios(h: () => Harness, form: Form): void {
       expect(ledger.read.get(String(p))?.filter((k) => k.state === 'done')).toHaveLength(perFlow);
     }
     expect((await h().rows(edges)).every((r) => r.state === 'done')).toBe(true);
+  });
+
+  test(`R-FLOW-6 the reconcile reads every pending edge in turn: an edge whose child settled unswept behind 600 edges of children not yet due still wakes its parent (${form})`, {
+    timeout: 120_000,
+  }, async () => {
+    const { desc, name, flows, edges } = await flowTable(h(), form);
+    const admin = new Admin(await h().open());
+    const wide: Record<string, { message: Job; after?: string[] }> = {};
+    for (let n = 0; n < 600; n++) wide[`c${n}`] = { message: { kind: 'child', n } };
+    wide.parent = { message: { kind: 'parent', n: 0 }, after: Object.keys(wide) };
+    const a = await flows.publish(desc, { jobs: wide });
+    const waiting = Object.entries(a)
+      .filter(([k]) => k !== 'parent')
+      .map(([, v]) => v);
+    // Its children not due for a day: their edges stay pending, ahead in key order.
+    await admin.reschedule(desc, { ids: waiting }, new Date(Date.now() + 86_400_000));
+    const b = await flows.publish(desc, {
+      jobs: {
+        only: { message: { kind: 'child', n: 1 } },
+        parent: { message: { kind: 'parent', n: 1 }, after: ['only'] },
+      },
+    });
+    // Precondition: the lone child's edge is beyond a reconcile's first page (500) in key order.
+    const order = (await h().rows(edges))
+      .filter((r) => r.state === 'pending')
+      .map((r) => String(r.child_id))
+      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    expect(order.indexOf(String(b.only))).toBeGreaterThanOrEqual(500);
+    // Settled by a broker that knows nothing of flows: its edge is left pending.
+    const plain = h().describe(form, name, {
+      retryAfter: true,
+      processedAt: true,
+      result: true,
+      failureRecord: true,
+    });
+    const blind = await h().broker();
+    blind.subscribe(queue(plain), async () => {});
+    await blind.start();
+    await until(
+      async () => (await processed(h(), name)).has(String(b.only)),
+      'the lone child settled, unswept',
+    );
+    await blind.shutdown();
+    expect((await h().rows(edges)).find((r) => String(r.child_id) === String(b.only))?.state).toBe('pending');
+    const ledger = new Ledger();
+    const c = await h().broker();
+    c.subscribe(queue(desc), flowHandler(flows, desc, ledger));
+    await c.start();
+    await until(
+      async () => (await processed(h(), name)).has(String(b.parent)),
+      'the parent behind the page ran',
+      60_000,
+    );
+    expect(ledger.runs(b.parent)).toBe(1);
+    expect(ledger.runs(a.parent)).toBe(0);
   });
 }

@@ -42,6 +42,12 @@ export class FlowSweeper {
   private off: (() => void) | undefined;
   private kicked = new Set<string>();
   private reconcileDue = false;
+  /**
+   * Where the next reconcile reads on: the last child id of the previous one where it read a full
+   * page, so every pending edge is read in turn however many wait ahead of it (undefined: from the
+   * start).
+   */
+  private cursor: string | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
 
@@ -122,7 +128,15 @@ export class FlowSweeper {
     const conn = await pool.acquire();
     let settled = 0;
     try {
-      const edges = await this.flows.pendingEdges(conn, this.f, children, SWEEP_LIMIT);
+      const reconcile = children === undefined;
+      const edges = await this.flows.pendingEdges(
+        conn,
+        this.f,
+        children,
+        SWEEP_LIMIT,
+        reconcile ? this.cursor : undefined,
+      );
+      if (reconcile) this.cursor = edges.length < SWEEP_LIMIT ? undefined : edges[edges.length - 1]?.child;
       if (edges.length === 0) {
         pool.release(conn);
         return 0;

@@ -4673,6 +4673,28 @@ ORDER BY
   [child_id],
   [parent_id];
 
+-- flows pendingEdges after a cursor
+-- params: ["jobs","42",500]
+-- text: 246 characters, sha256 b20cf0edf2c0956b
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p3) [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow] f
+WHERE
+  [queue_name] = @p1
+  AND [state] = 'pending'
+  AND [child_id] > @p2
+ORDER BY
+  [child_id],
+  [parent_id];
+
 -- flows settleEdge
 -- params: ["dead","boom","jobs","5","7"]
 -- text: 255 characters, sha256 af99f32ee7023e5d

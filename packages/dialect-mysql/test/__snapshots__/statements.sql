@@ -4565,6 +4565,27 @@ ORDER BY
 LIMIT
   ?;
 
+-- flows pendingEdges after a cursor
+-- params: ["jobs","42",500]
+-- text: 192 characters, sha256 37294aae87b13126
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow` f
+WHERE
+  `queue_name` = ?
+  AND `state` = 'pending'
+  AND `child_id` > ?
+ORDER BY
+  `child_id`,
+  `parent_id`
+LIMIT
+  ?;
+
 -- flows settleEdge
 -- params: ["dead","boom","jobs","5","7"]
 -- text: 237 characters, sha256 dfa998863b11f7d6

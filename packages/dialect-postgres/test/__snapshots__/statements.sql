@@ -5452,6 +5452,27 @@ ORDER BY
 LIMIT
   $3;
 
+-- flows pendingEdges after a cursor
+-- params: ["jobs","42",500]
+-- text: 195 characters, sha256 f6ec2675fb7b5731
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = $1
+  AND "state" = 'pending'
+  AND "child_id" > $2
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  $3;
+
 -- flows settleEdge
 -- params: ["dead","boom","jobs","5","7"]
 -- text: 237 characters, sha256 b2b5a321cee585da

@@ -3228,6 +3228,27 @@ ORDER BY
 LIMIT
   ?;
 
+-- flows pendingEdges after a cursor
+-- params: ["jobs","42",500]
+-- text: 192 characters, sha256 8372f6746a51b6d7
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = ?
+  AND "state" = 'pending'
+  AND "child_id" > ?
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  ?;
+
 -- flows settleEdge
 -- params: ["dead","boom","jobs","5","7"]
 -- text: 272 characters, sha256 3b950c79621c0942

@@ -59,13 +59,22 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     );
   }
 
-  /** Pending edges of the children named, or (none named) the queue's first `limit` in key order. */
-  pendingEdges(f: FlowTable, children: readonly string[] | undefined, limit: number): Statement {
+  /**
+   * Pending edges of the children named, or (none named) the queue's first `limit` in key order,
+   * after the child id `after` where one is given (the reconcile's cursor).
+   */
+  pendingEdges(
+    f: FlowTable,
+    children: readonly string[] | undefined,
+    limit: number,
+    after?: string,
+  ): Statement {
     const s = this.s;
     const p = s.params();
     const c = (name: string) => s.ident(name);
     let where = `${this.queue(p, f)} AND ${c('state')} = 'pending'`;
     if (children !== undefined) where += ` AND ${s.inList(p, c('child_id'), children)}`;
+    if (after !== undefined) where += ` AND ${c('child_id')} > ${p.bind(after)}`;
     return s.plainRead(
       p.statement(
         s.select(p, {
