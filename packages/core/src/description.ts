@@ -4,6 +4,7 @@ import { ConfigError } from './errors.js';
 import type { FlowTable } from './flow-table.js';
 import type { RateLimit } from './rate-limit.js';
 import type { Retention } from './retention.js';
+import type { StepsTable } from './steps-table.js';
 
 /**
  * A table description says which table holds a queue and what each column means. It comes in two
@@ -213,6 +214,11 @@ export interface TableDescription<
    * `publishFlow`, and each parent's count of children not yet settled. Undefined: no flows.
    */
   readonly flows?: FlowTable | undefined;
+  /**
+   * The steps table where the finished steps of its rows in work are kept (`ctx.step`, see
+   * `StepsTable`); a row's final settlement deletes its records. Undefined: `ctx.step` is refused.
+   */
+  readonly steps?: StepsTable | undefined;
   /**
    * Type-level only, never present at runtime: the message type `P` the payload column carries,
    * stated by `table(..).payload<P>(..)` or {@link typed}. `queue(d)` hands the handler a `P` and

@@ -1,4 +1,5 @@
 import type { ControlOps, PausedState } from './control-table.js';
+import type { StepsOps } from './steps-table.js';
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
@@ -400,6 +401,8 @@ export interface TableOps {
   readonly control?: ControlOps | undefined;
   /** Optional (flows): the edge and parents tables' rows. Without it a table declaring `flows` is refused at start. */
   readonly flows?: FlowOps | undefined;
+  /** Optional (durable steps): the steps table's records. Without it a table declaring `steps` is refused at start. */
+  readonly steps?: StepsOps | undefined;
 }
 
 /**

@@ -24,6 +24,7 @@
  * - `CANCELLED`: a row was cancelled while its handler ran ({@link CancelledError}).
  * - `PUBLISH`: a publish's insert failed, and the table as described was not why ({@link PublishError}).
  * - `FLOW_CHILD_DEAD`: a flow parent whose policy is `'fail'` read a dead child (`FlowChildDeadError`).
+ * - `STEP`: a handler misused `ctx.step`: a name that is not one, or one run twice (`StepError`).
  */
 export const ERROR_CODES = [
   'CONFIG',
@@ -48,6 +49,7 @@ export const ERROR_CODES = [
   'FLOW_CHILD_DEAD',
   'CANCELLED',
   'PUBLISH',
+  'STEP',
 ] as const;
 
 /** The code of a {@link SqlInboxError}: one of {@link ERROR_CODES}. */

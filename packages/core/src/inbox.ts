@@ -5,6 +5,7 @@
 
 import { closest } from 'fastest-levenshtein';
 import { type ControlInput, controlOf } from './control-table.js';
+import { type StepsInput, stepsOf } from './steps-table.js';
 import {
   type Clock,
   type ColumnRole,
@@ -134,6 +135,12 @@ export interface InboxInput {
    * `retryAfter` column (a parent waits held behind it). Default: none.
    */
   readonly flows?: FlowInput;
+  /**
+   * The steps table that keeps each finished `ctx.step` of a row in work, so a retry runs only the
+   * steps not finished: `true` for `sqlinbox_steps`, or `{ table }`; `ddl()` prints it. Default:
+   * none (`ctx.step` is refused with a `ConfigError`).
+   */
+  readonly steps?: StepsInput;
 }
 
 type ColName<S> = S extends string ? S : S extends { readonly column: infer C extends string } ? C : never;
@@ -288,6 +295,7 @@ export function inbox<const D extends InboxInput>(input: Checked<D>): Descriptio
     ...(d.retention === undefined ? {} : { retention: retentionOf(d.retention, table, validateIdentifier) }),
     ...(d.control === undefined ? {} : { control: controlOf(d.control, table, validateIdentifier) }),
     ...(d.flows === undefined ? {} : { flows: flowsOf(d.flows, table, validateIdentifier) }),
+    ...(d.steps === undefined ? {} : { steps: stepsOf(d.steps, table, validateIdentifier) }),
   }) as DescriptionOf<D>;
 }
 
@@ -335,6 +343,7 @@ const INBOX_KEYS: Readonly<Record<keyof InboxInput, true>> = {
   retention: true,
   control: true,
   flows: true,
+  steps: true,
 };
 
 /**

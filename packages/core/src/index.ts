@@ -39,6 +39,24 @@ export {
   type PausedState,
   type PauseScope,
 } from './control.js';
+export {
+  decodeStep,
+  encodeStep,
+} from './subscription/steps.js';
+export {
+  STEP_KEY_MAX,
+  type StepRecord,
+  StepError,
+  STEPS_COLUMNS,
+  STEPS_TABLE,
+  type StepsInput,
+  type StepsKey,
+  type StepsOps,
+  type StepsTable,
+  stepNameProblem,
+  stepRowId,
+  validateSteps,
+} from './steps.js';
 export * from './description.js';
 export * from './dialect.js';
 export * from './driver.js';

@@ -8,6 +8,7 @@ import type { Logger } from './logger.js';
 import { validateRetention } from './prune.js';
 import type { QueueSettings } from './queue.js';
 import { validateRate } from './rate.js';
+import { validateSteps } from './steps.js';
 import { validateSubscription } from './validate.js';
 
 /** Options of `start()`. */
@@ -120,6 +121,8 @@ export class StartupChecks {
         await validateControl(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
       if (t.flows !== undefined)
         await validateFlows(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
+      if (t.steps !== undefined)
+        await validateSteps(this.adapter.dialect, conn, t, this.adapter.dialect.prepare(t));
     } finally {
       this.adapter.pool.release(conn);
     }

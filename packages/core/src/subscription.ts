@@ -24,6 +24,7 @@ import { Dispatch } from './subscription/dispatch.js';
 import type { Handler } from './subscription/handler.js';
 import { PassOver } from './subscription/pass-over.js';
 import { Pump } from './subscription/pump.js';
+import { StepsKeeper } from './subscription/steps.js';
 
 /** What a subscription shares with its broker. */
 export interface SubscriptionHost {
@@ -129,6 +130,10 @@ export class Subscription {
         passOver,
         heldBack,
         cancels,
+        steps:
+          t.steps === undefined || ops.steps === undefined
+            ? undefined
+            : new StepsKeeper(ops.steps, t.steps, host.pool, host.logger),
       },
       // A lease row whose handler returned frees its worker while its ack settles; lanes keep theirs.
       claimAhead && settings.lanes === undefined,

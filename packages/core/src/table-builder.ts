@@ -4,6 +4,7 @@
  */
 
 import { type ControlInput, controlOf } from './control-table.js';
+import { type StepsInput, stepsOf } from './steps-table.js';
 import {
   type AnyTable,
   type Clock,
@@ -91,6 +92,11 @@ interface BuilderBase<S extends BuilderState> {
   control(opts?: { table?: string }): TableBuilder<S>;
   /** The flow tables (see {@link InboxInput.flows}); `opts.table` names the edge table (default `sqlinbox_flow`). */
   flows(opts?: { table?: string }): TableBuilder<S>;
+  /**
+   * The steps table that keeps each finished `ctx.step` of a row in work (see
+   * {@link InboxInput.steps}); `opts.table` names it (default `sqlinbox_steps`).
+   */
+  steps(opts?: { table?: string }): TableBuilder<S>;
   /** The finished description. */
   build(): TableDescription<S['form'], S['iso'], S['pay']> & FlowColumns<S['prio'], S['ukey']>;
 }
@@ -201,6 +207,10 @@ class Builder {
   flows(opts: { table?: string } = {}) {
     const input: FlowInput = opts.table === undefined ? true : { table: opts.table };
     return this.with({ flows: flowsOf(input, this.d.table, validateIdentifier) });
+  }
+  steps(opts: { table?: string } = {}) {
+    const input: StepsInput = opts.table === undefined ? true : { table: opts.table };
+    return this.with({ steps: stepsOf(input, this.d.table, validateIdentifier) });
   }
   lease(column: string) {
     if (this.d.form !== 'rowlock')

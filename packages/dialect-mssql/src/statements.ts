@@ -40,6 +40,9 @@ export class MssqlSyntax extends b.SqlSyntax {
   override readonly tickNameType = 'NVARCHAR(255)';
   override readonly tickTimeType = 'DATETIME2(3)';
   override readonly controlQueueType = 'NVARCHAR(128)';
+  /** The steps table's keys: its primary key (queue, row id, step) stays within SQL Server's 900 bytes. */
+  override readonly stepKeyType = 'NVARCHAR(100)';
+  override readonly stepResultType = 'NVARCHAR(MAX)';
   override readonly deleteTop = true;
   override readonly createTableSql = 'CREATE TABLE';
   override readonly addColumnSql = 'ADD';

@@ -58,6 +58,8 @@ export class MysqlSyntax extends SqlSyntax {
 
   override readonly clock = 'UTC_TIMESTAMP(3)';
   override readonly textType = 'CHAR';
+  /** The steps table's result: TEXT holds 64 KB, a step's value may be larger. */
+  override readonly stepResultType = 'LONGTEXT';
   override readonly transactions = MYSQL_TRANSACTIONS;
 
   override time(p: Params, at: Date): string {

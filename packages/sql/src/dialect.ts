@@ -249,7 +249,8 @@ export abstract class SqlDialect implements Dialect {
   /**
    * {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one (or the
    * table's retention records its turns in), the rate limits' budget table where the table
-   * declares a rate limit, and the control table where it declares one.
+   * declares a rate limit, the control table where it declares one, and the steps table where it
+   * declares one.
    */
   ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
     // Retention records its turns in a tick table too: printed where the schedules' is another.
@@ -261,6 +262,7 @@ export abstract class SqlDialect implements Dialect {
     const control =
       table.control === undefined ? [] : this.statements(table).control.ddl(table.control.table);
     const flows = table.flows === undefined ? [] : this.statements(table).flows.ddl(table.flows);
-    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control, ...flows];
+    const steps = table.steps === undefined ? [] : this.statements(table).steps.ddl(table.steps.table);
+    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control, ...flows, ...steps];
   }
 }

@@ -16,6 +16,7 @@ export { AdminStatements } from './features/admin.js';
 export { AdvisoryStatements } from './features/advisory.js';
 export { ConcurrencyStatements } from './features/concurrency.js';
 export { ControlStatements } from './features/control.js';
+export { StepsStatements } from './features/steps.js';
 export { CountStatements } from './features/counts.js';
 export { FlowStatements } from './features/flows.js';
 export { type HeldLease, LeaseStatements } from './features/lease.js';

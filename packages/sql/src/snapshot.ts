@@ -101,13 +101,14 @@ export function snapshotCases(): SnapshotCase[] {
       }),
     },
     {
-      name: 'lease, rate limit, schedules, control',
+      name: 'lease, rate limit, schedules, control, steps',
       table: inbox({
         table: 'jobs',
         ...base,
         lease: 'locked_until',
         rateLimit: { max: 50, per: '1s' },
         control: true,
+        steps: true,
       }),
       ddl: { schedules: 'sqlinbox_schedules' },
     },
@@ -416,6 +417,13 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     add('flows markWoken', () => s.flows.markWoken(flows, '7'));
     add('flows edgesBy', () => s.flows.edgesBy(flows, 'parent_id', ['7']));
     add('flows parentsOf', () => s.flows.parentsOf(flows, ['7']));
+  }
+  const steps = t.steps;
+  if (steps !== undefined) {
+    const key = { table: steps.table, queue: steps.name, rowId: '41' };
+    add('steps readSteps', () => s.steps.readSteps(key));
+    add('steps writeStep', () => s.steps.writeStep(key, 'charge card', '{"value":{"charge":"ch_1"}}'));
+    add('steps deleteSteps', () => s.steps.deleteSteps(steps.table, steps.name, ['41', '42']));
   }
   return out;
 }

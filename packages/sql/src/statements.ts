@@ -12,6 +12,7 @@ import { RetentionStatements } from './features/retention.js';
 import { FifoStatements, RowLockStatements } from './features/rowlock.js';
 import { ScheduleStatements } from './features/schedules.js';
 import { SettleStatements } from './features/settle.js';
+import { StepsStatements } from './features/steps.js';
 import { QueueSql } from './queue.js';
 import { SqlSyntax } from './syntax.js';
 
@@ -51,6 +52,8 @@ export interface Features<Q extends QueueSql = QueueSql> {
   readonly control?: Builder<Q, ControlStatements<Q>>;
   /** The flow tables (edges and parents). */
   readonly flows?: Builder<Q, FlowStatements<Q>>;
+  /** The steps table (durable steps). */
+  readonly steps?: Builder<Q, StepsStatements<Q>>;
 }
 
 /**
@@ -60,7 +63,7 @@ export interface Features<Q extends QueueSql = QueueSql> {
  * and batched acks ({@link lease}), per-key concurrency ({@link concurrency}), the advisory form
  * ({@link advisory}), settlement ({@link settle}), publishing ({@link publish}), the counts
  * ({@link counts}), the admin API ({@link admin}), schedules ({@link schedules}), rate limits
- * ({@link rates}) and the control table ({@link control}). Every method answers `{ sql, params }` and runs nothing: {@link SqlTable} runs
+ * ({@link rates}), the control table ({@link control}) and the steps table ({@link steps}). Every method answers `{ sql, params }` and runs nothing: {@link SqlTable} runs
  * them.
  *
  * A dialect passes its syntax and the builders it writes its own way, and narrows their types with
@@ -98,6 +101,8 @@ export class QueueStatements<Q extends QueueSql = QueueSql> {
   readonly control: ControlStatements<Q>;
   /** The flow tables. */
   readonly flows: FlowStatements<Q>;
+  /** The steps table. */
+  readonly steps: StepsStatements<Q>;
 
   constructor(
     /** The table read through the database's syntax. */
@@ -119,6 +124,7 @@ export class QueueStatements<Q extends QueueSql = QueueSql> {
     this.retention = new (features.retention ?? RetentionStatements)(q);
     this.control = new (features.control ?? ControlStatements)(q);
     this.flows = new (features.flows ?? FlowStatements)(q);
+    this.steps = new (features.steps ?? StepsStatements)(q);
   }
 
   /** The database's syntax. */

@@ -22,12 +22,14 @@ import type {
   Row,
   ScheduleOps,
   Settlement,
+  StepsOps,
   TableOps,
 } from '@sqlinbox/core';
 import { flowOps } from './flow-ops.js';
 import type { Statement } from './params.js';
 import { chunks } from './quote.js';
 import type { QueueStatements } from './statements.js';
+import { stepsOps } from './steps-ops.js';
 
 /** Keys a {@link SqlTable} locked on each connection and has not released. */
 const held = new WeakMap<Connection, Set<string>>();
@@ -74,6 +76,8 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   readonly control: ControlOps;
   /** The flow tables (see `flow-ops.ts`). */
   readonly flows: FlowOps;
+  /** The steps table (see `steps-ops.ts`). */
+  readonly steps: StepsOps;
 
   constructor(
     /** The table's statements, which this runs. */
@@ -122,6 +126,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       deleteControl: (conn, table, row) => this.deleteControl(conn, table, row),
     };
     this.flows = flowOps(this);
+    this.steps = stepsOps(this);
   }
 
   /** Runs one statement. */

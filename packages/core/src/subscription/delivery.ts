@@ -21,8 +21,10 @@ import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from 
 import { type HeldBack, holdsBack } from '../relay.js';
 import { encodeResult } from '../result.js';
 import type { Cancels } from './cancels.js';
+import { DeliveryContext } from './context.js';
 import type { Context, Handler } from './handler.js';
 import type { PassOver } from './pass-over.js';
+import { DeliverySteps, type StepsKeeper } from './steps.js';
 import { raceTimeout, TIMED_OUT } from './timeout.js';
 
 /**
@@ -43,6 +45,8 @@ export interface DeliveryHost {
   readonly heldBack: HeldBack | undefined;
   /** The cancels the control table records, where the table declares one (see `cancels.ts`). */
   readonly cancels?: Cancels | undefined;
+  /** The steps table's statements, where the table declares one (see `steps.ts`). */
+  readonly steps?: StepsKeeper | undefined;
   /** The handler returned: where its worker need not wait for the settlement, it is free now. */
   returned(d: Delivery): void;
   /** The delivery ended, settled or not (each delivery says so once). */
@@ -84,52 +88,6 @@ export async function release(
     events.emit('released', { table, id: h.id, attempt: h.attempt, reason });
 }
 
-/**
- * A handler's context: one object per delivery, its settling members made only when read (most
- * handlers return an outcome and read none), each a function of its own so that
- * `const { ack } = ctx` works.
- */
-class DeliveryContext implements Context {
-  readonly id: unknown;
-  readonly attempt: number;
-  readonly row: Readonly<Row>;
-
-  constructor(
-    private readonly delivery: Delivery,
-    readonly table: string,
-    readonly logger: Logger,
-    readonly tx: Queryable | undefined,
-  ) {
-    this.id = delivery.held.id;
-    this.attempt = delivery.held.attempt;
-    this.row = delivery.held.row;
-  }
-
-  get signal(): AbortSignal {
-    return this.delivery.signal;
-  }
-
-  get settle(): (outcome: Outcome) => Promise<void> {
-    return (o) => this.delivery.settle(o);
-  }
-
-  get ack(): (value?: unknown) => Promise<void> {
-    return (value) => this.delivery.settle(Outcome.ack(value));
-  }
-
-  get drop(): () => Promise<void> {
-    return () => this.delivery.settle(Outcome.drop());
-  }
-
-  get retry(): () => Promise<void> {
-    return () => this.delivery.settle(Outcome.retry());
-  }
-
-  get retryAfter(): (delay: number | Date) => Promise<void> {
-    return (d) => this.delivery.settle(Outcome.retryAfter(d));
-  }
-}
-
 /** Whether a handler's result is a promise (or any thenable) to wait for. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null | undefined)?.then === 'function';
@@ -166,6 +124,8 @@ export class Delivery implements BatchWaiter {
   private cancelled: { err: CancelledError; inWork: boolean } | undefined;
   /** The plan a settlement that joined the form's batched statement applies (see {@link batchSettled}). */
   private batchedAs: Plan | undefined;
+  /** Its durable steps, made at the first `ctx.step` (or where its settlement deletes the row's). */
+  private stepsOf: DeliverySteps | undefined;
 
   constructor(
     private readonly host: DeliveryHost,
@@ -182,6 +142,16 @@ export class Delivery implements BatchWaiter {
   private get keepsRecord(): boolean {
     const t = this.host.settings.table;
     return t.lastError !== undefined || t.errorClass !== undefined || t.failedAt !== undefined;
+  }
+
+  /** `ctx.step(name, fn)`: the value kept for `name`, or `fn`'s, kept (see `steps.ts`). */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    return this.steps().run(name, fn);
+  }
+
+  private steps(): DeliverySteps {
+    this.stepsOf ??= new DeliverySteps(this.host.steps, this.table, this.held);
+    return this.stepsOf;
   }
 
   abort(reason: unknown): void {
@@ -574,7 +544,11 @@ export class Delivery implements BatchWaiter {
       chosen.kind === 'finish' || this.failure === undefined || !this.keepsRecord
         ? chosen
         : { ...chosen, failure: failureOf(this.failure) };
-    if (batched && !cancelled && form.settleBatched?.(h, plan, this)) {
+    // A final settlement deletes the row's step records: in an ack's transaction, else after it.
+    const dropSteps =
+      plan.kind !== 'return' && this.host.steps !== undefined && (this.stepsOf?.used || h.attempt > 1);
+    const stepsInTx = dropSteps && plan.kind === 'finish' && plan.outcome === 'ack' && h.tx;
+    if (batched && !cancelled && !dropSteps && form.settleBatched?.(h, plan, this)) {
       this.batchedAs = plan;
       this.settlement = BATCHED;
       return undefined;
@@ -587,12 +561,17 @@ export class Delivery implements BatchWaiter {
       if (form.form !== 'lease') passOver.add(h.id, plan.backoffMs!);
     let settling: Promise<void>;
     try {
-      settling = form.settle(h, plan);
+      // Settled even where the delete failed: the form ends the transaction either way.
+      const go = () => form.settle(h, plan);
+      settling = stepsInTx ? this.steps().dropInTx().then(go, go) : go();
     } catch (err) {
       settling = Promise.reject(err);
     }
     return settling.then(
-      () => this.settledBy(plan, outcome, undefined),
+      () => {
+        this.settledBy(plan, outcome, undefined);
+        if (dropSteps && !stepsInTx) return this.steps().dropAfter();
+      },
       (err: unknown) => {
         this.settledBy(plan, outcome, err);
         throw err;

@@ -37,6 +37,14 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
   retry(): Promise<void>;
   /** Settles now as `Outcome.retryAfter(delay)`: delivered again no earlier than `delay` (ms, or an instant). */
   retryAfter(delay: number | Date): Promise<void>;
+  /**
+   * A durable step (R-FLOW-7): answers the value an earlier delivery of this row kept for `name`
+   * without running `fn`, or runs `fn` and keeps its value (JSON) in the table's steps table, so a
+   * retry runs only the steps not finished. In transactional mode the record commits with the
+   * row; otherwise it commits once `fn` has finished. One name once per delivery (`StepError`);
+   * a table without `steps` in its description refuses it (`ConfigError`).
+   */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
 }
 
 /** A handler: answers an outcome, or nothing for ack; a throw is a retry. */

@@ -1,0 +1,40 @@
+import type { Dialect, TableOps } from './dialect.js';
+import type { Connection } from './driver.js';
+import { ConfigError } from './errors.js';
+import { STEPS_COLUMNS, type StepsTable } from './steps-table.js';
+
+export * from './steps-table.js';
+
+/**
+ * Checks at start that the dialect has the steps statements and that the steps table exists with
+ * its columns. Throws a {@link ConfigError} naming the table and the fix.
+ */
+export async function validateSteps(
+  dialect: Dialect,
+  conn: Connection,
+  t: { readonly table: string; readonly steps?: StepsTable | undefined },
+  ops: TableOps,
+): Promise<void> {
+  const steps = t.steps;
+  if (steps === undefined) return;
+  if (ops.steps === undefined) {
+    throw new ConfigError(`${dialect.name} has no steps table`, {
+      table: t.table,
+      fix: 'drop steps from the description, or use a dialect that implements it',
+    });
+  }
+  const columns = await dialect.describeTable(conn, steps.table);
+  const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table (or run migrate)`;
+  if (columns === null) {
+    throw new ConfigError(`steps table ${steps.table} does not exist`, { table: t.table, fix });
+  }
+  const names = new Set(columns.map((c) => c.name.toLowerCase()));
+  const missing = STEPS_COLUMNS.find((c) => !names.has(c));
+  if (missing !== undefined) {
+    throw new ConfigError(`steps table ${steps.table} lacks column ${missing}`, {
+      table: t.table,
+      column: missing,
+      fix,
+    });
+  }
+}
