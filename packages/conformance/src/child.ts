@@ -18,12 +18,14 @@
  * - `mode: 'control'` (pause and resume across processes): handles every row by sleeping
  *   `sleepMs`, telling the parent each handler's start and end and each `paused`/`resumed` event
  *   as it happens, until the parent sends `stop`.
+ * - `mode: 'steps'` (durable steps, a crash case): runs step `one` of the row it claims (telling
+ *   the parent when its fn runs), then says it is in its handler and hangs until killed.
  */
 import { pathToFileURL } from 'node:url';
 import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control' | 'steps';
   /** `mode: 'concurrency'`: how long each handler sleeps, in milliseconds. */
   sleepMs?: number;
   module: string;
@@ -158,6 +160,20 @@ async function main(): Promise<void> {
     });
     await broker.start();
     process.send?.({ type: 'ready' });
+    return;
+  }
+
+  if (input.mode === 'steps') {
+    broker.subscribe(q, async (_m: unknown, ctx: any) => {
+      const one = await ctx.step('one', async () => {
+        process.send?.({ type: 'step', name: 'one', pid: process.pid });
+        return { pid: process.pid };
+      });
+      // Step one's record has committed: the parent kills this process now.
+      process.send?.({ type: 'in-handler', id: String(ctx.id), attempt: ctx.attempt, one });
+      await new Promise(() => {}); // hangs until killed
+    });
+    await broker.start();
     return;
   }
 

@@ -59,6 +59,8 @@ export interface TableExtras {
   readonly control?: string;
   /** Flow tables: the edge table of this name and `<name>_parent` (`inbox({ flows: { table } })`), created and dropped with it. */
   readonly flows?: string;
+  /** A steps table of this name (`inbox({ steps: { table } })`), created and dropped with it. */
+  readonly steps?: string;
   /** Advisory form: a custom lock (given with `unlock`). */
   readonly lock?: InboxInput['lock'];
   /** Advisory form: a custom unlock (given with `lock`). */
@@ -152,6 +154,7 @@ export class Harness {
     if (extras.retention) input.retention = extras.retention;
     if (extras.control) input.control = { table: extras.control };
     if (extras.flows) input.flows = { table: extras.flows };
+    if (extras.steps) input.steps = { table: extras.steps };
     if (extras.lock) {
       input.lock = extras.lock;
       input.unlock = extras.unlock;
@@ -169,6 +172,7 @@ export class Harness {
     if (dlq) this.tables.push(dlq);
     if (extras.control) this.tables.push(extras.control);
     if (extras.flows) this.tables.push(extras.flows, `${extras.flows}_parent`);
+    if (extras.steps) this.tables.push(extras.steps);
     // A name of this scenario's own making is new; a given one may be left from an earlier run.
     if (given !== undefined)
       for (const t of [name, dlq]) if (t) await this.target.exec(`DROP TABLE IF EXISTS ${t}`);
@@ -247,7 +251,7 @@ export class Harness {
   /** Starts a child process that claims one row of the table and hangs in its handler. */
   async crashChild(
     input: Record<string, unknown>,
-    opts: { lease?: string; workers?: number; relay?: boolean } = {},
+    opts: { lease?: string; workers?: number; relay?: boolean; mode?: 'steps' } = {},
   ): Promise<{
     /** The child process. */
     child: ChildProcess;

@@ -33,6 +33,7 @@ import { retentionScenarios } from './scenarios/retention.js';
 import { rowLockScenarios } from './scenarios/row-lock.js';
 import { scheduleScenarios } from './scenarios/schedule.js';
 import { settleScenarios } from './scenarios/settle.js';
+import { stepsScenarios } from './scenarios/steps.js';
 import { threadScenarios } from './scenarios/threads.js';
 import { transactionalScenarios } from './scenarios/transactional.js';
 import type { ConformanceTarget } from './target.js';
@@ -185,6 +186,7 @@ export async function runConformance(
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);
         controlScenarios(h, form);
         cancelScenarios(h, form);
+        stepsScenarios(h, form, caps);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);
         threadScenarios(h, form);

@@ -1,6 +1,6 @@
 import { defaultCodec } from '../codec.js';
 import type { Connection, Pool } from '../driver.js';
-import { EncodeError, messageOf } from '../errors.js';
+import { EncodeError, messageOf, SqlInboxError } from '../errors.js';
 import type { Held } from '../forms/form.js';
 import type { Logger } from '../logger.js';
 import {
@@ -102,9 +102,12 @@ export class DeliverySteps {
       );
     this.names.add(name);
     const key = this.key(keeper);
-    this.kept ??= keeper
-      .onPool((c) => keeper.ops.readSteps(c, key))
-      .then((records) => new Map(records.map((r) => [r.name, r.result])));
+    // Transactional mode reads and writes through the delivery's transaction (on SQLite another
+    // connection would wait for its write lock); otherwise on a pool connection, committed at once.
+    const tx = h.tx ? h.conn : undefined;
+    this.kept ??= (
+      tx !== undefined ? keeper.ops.readSteps(tx, key) : keeper.onPool((c) => keeper.ops.readSteps(c, key))
+    ).then((records) => new Map(records.map((r) => [r.name, r.result])));
     const kept = await this.kept.catch((err: unknown) => {
       // A failed read is read again by the next step.
       this.kept = undefined;
@@ -113,7 +116,12 @@ export class DeliverySteps {
     if (kept.has(name)) return decodeStep(kept.get(name)) as T;
     const value = await fn();
     const encoded = encodeStep(this.table, name, value);
-    const tx = h.tx ? h.conn : undefined;
+    if (tx !== undefined && (!h.tx || h.conn !== tx))
+      throw new SqlInboxError(
+        'TX_CLOSED',
+        `the transaction of ${this.table} row ${String(h.id)} ended before step ${JSON.stringify(name)} was kept`,
+        { table: this.table, rowId: h.id },
+      );
     if (tx !== undefined) await keeper.ops.writeStep(tx, key, name, encoded);
     else await keeper.onPool((c) => keeper.ops.writeStep(c, key, name, encoded));
     kept.set(name, encoded);

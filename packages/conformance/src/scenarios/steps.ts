@@ -1,0 +1,189 @@
+import { type Capabilities, ConfigError, type Form, Outcome, queue, StepError } from '@sqlinbox/core';
+import { expect, test } from 'vitest';
+import { exited, type Harness, payloadOf, skipWithoutChild, tableInput, until } from '../harness.js';
+import { NEEDS, only } from '../scenario-skips.js';
+
+/** The step records a steps table holds, as `name=value` sorted (the value's JSON as kept). */
+async function records(h: Harness, steps: string): Promise<string[]> {
+  const rows = await h.target.exec(`SELECT step_name, result FROM ${steps}`);
+  return rows.map((r) => `${String(r.step_name)}=${JSON.stringify(payloadOf(r.result))}`).sort();
+}
+
+/**
+ * Durable steps (R-FLOW-7): `ctx.step(name, fn)` keeps each finished step's value in the steps
+ * table; a retry of the row, after a throw or a crash, gets the kept values and runs only the
+ * steps not finished; the row's final settlement deletes its records.
+ */
+export function stepsScenarios(h: () => Harness, form: Form, caps: Capabilities): void {
+  test(`R-FLOW-7 a handler of 3 steps throws after step 2 on its first delivery: the retry runs only step 3 and gets steps 1-2's kept values; the ack deletes the records (${form})`, async () => {
+    const steps = h().name('steps');
+    const { desc } = await h().create(form, { steps });
+    const b = await h().broker();
+    const calls = { one: 0, two: 0, three: 0 };
+    const seen: unknown[] = [];
+    let keptAtRetry: string[] = [];
+    let deliveries = 0;
+    b.subscribe(queue(desc).backoff('immediate'), async (_m, ctx) => {
+      deliveries++;
+      if (deliveries === 2) keptAtRetry = await records(h(), steps);
+      const one = await ctx.step('one', () => {
+        calls.one++;
+        return { charged: 'ch_1', attempt: ctx.attempt };
+      });
+      const two = await ctx.step('two', async () => {
+        calls.two++;
+        return `mail to ${one.charged}`;
+      });
+      if (deliveries === 1) throw new Error('fails after step two');
+      const three = await ctx.step('three', () => {
+        calls.three++;
+        return [one, two];
+      });
+      seen.push({ one, two, three, attempt: ctx.attempt });
+    });
+    await b.start();
+    await b.publish(desc, { order: 7 });
+    await until(() => seen.length === 1, 'the retry acked');
+    expect(calls).toEqual({ one: 1, two: 1, three: 1 });
+    expect(deliveries).toBe(2);
+    const one = { charged: 'ch_1', attempt: 1 };
+    expect(seen[0]).toEqual({ one, two: 'mail to ch_1', three: [one, 'mail to ch_1'], attempt: 2 });
+    // The records the retry found: steps one and two, their values as kept ({"value": ..}).
+    expect(keptAtRetry).toEqual([
+      `one=${JSON.stringify({ value: one })}`,
+      `two=${JSON.stringify({ value: 'mail to ch_1' })}`,
+    ]);
+    await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
+  });
+
+  test(`R-FLOW-7 one step name twice in a delivery is a StepError; an empty name too; undefined and null values are kept as such; a table without steps refuses ctx.step with a ConfigError saying to declare steps (${form})`, async () => {
+    const steps = h().name('steps');
+    const { desc } = await h().create(form, { steps });
+    const plain = await h().create(form);
+    const b = await h().broker();
+    const errors: unknown[] = [];
+    const refused: unknown[] = [];
+    const values: unknown[] = [];
+    let deliveries = 0;
+    let runs = 0;
+    b.subscribe(queue(desc).backoff('immediate'), async (_m, ctx) => {
+      deliveries++;
+      const u = await ctx.step('undefined', () => {
+        runs++;
+        return undefined;
+      });
+      const n = await ctx.step('null', () => {
+        runs++;
+        return null;
+      });
+      if (deliveries === 1) {
+        errors.push(await ctx.step('null', () => 1).catch((e: unknown) => e));
+        errors.push(await ctx.step('', () => 1).catch((e: unknown) => e));
+        throw new Error('once more');
+      }
+      values.push(u, n);
+    });
+    b.subscribe(queue(plain.desc), async (_m, ctx) => {
+      refused.push(await ctx.step('x', () => 1).catch((e: unknown) => e));
+      return Outcome.ack();
+    });
+    await b.start();
+    await b.publish(desc, { a: 1 });
+    await b.publish(plain.desc, { b: 1 });
+    await until(() => values.length === 2 && refused.length === 1, 'both tables handled');
+    expect(values).toEqual([undefined, null]);
+    expect(runs).toBe(2); // the retry ran neither step again
+    const [twice, empty] = errors;
+    const [none] = refused;
+    expect(twice).toBeInstanceOf(StepError);
+    expect(twice).toMatchObject({ code: 'STEP', step: 'null', table: desc.table });
+    expect(String((twice as Error).message)).toContain('run twice in one delivery');
+    expect(empty).toBeInstanceOf(StepError);
+    expect(none).toBeInstanceOf(ConfigError);
+    expect(String((none as Error).message)).toContain('declare steps: true');
+    await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
+  });
+
+  test(`R-FLOW-7 a broker SIGKILLed between steps (after step 1's record committed): a second broker resumes after the last finished step; step 1's fn ran exactly once across both processes (${form})`, async (ctx) => {
+    skipWithoutChild(ctx, h().target);
+    const steps = h().name('steps');
+    const { desc, name } = await h().create(form, { steps });
+    const pub = await h().broker();
+    await pub.publish(desc, { crash: 'between steps' });
+    const { child, claimed } = await h().crashChild(tableInput(form, name, { steps: { table: steps } }), {
+      lease: '2s',
+      mode: 'steps',
+    });
+    let childRuns = 0;
+    child.on('message', (m: { type?: string }) => {
+      if (m?.type === 'step') childRuns++;
+    });
+    const inHandler = (await claimed) as { attempt: number; one?: unknown };
+    expect(await records(h(), steps)).toEqual([`one=${JSON.stringify({ value: { pid: child.pid } })}`]);
+    child.kill('SIGKILL');
+    await exited(child);
+
+    const b = await h().broker({ lease: '30s' });
+    const calls = { one: 0, two: 0 };
+    const got: unknown[] = [];
+    b.subscribe(queue(desc), async (_m, c) => {
+      const one = await c.step('one', () => {
+        calls.one++;
+        return { pid: process.pid };
+      });
+      const two = await c.step('two', () => {
+        calls.two++;
+        return 2;
+      });
+      got.push({ one, two, attempt: c.attempt });
+    });
+    await b.start();
+    await until(() => got.length === 1, 'the row delivered again and acked', 15_000);
+    expect(inHandler.attempt).toBe(1);
+    expect(childRuns).toBe(1);
+    expect(calls).toEqual({ one: 0, two: 1 });
+    expect(got[0]).toMatchObject({ one: { pid: child.pid }, two: 2 });
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+    await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
+  });
+
+  only([caps.transactional, NEEDS.transactional])(
+    `R-FLOW-7 R-TX-1 transactional mode: a step's write through ctx.tx and its record commit together; a throw after the step rolls both back, so the retry runs the step again, and the ack commits its write once (${form})`,
+    async () => {
+      const steps = h().name('steps');
+      const { desc, name } = await h().create(form, { steps });
+      const out = await h().create(form, {}, h().name('out'));
+      const b = await h().broker();
+      let runs = 0;
+      let deliveries = 0;
+      let keptAtRetry: string[] | undefined;
+      const seen: unknown[] = [];
+      b.subscribe(queue(desc).transactional().backoff('immediate'), async (_m, ctx) => {
+        deliveries++;
+        // Read through the delivery's own transaction (another connection would wait on SQLite).
+        if (deliveries === 2) {
+          const r = await ctx.tx.query(`SELECT step_name FROM ${steps}`);
+          keptAtRetry = r.rows.map((x) => String((x as { step_name: unknown }).step_name));
+        }
+        const run = await ctx.step('write', async () => {
+          runs++;
+          await b.publish(out.desc, { run: runs }, { tx: ctx.tx });
+          return runs;
+        });
+        if (deliveries === 1) throw new Error('fails after the step');
+        const after = await ctx.step('after', () => run * 10);
+        seen.push(after);
+        return Outcome.ack();
+      });
+      await b.start();
+      await b.publish(desc, { t: 1 });
+      await until(() => seen.length === 1, 'the retry acked');
+      await until(async () => (await h().rows(name)).length === 0, 'acked');
+      expect(keptAtRetry).toEqual([]); // the throw rolled the record back with the write
+      expect(runs).toBe(2);
+      expect(seen).toEqual([20]);
+      expect((await h().rows(out.name)).map((r) => payloadOf(r.payload))).toEqual([{ run: 2 }]);
+      expect(await records(h(), steps)).toEqual([]); // deleted in the ack's transaction
+    },
+  );
+}
