@@ -36,13 +36,11 @@ export class MssqlSyntax extends b.SqlSyntax {
   override readonly transactions = MSSQL_TRANSACTIONS;
   override readonly inTransactionSql = 'SELECT @@TRANCOUNT AS [n]';
   /** Schedules: the tick table's column types, and `CREATE TABLE` as the queue table's. The control table's queue:
-   * a table name is at most 128 characters, and its key (queue, kind, target) within a clustered key's 900 bytes. */
+   * a table name is at most 128 characters, and its key (queue, kind, target) within a clustered key's 900 bytes; the steps table's key too. */
   override readonly tickNameType = 'NVARCHAR(255)';
   override readonly tickTimeType = 'DATETIME2(3)';
   override readonly controlQueueType = 'NVARCHAR(128)';
-  /** The steps table's keys: its primary key (queue, row id, step) stays within SQL Server's 900 bytes. */
   override readonly stepKeyType = 'NVARCHAR(100)';
-  override readonly stepResultType = 'NVARCHAR(MAX)';
   override readonly deleteTop = true;
   override readonly createTableSql = 'CREATE TABLE';
   override readonly addColumnSql = 'ADD';

@@ -3606,9 +3606,9 @@ WHERE
 
 
 -- =================================================================================================
--- lease, rate limit, schedules, control (table jobs, lease form)
+-- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 4
+-- ddl, 1 of 5
 -- text: 218 characters, sha256 472d656a8907e2bc
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
@@ -3618,7 +3618,7 @@ CREATE TABLE [jobs] (
   [locked_until] DATETIME2(3) NULL
 );
 
--- ddl, 2 of 4
+-- ddl, 2 of 5
 -- text: 133 characters, sha256 fe7d221ff381e821
 CREATE TABLE [sqlinbox_schedules] (
   [name] NVARCHAR(255) NOT NULL,
@@ -3626,7 +3626,7 @@ CREATE TABLE [sqlinbox_schedules] (
   PRIMARY KEY ([name], [tick])
 );
 
--- ddl, 3 of 4
+-- ddl, 3 of 5
 -- text: 247 characters, sha256 c2b6029f21314db0
 CREATE TABLE [sqlinbox_rates] (
   [name] NVARCHAR(255) NOT NULL,
@@ -3637,7 +3637,7 @@ CREATE TABLE [sqlinbox_rates] (
   PRIMARY KEY ([name])
 );
 
--- ddl, 4 of 4
+-- ddl, 4 of 5
 -- text: 247 characters, sha256 8cda7cc50c9371bd
 CREATE TABLE [sqlinbox_control] (
   [queue_name] NVARCHAR(128) NOT NULL,
@@ -3646,6 +3646,17 @@ CREATE TABLE [sqlinbox_control] (
   [reason] VARCHAR(2000),
   [requested_at] BIGINT NOT NULL,
   PRIMARY KEY ([queue_name], [kind], [target])
+);
+
+-- ddl, 5 of 5
+-- text: 265 characters, sha256 53041a5aa176a219
+CREATE TABLE [sqlinbox_steps] (
+  [queue_name] NVARCHAR(128) NOT NULL,
+  [row_id] NVARCHAR(100) NOT NULL,
+  [step_name] NVARCHAR(100) NOT NULL,
+  [result] NVARCHAR(MAX) NOT NULL,
+  [finished_at] BIGINT NOT NULL,
+  PRIMARY KEY ([queue_name], [row_id], [step_name])
 );
 
 -- claimLease (n 10)
@@ -4223,6 +4234,61 @@ WHERE
   [queue_name] = @p1
   AND [kind] = @p2
   AND [target] = @p3;
+
+-- steps readSteps
+-- params: ["jobs","41"]
+-- text: 142 characters, sha256 7855b19078896a31
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  [step_name],
+  [result]
+FROM
+  [sqlinbox_steps]
+WHERE
+  [queue_name] = @p1
+  AND [row_id] = @p2;
+
+-- steps writeStep
+-- params: ["jobs","41","charge card","{\"value\":{\"charge\":\"ch_1\"}}"]
+-- text: 466 characters, sha256 578f4d981023047e
+INSERT INTO
+  [sqlinbox_steps] ([queue_name], [row_id], [step_name], [result], [finished_at])
+SELECT
+  v.*
+FROM
+  (
+    VALUES
+      (
+        @p1,
+        @p2,
+        @p3,
+        @p4,
+        DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())
+      )
+  ) AS v ([queue_name], [row_id], [step_name], [result], [finished_at])
+WHERE
+  NOT EXISTS (
+    SELECT
+      1
+    FROM
+      [sqlinbox_steps] AS x
+    WITH
+      (UPDLOCK, HOLDLOCK)
+    WHERE
+      x.[queue_name] = v.[queue_name]
+      AND x.[row_id] = v.[row_id]
+      AND x.[step_name] = v.[step_name]
+  );
+
+-- steps deleteSteps
+-- params: ["jobs","41","42"]
+-- text: 80 characters, sha256 c2ea5b88364b66f1
+DELETE FROM [sqlinbox_steps]
+WHERE
+  [queue_name] = @p1
+  AND [row_id] IN (@p2, @p3);
 
 
 -- =================================================================================================

@@ -3638,9 +3638,9 @@ SELECT
 
 
 -- =================================================================================================
--- lease, rate limit, schedules, control (table jobs, lease form)
+-- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 4
+-- ddl, 1 of 5
 -- text: 233 characters, sha256 7978d2bc6a6c0724
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
@@ -3650,7 +3650,7 @@ CREATE TABLE IF NOT EXISTS `jobs` (
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
--- ddl, 2 of 4
+-- ddl, 2 of 5
 -- text: 145 characters, sha256 6cd3f849520f8b37
 CREATE TABLE IF NOT EXISTS `sqlinbox_schedules` (
   `name` VARCHAR(255) NOT NULL,
@@ -3658,7 +3658,7 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_schedules` (
   PRIMARY KEY (`name`, `tick`)
 );
 
--- ddl, 3 of 4
+-- ddl, 3 of 5
 -- text: 260 characters, sha256 66275f8335f67ede
 CREATE TABLE IF NOT EXISTS `sqlinbox_rates` (
   `name` VARCHAR(255) NOT NULL,
@@ -3669,7 +3669,7 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_rates` (
   PRIMARY KEY (`name`)
 );
 
--- ddl, 4 of 4
+-- ddl, 4 of 5
 -- text: 259 characters, sha256 a3dae447b3a951cf
 CREATE TABLE IF NOT EXISTS `sqlinbox_control` (
   `queue_name` VARCHAR(255) NOT NULL,
@@ -3678,6 +3678,17 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_control` (
   `reason` VARCHAR(2000),
   `requested_at` BIGINT NOT NULL,
   PRIMARY KEY (`queue_name`, `kind`, `target`)
+);
+
+-- ddl, 5 of 5
+-- text: 271 characters, sha256 9bff64eada5a0b84
+CREATE TABLE IF NOT EXISTS `sqlinbox_steps` (
+  `queue_name` VARCHAR(255) NOT NULL,
+  `row_id` VARCHAR(100) NOT NULL,
+  `step_name` VARCHAR(100) NOT NULL,
+  `result` LONGTEXT NOT NULL,
+  `finished_at` BIGINT NOT NULL,
+  PRIMARY KEY (`queue_name`, `row_id`, `step_name`)
 );
 
 -- claimLease (n 10)
@@ -4123,6 +4134,40 @@ WHERE
   `queue_name` = ?
   AND `kind` = ?
   AND `target` = ?;
+
+-- steps readSteps
+-- params: ["jobs","41"]
+-- text: 90 characters, sha256 ff85345d401e1a0f
+SELECT
+  `step_name`,
+  `result`
+FROM
+  `sqlinbox_steps`
+WHERE
+  `queue_name` = ?
+  AND `row_id` = ?;
+
+-- steps writeStep
+-- params: ["jobs","41","charge card","{\"value\":{\"charge\":\"ch_1\"}}"]
+-- text: 198 characters, sha256 dd80e2ad585a22f0
+INSERT IGNORE INTO
+  `sqlinbox_steps` (`queue_name`, `row_id`, `step_name`, `result`, `finished_at`)
+VALUES
+  (
+    ?,
+    ?,
+    ?,
+    ?,
+    (TIMESTAMPDIFF (MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP (3)) DIV 1000)
+  );
+
+-- steps deleteSteps
+-- params: ["jobs","41","42"]
+-- text: 74 characters, sha256 bf48f9ee2001700e
+DELETE FROM `sqlinbox_steps`
+WHERE
+  `queue_name` = ?
+  AND `row_id` IN (?, ?);
 
 -- claim, then: the update of the rows it locked
 -- params: ["2025-01-01 00:00:30.000",1,2]

@@ -4293,9 +4293,9 @@ FROM
 
 
 -- =================================================================================================
--- lease, rate limit, schedules, control (table jobs, lease form)
+-- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 7
+-- ddl, 1 of 8
 -- text: 294 characters, sha256 d166734e55cc5f5d
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
@@ -4311,7 +4311,7 @@ WITH
     autovacuum_vacuum_cost_delay = 0
   );
 
--- ddl, 2 of 7
+-- ddl, 2 of 8
 -- text: 392 characters, sha256 770b58b2b5470dff
 DO $sqlinbox_ddl$
 BEGIN
@@ -4327,21 +4327,21 @@ BEGIN
 END
 $sqlinbox_ddl$;
 
--- ddl, 3 of 7
+-- ddl, 3 of 8
 -- text: 50 characters, sha256 1b64c1322413f900
 DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
 
--- ddl, 4 of 7
+-- ddl, 4 of 8
 -- text: 127 characters, sha256 a6e52fc35f675e85
 CREATE TRIGGER "sqlinbox_wakeup"
 AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
--- ddl, 5 of 7
+-- ddl, 5 of 8
 -- text: 137 characters, sha256 2fa0d958ed45d43f
 CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" text NOT NULL, "tick" timestamptz NOT NULL, PRIMARY KEY ("name", "tick"));
 
--- ddl, 6 of 7
+-- ddl, 6 of 8
 -- text: 252 characters, sha256 c67de01be1d642eb
 CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
   "name" text NOT NULL,
@@ -4352,7 +4352,7 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
   PRIMARY KEY ("name")
 );
 
--- ddl, 7 of 7
+-- ddl, 7 of 8
 -- text: 243 characters, sha256 970a5c348b10eddd
 CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
   "queue_name" text NOT NULL,
@@ -4361,6 +4361,17 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
   "reason" VARCHAR(2000),
   "requested_at" BIGINT NOT NULL,
   PRIMARY KEY ("queue_name", "kind", "target")
+);
+
+-- ddl, 8 of 8
+-- text: 259 characters, sha256 edacf14f2e08d1c9
+CREATE TABLE IF NOT EXISTS "sqlinbox_steps" (
+  "queue_name" text NOT NULL,
+  "row_id" VARCHAR(100) NOT NULL,
+  "step_name" VARCHAR(100) NOT NULL,
+  "result" TEXT NOT NULL,
+  "finished_at" BIGINT NOT NULL,
+  PRIMARY KEY ("queue_name", "row_id", "step_name")
 );
 
 -- claimLease (n 10)
@@ -4935,6 +4946,49 @@ WHERE
   "queue_name" = $1
   AND "kind" = $2
   AND "target" = $3;
+
+-- steps readSteps
+-- params: ["jobs","41"]
+-- text: 92 characters, sha256 ef1b7b8ce1809a60
+SELECT
+  "step_name",
+  "result"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = $1
+  AND "row_id" = $2;
+
+-- steps writeStep
+-- params: ["jobs","41","charge card","{\"value\":{\"charge\":\"ch_1\"}}"]
+-- text: 213 characters, sha256 2e90919f3f5585e4
+INSERT INTO
+  "sqlinbox_steps" ("queue_name", "row_id", "step_name", "result", "finished_at")
+VALUES
+  (
+    $1,
+    $2,
+    $3,
+    $4::text,
+    CAST(
+      FLOOR(
+        EXTRACT(
+          EPOCH
+          FROM
+            CURRENT_TIMESTAMP
+        ) * 1000
+      ) AS BIGINT
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- steps deleteSteps
+-- params: ["jobs",["41","42"]]
+-- text: 75 characters, sha256 8b45df960e55693a
+DELETE FROM "sqlinbox_steps"
+WHERE
+  "queue_name" = $1
+  AND "row_id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
 -- params: ["{\"n\":1}",1]

@@ -2284,9 +2284,9 @@ WHERE
 
 
 -- =================================================================================================
--- lease, rate limit, schedules, control (table jobs, lease form)
+-- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 5
+-- ddl, 1 of 6
 -- text: 157 characters, sha256 be480e0abc2e4b79
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
@@ -2295,15 +2295,15 @@ CREATE TABLE IF NOT EXISTS "jobs" (
   "locked_until" INTEGER
 );
 
--- ddl, 2 of 5
+-- ddl, 2 of 6
 -- text: 70 characters, sha256 c33aee83c0a2d176
 CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
 
--- ddl, 3 of 5
+-- ddl, 3 of 6
 -- text: 133 characters, sha256 9cf491bea484b447
 CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" TEXT NOT NULL, "tick" INTEGER NOT NULL, PRIMARY KEY ("name", "tick"));
 
--- ddl, 4 of 5
+-- ddl, 4 of 6
 -- text: 254 characters, sha256 dab9768087321c51
 CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
   "name" TEXT NOT NULL,
@@ -2314,7 +2314,7 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_rates" (
   PRIMARY KEY ("name")
 );
 
--- ddl, 5 of 5
+-- ddl, 5 of 6
 -- text: 244 characters, sha256 4938643412533366
 CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
   "queue_name" TEXT NOT NULL,
@@ -2323,6 +2323,17 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
   "reason" VARCHAR(2000),
   "requested_at" INTEGER NOT NULL,
   PRIMARY KEY ("queue_name", "kind", "target")
+);
+
+-- ddl, 6 of 6
+-- text: 260 characters, sha256 d0a91eab7131eaa3
+CREATE TABLE IF NOT EXISTS "sqlinbox_steps" (
+  "queue_name" TEXT NOT NULL,
+  "row_id" VARCHAR(100) NOT NULL,
+  "step_name" VARCHAR(100) NOT NULL,
+  "result" TEXT NOT NULL,
+  "finished_at" INTEGER NOT NULL,
+  PRIMARY KEY ("queue_name", "row_id", "step_name")
 );
 
 -- claimLease (n 10)
@@ -2812,6 +2823,43 @@ WHERE
   "queue_name" = ?
   AND "kind" = ?
   AND "target" = ?;
+
+-- steps readSteps
+-- params: ["jobs","41"]
+-- text: 90 characters, sha256 4b070893fd6d8eea
+SELECT
+  "step_name",
+  "result"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = ?
+  AND "row_id" = ?;
+
+-- steps writeStep
+-- params: ["jobs","41","charge card","{\"value\":{\"charge\":\"ch_1\"}}"]
+-- text: 249 characters, sha256 fdf5a1894a088745
+INSERT INTO
+  "sqlinbox_steps" ("queue_name", "row_id", "step_name", "result", "finished_at")
+VALUES
+  (
+    ?,
+    ?,
+    ?,
+    CAST(? AS TEXT),
+    (
+      CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+    )
+  )
+ON CONFLICT DO NOTHING;
+
+-- steps deleteSteps
+-- params: ["jobs","41","42"]
+-- text: 74 characters, sha256 595395b4debf76f5
+DELETE FROM "sqlinbox_steps"
+WHERE
+  "queue_name" = ?
+  AND "row_id" IN (?, ?);
 
 
 -- =================================================================================================

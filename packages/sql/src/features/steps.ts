@@ -18,7 +18,7 @@ export class StepsStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
         `  ${c('queue_name')} ${s.controlQueueType ?? s.tickNameType} NOT NULL,\n` +
         `  ${c('row_id')} ${s.stepKeyType} NOT NULL,\n` +
         `  ${c('step_name')} ${s.stepKeyType} NOT NULL,\n` +
-        `  ${c('result')} ${s.stepResultType} NOT NULL,\n` +
+        `  ${c('result')} ${s.stepResultType ?? s.textType} NOT NULL,\n` +
         `  ${c('finished_at')} ${s.rateMsType} NOT NULL,\n` +
         `  PRIMARY KEY (${c('queue_name')}, ${c('row_id')}, ${c('step_name')})\n)`,
     ];
