@@ -1,10 +1,10 @@
 import type { ControlOps, PausedState } from './control-table.js';
-import type { StepsOps } from './steps-table.js';
 import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.js';
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
 import type { FlowOps } from './flow-table.js';
 import type { RateGrant, RateReservation } from './rate-limit.js';
+import type { StepsOps } from './steps-table.js';
 
 /**
  * What a dialect can do. Every flag has a default (see {@link defaultCapabilities}), so a flag

@@ -5,7 +5,6 @@
 
 import { closest } from 'fastest-levenshtein';
 import { type ControlInput, controlOf } from './control-table.js';
-import { type StepsInput, stepsOf } from './steps-table.js';
 import {
   type Clock,
   type ColumnRole,
@@ -28,6 +27,7 @@ import { ConfigError } from './errors.js';
 import { type FlowInput, flowsOf } from './flow-table.js';
 import { type RateLimitInput, rateLimitOf } from './rate-limit.js';
 import { type RetentionInput, retentionOf } from './retention.js';
+import { type StepsInput, stepsOf } from './steps-table.js';
 
 type ColumnSpec = string | { readonly column: string; readonly generated?: boolean };
 type PayloadSpec = string | { readonly column: string; readonly type?: PayloadType };

@@ -39,24 +39,6 @@ export {
   type PausedState,
   type PauseScope,
 } from './control.js';
-export {
-  decodeStep,
-  encodeStep,
-} from './subscription/steps.js';
-export {
-  STEP_KEY_MAX,
-  type StepRecord,
-  StepError,
-  STEPS_COLUMNS,
-  STEPS_TABLE,
-  type StepsInput,
-  type StepsKey,
-  type StepsOps,
-  type StepsTable,
-  stepNameProblem,
-  stepRowId,
-  validateSteps,
-} from './steps.js';
 export * from './description.js';
 export * from './dialect.js';
 export * from './driver.js';
@@ -128,7 +110,25 @@ export {
   type Tick,
 } from './schedule.js';
 export type { StartOptions } from './startup.js';
+export {
+  STEP_KEY_MAX,
+  STEPS_COLUMNS,
+  STEPS_TABLE,
+  StepError,
+  type StepRecord,
+  type StepsInput,
+  type StepsKey,
+  type StepsOps,
+  type StepsTable,
+  stepNameProblem,
+  stepRowId,
+  validateSteps,
+} from './steps.js';
 export type { BatchHandler, BatchItem, Context, Handler } from './subscription/handler.js';
+export {
+  decodeStep,
+  encodeStep,
+} from './subscription/steps.js';
 export * from './table-builder.js';
 export {
   checkConnectionLimit,

@@ -4,7 +4,6 @@
  */
 
 import { type ControlInput, controlOf } from './control-table.js';
-import { type StepsInput, stepsOf } from './steps-table.js';
 import {
   type AnyTable,
   type Clock,
@@ -27,6 +26,7 @@ import { ConfigError } from './errors.js';
 import { type FlowInput, flowsOf } from './flow-table.js';
 import { type RateLimitInput, rateLimitOf } from './rate-limit.js';
 import { type RetentionInput, retentionOf } from './retention.js';
+import { type StepsInput, stepsOf } from './steps-table.js';
 
 interface BuilderState {
   form: Form;

@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Connection } from './driver.js';
+import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { Outcome, outcomeOf } from './outcome.js';
 import {
@@ -112,6 +113,13 @@ async function run(m: Extract<ToThread, { t: 'run' }>): Promise<void> {
     drop: () => settleOnMain(m.d, Outcome.drop()),
     retry: () => settleOnMain(m.d, Outcome.retry()),
     retryAfter: (delay) => settleOnMain(m.d, Outcome.retryAfter(delay)),
+    step: () =>
+      Promise.reject(
+        new ConfigError('ctx.step runs in main-thread handlers only, not in a handler thread', {
+          table: m.table,
+          fix: 'run the steps in a handler mounted with subscribe(), or keep their progress in tables of your own through ctx.query',
+        }),
+      ),
   };
   try {
     const outcome = outcomeOf(await mod.handle(m.message, ctx));

@@ -66,6 +66,12 @@ export interface ThreadContext<D = any> {
   retry(): Promise<void>;
   /** Settles now as `Outcome.retryAfter(delay)`: delivered again no earlier than `delay` (ms, or an instant). */
   retryAfter(delay: number | Date): Promise<void>;
+  /**
+   * Durable steps (`ctx.step`) run in main-thread handlers only: here it always rejects with a
+   * `ConfigError` saying so, and runs nothing (the steps table is written on the main thread's
+   * connections and the delivery's transaction, which a thread does not hold).
+   */
+  step(name: string, fn: () => unknown): Promise<never>;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { type Codec, decodePayload, validatePayload } from '../codec.js';
 import type { Queryable } from '../description.js';
 import type { Dialect } from '../dialect.js';
-import type { Row } from '../driver.js';
 import {
   type CancelledError,
   ClosedError,
