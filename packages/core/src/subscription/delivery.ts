@@ -19,6 +19,7 @@ import { failureOf, Outcome, outcomeOf, type Plan, planOf } from '../outcome.js'
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, type QueueSettings } from '../queue.js';
 import { type HeldBack, holdsBack } from '../relay.js';
 import { encodeResult } from '../result.js';
+import { StepError } from '../steps-table.js';
 import type { Cancels } from './cancels.js';
 import { DeliveryContext } from './context.js';
 import type { Context, Handler } from './handler.js';
@@ -145,6 +146,11 @@ export class Delivery implements BatchWaiter {
 
   /** `ctx.step(name, fn)`: the value kept for `name`, or `fn`'s, kept (see `steps.ts`). */
   step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    // A record written after the final settlement would outlive its row.
+    if (this.settlement !== undefined)
+      return Promise.reject(
+        new StepError(this.table, this.held.id, name, 'its delivery has settled already'),
+      );
     return this.steps().run(name, fn);
   }
 
