@@ -257,7 +257,8 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
       const ticks = tickTables.flatMap((n) => (n === undefined ? [] : s.schedules.ddl(n)));
       const rates = table.rateLimit === undefined ? [] : s.rates.ddl(table.rateLimit.table);
       const control = table.control === undefined ? [] : s.control.ddl(table.control.table);
-      return [...out, ...ticks, ...rates, ...control];
+      const steps = table.steps === undefined ? [] : s.steps.ddl(table.steps.table);
+      return [...out, ...ticks, ...rates, ...control, ...steps];
     },
   };
 }
