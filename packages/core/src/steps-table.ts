@@ -18,13 +18,10 @@ export const STEPS_TABLE = 'sqlinbox_steps';
 export const STEPS_COLUMNS = ['queue_name', 'row_id', 'step_name', 'result', 'finished_at'] as const;
 
 /**
- * The longest step name and row id (as text) the steps table takes: 100 characters, its DDL's
- * width on SQL Server, where a primary key holds at most 900 bytes.
+ * The longest queue name, step name and row id (as text) the steps table takes: 128 characters,
+ * its DDL's `NVARCHAR(128)` on SQL Server, where a primary key holds at most 900 bytes.
  */
-export const STEP_KEY_MAX = 100;
-
-/** The longest queue name a steps table takes (its DDL's `NVARCHAR(128)` on SQL Server). */
-const QUEUE_MAX = 128;
+export const STEP_KEY_MAX = 128;
 
 /** The steps table as a description declares it (`inbox({ steps })`, `.steps(..)`). */
 export type StepsInput =
@@ -103,14 +100,14 @@ export function stepsOf(
       fix: "write steps: true or { table: 'ops_steps' }",
     });
   }
-  if (table.length > QUEUE_MAX) {
-    throw new ConfigError(`a table with steps has a name of at most ${QUEUE_MAX} characters`, { table });
+  if (table.length > STEP_KEY_MAX) {
+    throw new ConfigError(`a table with steps has a name of at most ${STEP_KEY_MAX} characters`, { table });
   }
   const name = c === true ? undefined : (c as { table?: string }).table;
   return { table: ident(name ?? STEPS_TABLE, 'steps table', table, true), name: table };
 }
 
-/** Why `name` cannot name a step, or undefined where it can: a non-empty string of at most 100 characters. */
+/** Why `name` cannot name a step, or undefined where it can: a non-empty string of at most 128 characters. */
 export function stepNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string')
     return `a step's name is a string, not ${name === null ? 'null' : typeof name}`;

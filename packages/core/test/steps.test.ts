@@ -41,17 +41,17 @@ describe('durable steps (pure logic)', () => {
     expect(() => inbox({ ...base, stpes: true } as never)).toThrow(/did you mean "steps"/);
   });
 
-  test('R-FLOW-7 a step name is a non-empty string of at most 100 characters; a row id as text at most 100 characters', () => {
+  test('R-FLOW-7 a step name is a non-empty string of at most 128 characters; a row id as text at most 128 characters', () => {
     expect(stepNameProblem('charge card')).toBeUndefined();
-    expect(stepNameProblem('x'.repeat(100))).toBeUndefined();
+    expect(stepNameProblem('x'.repeat(128))).toBeUndefined();
     expect(stepNameProblem('')).toMatch(/not empty/);
-    expect(stepNameProblem('x'.repeat(101))).toMatch(/at most 100/);
+    expect(stepNameProblem('x'.repeat(129))).toMatch(/at most 128/);
     expect(stepNameProblem(7)).toMatch(/a string, not number/);
     expect(stepNameProblem(null)).toMatch(/not null/);
     expect(stepRowId('jobs', 41)).toBe('41');
     expect(stepRowId('jobs', 9007199254740993n)).toBe('9007199254740993');
     expect(stepRowId('jobs', 'a-uuid')).toBe('a-uuid');
-    expect(() => stepRowId('jobs', 'x'.repeat(101))).toThrow(ConfigError);
+    expect(() => stepRowId('jobs', 'x'.repeat(129))).toThrow(ConfigError);
   });
 
   test('R-FLOW-7 a step value is kept as {"value": ..} and read back through every form a driver answers (text, bytes, parsed); undefined is kept as {} and reads back undefined', () => {

@@ -40,7 +40,6 @@ export class MssqlSyntax extends b.SqlSyntax {
   override readonly tickNameType = 'NVARCHAR(255)';
   override readonly tickTimeType = 'DATETIME2(3)';
   override readonly controlQueueType = 'NVARCHAR(128)';
-  override readonly stepKeyType = 'NVARCHAR(100)';
   override readonly deleteTop = true;
   override readonly createTableSql = 'CREATE TABLE';
   override readonly addColumnSql = 'ADD';

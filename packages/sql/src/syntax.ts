@@ -334,9 +334,6 @@ export class SqlSyntax {
   /** The control table's reason column. Default `VARCHAR(2000)`. */
   readonly controlReasonType: string = 'VARCHAR(2000)';
 
-  /** The steps table's row id and step name columns (at most 100 characters each). Default `VARCHAR(100)`. */
-  readonly stepKeyType: string = 'VARCHAR(100)';
-
   /** The steps table's result column (JSON text of any length). Default (undefined): {@link textType}. */
   readonly stepResultType: string | undefined = undefined;
 }

@@ -3649,11 +3649,11 @@ CREATE TABLE [sqlinbox_control] (
 );
 
 -- ddl, 5 of 5
--- text: 265 characters, sha256 53041a5aa176a219
+-- text: 265 characters, sha256 3cfbb11c95d41254
 CREATE TABLE [sqlinbox_steps] (
   [queue_name] NVARCHAR(128) NOT NULL,
-  [row_id] NVARCHAR(100) NOT NULL,
-  [step_name] NVARCHAR(100) NOT NULL,
+  [row_id] NVARCHAR(128) NOT NULL,
+  [step_name] NVARCHAR(128) NOT NULL,
   [result] NVARCHAR(MAX) NOT NULL,
   [finished_at] BIGINT NOT NULL,
   PRIMARY KEY ([queue_name], [row_id], [step_name])

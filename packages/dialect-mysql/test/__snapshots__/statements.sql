@@ -3681,11 +3681,11 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_control` (
 );
 
 -- ddl, 5 of 5
--- text: 271 characters, sha256 9bff64eada5a0b84
+-- text: 271 characters, sha256 efd1c63433f9cdb2
 CREATE TABLE IF NOT EXISTS `sqlinbox_steps` (
   `queue_name` VARCHAR(255) NOT NULL,
-  `row_id` VARCHAR(100) NOT NULL,
-  `step_name` VARCHAR(100) NOT NULL,
+  `row_id` VARCHAR(255) NOT NULL,
+  `step_name` VARCHAR(255) NOT NULL,
   `result` LONGTEXT NOT NULL,
   `finished_at` BIGINT NOT NULL,
   PRIMARY KEY (`queue_name`, `row_id`, `step_name`)

@@ -4364,11 +4364,11 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
 );
 
 -- ddl, 8 of 8
--- text: 259 characters, sha256 edacf14f2e08d1c9
+-- text: 243 characters, sha256 b3dea1f252c8121f
 CREATE TABLE IF NOT EXISTS "sqlinbox_steps" (
   "queue_name" text NOT NULL,
-  "row_id" VARCHAR(100) NOT NULL,
-  "step_name" VARCHAR(100) NOT NULL,
+  "row_id" text NOT NULL,
+  "step_name" text NOT NULL,
   "result" TEXT NOT NULL,
   "finished_at" BIGINT NOT NULL,
   PRIMARY KEY ("queue_name", "row_id", "step_name")

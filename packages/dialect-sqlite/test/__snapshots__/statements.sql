@@ -2326,11 +2326,11 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_control" (
 );
 
 -- ddl, 6 of 6
--- text: 260 characters, sha256 d0a91eab7131eaa3
+-- text: 244 characters, sha256 1f4e046f00d4e337
 CREATE TABLE IF NOT EXISTS "sqlinbox_steps" (
   "queue_name" TEXT NOT NULL,
-  "row_id" VARCHAR(100) NOT NULL,
-  "step_name" VARCHAR(100) NOT NULL,
+  "row_id" TEXT NOT NULL,
+  "step_name" TEXT NOT NULL,
   "result" TEXT NOT NULL,
   "finished_at" INTEGER NOT NULL,
   PRIMARY KEY ("queue_name", "row_id", "step_name")

@@ -13,11 +13,14 @@ export class StepsStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
   ddl(steps: string): string[] {
     const s = this.s;
     const c = (name: string) => s.ident(name);
+    // The control table's name type for each part of the key: on SQL Server its 128 characters
+    // keep the three within a clustered key's 900 bytes.
+    const key = s.controlQueueType ?? s.tickNameType;
     return [
       `${s.createTableSql} ${s.tableName(steps)} (\n` +
-        `  ${c('queue_name')} ${s.controlQueueType ?? s.tickNameType} NOT NULL,\n` +
-        `  ${c('row_id')} ${s.stepKeyType} NOT NULL,\n` +
-        `  ${c('step_name')} ${s.stepKeyType} NOT NULL,\n` +
+        `  ${c('queue_name')} ${key} NOT NULL,\n` +
+        `  ${c('row_id')} ${key} NOT NULL,\n` +
+        `  ${c('step_name')} ${key} NOT NULL,\n` +
         `  ${c('result')} ${s.stepResultType ?? s.textType} NOT NULL,\n` +
         `  ${c('finished_at')} ${s.rateMsType} NOT NULL,\n` +
         `  PRIMARY KEY (${c('queue_name')}, ${c('row_id')}, ${c('step_name')})\n)`,
