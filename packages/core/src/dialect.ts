@@ -542,7 +542,9 @@ export interface DdlOptions {
    * throws a `ConfigError` naming it, with the fix.
    */
   readonly existingColumns?: {
+    /** The queue table's columns as they exist; null: the table does not exist yet. */
     readonly table?: readonly string[] | null;
+    /** The dead-letter table's columns as they exist; null: it does not exist yet. */
     readonly deadLetter?: readonly string[] | null;
   };
 }
