@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { Adapter, Connection, Logger, Pool, QueryResult, Row } from '@sqlinbox/core';
+import { jsonStringsAsText } from '@sqlinbox/sql';
 import { createPgliteDialect, PgliteBusyError, PgliteClosedError } from './dialect.js';
 
 /**
@@ -68,7 +69,9 @@ export class PgliteConnection implements Connection {
     if (!this.open) throw new PgliteClosedError(this.id);
     return sessionOf(this.db).run(this, async () => {
       const res = await this.db.query<R>(sql, [...params]);
-      return { rows: res.rows, rowCount: res.rowCount ?? res.affectedRows ?? res.rows.length };
+      // PGlite parses json and jsonb: a JSON string goes back to its text, for the payload's codec.
+      const rows = jsonStringsAsText(res.rows, res.fields);
+      return { rows, rowCount: res.rowCount ?? res.affectedRows ?? rows.length };
     });
   }
 }

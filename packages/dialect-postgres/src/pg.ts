@@ -11,6 +11,7 @@ import {
   type Row,
   type Wakeup,
 } from '@sqlinbox/core';
+import { jsonStringsAsText } from '@sqlinbox/sql';
 import {
   createPostgresDialect,
   type PostgresDialect,
@@ -19,7 +20,6 @@ import {
   type TransactionPoolerForm,
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
-import { jsonStringsAsText } from './json-text.js';
 import { warnPooler } from './pooler.js';
 import { quoteIdent, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';

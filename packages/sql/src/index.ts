@@ -26,6 +26,7 @@ export { FifoStatements, RowLockStatements } from './features/rowlock.js';
 export { ScheduleStatements } from './features/schedules.js';
 export { type RecordWrite, SettleStatements } from './features/settle.js';
 export { StepsStatements } from './features/steps.js';
+export { jsonStringsAsText, type ResultColumn } from './json-text.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
 export { Feature, ID, IN_WORK, KEY, QueueSql, RANK, STATE } from './queue.js';
 export { ansiIdent, chunks, jsonList, qualified } from './quote.js';
