@@ -16,6 +16,7 @@ import type { Connection, Pool } from './driver.js';
 import { ConfigError } from './errors.js';
 import type { Events } from './events.js';
 import type { Logger } from './logger.js';
+import { checkSideTable } from './side-table.js';
 
 export * from './control-table.js';
 
@@ -104,20 +105,8 @@ export async function validateControl(
 ): Promise<void> {
   if (t.control === undefined) return;
   const { control } = controlOps(dialect, t, ops);
-  const columns = await dialect.describeTable(conn, control.table);
   const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table (or run migrate)`;
-  if (columns === null) {
-    throw new ConfigError(`control table ${control.table} does not exist`, { table: t.table, fix });
-  }
-  const names = new Set(columns.map((c) => c.name.toLowerCase()));
-  const missing = CONTROL_COLUMNS.find((c) => !names.has(c));
-  if (missing !== undefined) {
-    throw new ConfigError(`control table ${control.table} lacks column ${missing}`, {
-      table: t.table,
-      column: missing,
-      fix,
-    });
-  }
+  await checkSideTable(dialect, conn, t.table, 'control', control.table, CONTROL_COLUMNS, fix);
 }
 
 /**

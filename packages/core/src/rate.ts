@@ -3,6 +3,7 @@ import type { Connection, Pool } from './driver.js';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { RATE_COLUMNS, type RateGrant, type RateLimit } from './rate-limit.js';
+import { checkSideTable } from './side-table.js';
 
 /**
  * Rate limits at run time: the start-up check of the budget table and each subscription's gate
@@ -32,22 +33,8 @@ export async function validateRate(
       fix: 'drop rateLimit from the description, or use a dialect that implements reserveRate',
     });
   }
-  const columns = await dialect.describeTable(conn, rl.table);
-  if (columns === null) {
-    throw new ConfigError(`rate table ${rl.table} does not exist`, {
-      table: t.table,
-      fix: `create it with the DDL ${dialect.name}'s ddl() prints for this table`,
-    });
-  }
-  const names = new Set(columns.map((c) => c.name.toLowerCase()));
-  const missing = RATE_COLUMNS.find((c) => !names.has(c));
-  if (missing !== undefined) {
-    throw new ConfigError(`rate table ${rl.table} lacks column ${missing}`, {
-      table: t.table,
-      column: missing,
-      fix: `create it with the DDL ${dialect.name}'s ddl() prints for this table`,
-    });
-  }
+  const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table`;
+  await checkSideTable(dialect, conn, t.table, 'rate', rl.table, RATE_COLUMNS, fix);
 }
 
 /**

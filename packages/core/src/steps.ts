@@ -1,6 +1,7 @@
 import type { Dialect, TableOps } from './dialect.js';
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
+import { checkSideTable } from './side-table.js';
 import { STEPS_COLUMNS, type StepsTable } from './steps-table.js';
 
 export * from './steps-table.js';
@@ -23,18 +24,6 @@ export async function validateSteps(
       fix: 'drop steps from the description, or use a dialect that implements it',
     });
   }
-  const columns = await dialect.describeTable(conn, steps.table);
   const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table (or run migrate)`;
-  if (columns === null) {
-    throw new ConfigError(`steps table ${steps.table} does not exist`, { table: t.table, fix });
-  }
-  const names = new Set(columns.map((c) => c.name.toLowerCase()));
-  const missing = STEPS_COLUMNS.find((c) => !names.has(c));
-  if (missing !== undefined) {
-    throw new ConfigError(`steps table ${steps.table} lacks column ${missing}`, {
-      table: t.table,
-      column: missing,
-      fix,
-    });
-  }
+  await checkSideTable(dialect, conn, t.table, 'steps', steps.table, STEPS_COLUMNS, fix);
 }

@@ -4,6 +4,7 @@ import type { Connection, Row } from '../driver.js';
 import { ConfigError } from '../errors.js';
 import { FLOW_COLUMNS, type FlowOps, type FlowTable } from '../flow-table.js';
 import { decodeResult } from '../result.js';
+import { checkSideTable } from '../side-table.js';
 
 /** A flow node's row as the queue table shows it. */
 export interface NodeState {
@@ -94,18 +95,6 @@ export async function validateFlows(
   for (const [table, want] of [
     [f.edges, FLOW_COLUMNS.edges],
     [f.parents, FLOW_COLUMNS.parents],
-  ] as const) {
-    const columns = await dialect.describeTable(conn, table);
-    if (columns === null)
-      throw new ConfigError(`flow table ${table} does not exist`, { table: t.table, fix });
-    const names = new Set(columns.map((c) => c.name.toLowerCase()));
-    const missing = want.find((c) => !names.has(c));
-    if (missing !== undefined) {
-      throw new ConfigError(`flow table ${table} lacks column ${missing}`, {
-        table: t.table,
-        column: missing,
-        fix,
-      });
-    }
-  }
+  ] as const)
+    await checkSideTable(dialect, conn, t.table, 'flow', table, want, fix);
 }
