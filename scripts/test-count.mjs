@@ -1,10 +1,14 @@
 // Sums vitest's JSON reports into the one plain line CI reads: "N passed, N failed".
 //
 //   node scripts/test-count.mjs                      the reports in the tree, every package with a test script
-//   node scripts/test-count.mjs --save DIR [PKG..]   copies the tree's reports of PKG.. (default: every
-//                                                    package with a test script) into DIR, for a later sum;
+//   node scripts/test-count.mjs --save DIR [--ran-only] [PKG..]
+//                                                    copies the tree's reports of PKG.. (default: every
+//                                                    package with a test script) into DIR, for a later sum
+//                                                    (--ran-only: its skipped tests left out of the count);
 //                                                    a package without a report is recorded as missing
 //                                                    (several saves, even at once, may share one DIR)
+//                                                    (SQLINBOX_VITEST_REPORT: the report's path in
+//                                                    the package, where the run wrote it elsewhere)
 //   node scripts/test-count.mjs --exit DIR RC PKG..  records that the run of PKG.. (saved in DIR) exited RC
 //   node scripts/test-count.mjs DIR..                the sum over saved runs (one line per run, then the total)
 //   node scripts/test-count.mjs --list               every package with a test script, one a line
@@ -53,14 +57,21 @@ const fileOf = (pkg) => `${pkg.replaceAll('/', '__')}.json`;
 
 const args = process.argv.slice(2);
 if (args[0] === '--save') {
-  const [, dir, ...only] = args;
-  if (!dir) throw new Error('usage: test-count.mjs --save DIR [PKG..]');
+  const ranOnly = args[2] === '--ran-only';
+  const [, dir, ...rest] = args;
+  const only = ranOnly ? rest.slice(1) : rest;
+  if (!dir) throw new Error('usage: test-count.mjs --save DIR [--ran-only] [PKG..]');
   mkdirSync(dir, { recursive: true });
   const missing = [];
   for (const pkg of only.length > 0 ? only : testedPackages()) {
-    const report = join(pkg, '.vitest', 'report.json');
-    if (existsSync(report)) copyFileSync(report, join(dir, fileOf(pkg)));
-    else missing.push(pkg);
+    const report = join(pkg, process.env.SQLINBOX_VITEST_REPORT || join('.vitest', 'report.json'));
+    if (!existsSync(report)) missing.push(pkg);
+    else if (!ranOnly) copyFileSync(report, join(dir, fileOf(pkg)));
+    else {
+      // A run of some of a package's tests (another run counts the rest): its skipped ones not counted.
+      const r = JSON.parse(readFileSync(report, 'utf8'));
+      writeFileSync(join(dir, fileOf(pkg)), JSON.stringify({ ...r, numPendingTests: 0, numTodoTests: 0 }));
+    }
   }
   // A file of this save's own: saves of other packages into the same DIR keep theirs.
   writeFileSync(join(dir, `missing.${process.pid}.json`), JSON.stringify(missing));

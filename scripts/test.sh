@@ -5,15 +5,25 @@
 # Galera cluster; on ports and in directories of their own). Each lane runs its packages one
 # at a time, so no two packages share a server: the PostgreSQL tests restart PostgreSQL and end
 # sessions by database, the MariaDB tests restart MariaDB and kill every session of their database.
-# Packages that use both servers, and any package no lane names, run after the lanes, one at a
-# time (a new package's tests run there until it is named in a lane below).
+# Packages that use both servers, and any package no lane names (a new package's tests run there
+# until it is named in a lane below), run one at a time after the MariaDB lane, on databases of
+# their own (sqlinbox_side, created and dropped here), so the sessions the server lanes end by
+# database never reach them. The one scenario that restarts a shared server ("the server restarted
+# mid-run", in the PostgreSQL and MariaDB dialects' conformance) runs first, in a phase of its own
+# beside the serverless lanes; the two server lanes then leave it out. The PgBouncer conformance
+# files of dialect-postgres then run in a lane of their own beside the PostgreSQL lane, on a
+# database of their own (sqlinbox_bouncer), where the side databases would be made. Given vitest arguments, or
+# where SQLINBOX_PG_URL or SQLINBOX_MYSQL_URL names a server, or a side database cannot be made,
+# those packages run after every lane instead, as the restarts then may run anywhere.
 #
 # Arguments go to vitest (`pnpm test -- -t 'R-LEASE'`). Ends with one plain line
 # "N passed, N failed" read from vitest's JSON reports.
 #   SQLINBOX_CI_SKIP_RESTARTS=1   leave out the scenarios that restart the servers
 #   SQLINBOX_TEST_REPORTS=dir     keep the report summaries there (CI sums them with another run)
 #   SQLINBOX_TEST_QUICK_NODE=bin  after the serverless lane, run the unit, SQLite and pack tests
-#                                 again on the Node whose bin directory this is (CI: Node 26)
+#                                 again on the Node whose bin directory this is (CI: Node 26), with
+#                                 SQLINBOX_TEST_QUICK=1 (SQLite's conformance takes the short
+#                                 schedule, rate and flow runs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +45,19 @@ NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
 
 ARGS=("$@")
 if [ "${ARGS[0]:-}" = "--" ]; then ARGS=("${ARGS[@]:1}"); fi
-if [ "${SQLINBOX_CI_SKIP_RESTARTS:-0}" = 1 ]; then ARGS+=(-t '^(?!.*server restarted)'); fi
-VITEST_ARGS=()
-if [ "${#ARGS[@]}" -gt 0 ]; then VITEST_ARGS=(-- "${ARGS[@]}"); fi
+# The restart scenarios: a phase of their own (split=1) unless the caller chose the tests.
+RESTARTING=(packages/dialect-postgres packages/dialect-mysql)
+RESTARTS='server restarted'
+NOT_RESTARTS='^(?!.*server restarted)'
+split=0
+[ "${#ARGS[@]}" -eq 0 ] && split=1
+restart_phase=$split
+if [ "${SQLINBOX_CI_SKIP_RESTARTS:-0}" = 1 ]; then
+  ARGS+=(-t "$NOT_RESTARTS")
+  restart_phase=0
+fi
+# The vitest arguments of a lane's packages (T_ARGS; a lane may set its own).
+T_ARGS=("${ARGS[@]}")
 
 # Every package with a test script; a lane's packages that do not exist are left out.
 mapfile -t ALL < <(node scripts/test-count.mjs --list)
@@ -52,28 +72,100 @@ for pkg in "${ALL[@]}"; do
 done
 
 # Reports of an earlier run never count for this one.
-rm -rf packages/*/.vitest/report.json examples/*/.vitest/report.json bench/.vitest/report.json
+rm -rf packages/*/.vitest/report*.json examples/*/.vitest/report*.json bench/.vitest/report*.json
 
 # Builds once (cached when nothing changed), so the lanes never build the same package at once.
 pnpm exec turbo run build --output-logs=errors-only || exit 1
 
-# Runs the tests of the packages given, one package at a time.
+# Runs the tests of the packages given, one package at a time, with the vitest arguments T_ARGS.
 run_tests() {
-  local filters=()
+  local filters=() extra=()
   for pkg in "$@"; do filters+=("--filter=./$pkg"); done
-  pnpm exec turbo run test --only --concurrency=1 --continue "${filters[@]}" "${VITEST_ARGS[@]}"
+  if [ "${#T_ARGS[@]}" -gt 0 ]; then extra=(-- "${T_ARGS[@]}"); fi
+  pnpm exec turbo run test --only --concurrency=1 --continue "${filters[@]}" "${extra[@]}"
 }
 started=$SECONDS
-lane() { # name, packages...: the lane's tests, then their reports saved; rc in $REPORTS/rc.<name>
+# name, packages...: the lane's tests, then their reports saved into $SAVE (default the run's
+# directory; the restart phase keeps its own, counting only the tests it ran, since the lanes run
+# the rest); rc in $REPORTS/rc.<name>.
+lane() {
   local name=$1
   shift
   [ "$#" -gt 0 ] || return 0
   run_tests "$@"
   local rc=$?
+  local save="${SAVE:-$REPORTS/node$NODE_MAJOR}"
   echo $rc >"$REPORTS/rc.$name"
-  node scripts/test-count.mjs --save "$REPORTS/node$NODE_MAJOR" "$@"
-  node scripts/test-count.mjs --exit "$REPORTS/node$NODE_MAJOR" "$rc" "$@"
+  node scripts/test-count.mjs --save "$save" ${RAN_ONLY:+--ran-only} "$@"
+  node scripts/test-count.mjs --exit "$save" "$rc" "$@"
   echo "test: lane $name done at $((SECONDS - started)) s"
+}
+# The lane of one server: its restarting package without the restart scenarios (where they had
+# their phase), then its other packages.
+server_lane() { # name, packages...
+  local name=$1 pkg
+  shift
+  for pkg in "$@"; do
+    (
+      if [ "$restart_phase" = 1 ] && [[ " ${RESTARTING[*]} " == *" $pkg "* ]]; then T_ARGS=(-t "$NOT_RESTARTS"); fi
+      if [ "$bouncer" = 1 ] && [ "$pkg" = "$BOUNCER_PKG" ]; then T_ARGS+=(--exclude "**/$BOUNCER_FILES.*"); fi
+      lane "$name-${pkg##*/}" "$pkg"
+    )
+  done
+}
+# The PgBouncer conformance files of dialect-postgres: a lane of their own beside the PostgreSQL
+# lane (which then leaves them out), on a database of their own (through PgBouncer too), with a
+# report file of their own, since the two runs of the package are at once. Made where the side
+# databases would be; answers whether it is there.
+BOUNCER_PKG=packages/dialect-postgres
+BOUNCER_FILES=conformance.pgbouncer
+BOUNCER_DB=sqlinbox_bouncer
+bouncer_database() {
+  [ "$split" = 1 ] && [ -z "${SQLINBOX_PG_URL:-}" ] && [ -z "${SQLINBOX_PGBOUNCER_URL:-}" ] || return 1
+  [[ " ${PG_LANE[*]} " == *" $BOUNCER_PKG "* ]] || return 1
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $BOUNCER_DB WITH (FORCE)" >/dev/null 2>&1 &&
+    psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $BOUNCER_DB" >/dev/null 2>&1
+}
+bouncer_lane() {
+  (
+    T_ARGS=("$BOUNCER_FILES")
+    [ "$restart_phase" = 1 ] && T_ARGS+=(-t "$NOT_RESTARTS")
+    export SQLINBOX_PG_URL="postgres://postgres@127.0.0.1:5432/$BOUNCER_DB"
+    export SQLINBOX_PGBOUNCER_URL="postgres://postgres@127.0.0.1:${SQLINBOX_PGBOUNCER_PORT:-6432}/$BOUNCER_DB"
+    export SQLINBOX_VITEST_REPORT=.vitest/report-bouncer.json
+    SAVE="$REPORTS/node$NODE_MAJOR-bouncer" lane postgres-bouncer "$BOUNCER_PKG"
+  )
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $BOUNCER_DB WITH (FORCE)" >/dev/null 2>&1
+  return 0
+}
+# The restart scenarios alone, on both servers at once: only the conformance files hold them, so
+# only those are loaded.
+restarts() {
+  local pkg pids=()
+  for pkg in "${RESTARTING[@]}"; do
+    [ -d "$pkg" ] || continue
+    (
+      T_ARGS=(conformance -t "$RESTARTS")
+      SAVE="$REPORTS/node$NODE_MAJOR-restarts" RAN_ONLY=1 lane "restarts-${pkg##*/}" "$pkg"
+    ) &
+    pids+=($!)
+  done
+  # Its own runs only: a bare `wait` would wait for the serverless lanes too.
+  wait "${pids[@]}"
+}
+# Side databases for the packages after the MariaDB lane: made where both local servers answer
+# and no URL names another; answers whether they are there.
+SIDE_DB=sqlinbox_side
+side_databases() {
+  [ "$split" = 1 ] && [ -z "${SQLINBOX_PG_URL:-}" ] && [ -z "${SQLINBOX_MYSQL_URL:-}" ] || return 1
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $SIDE_DB" >/dev/null 2>&1 &&
+    psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $SIDE_DB" >/dev/null 2>&1 &&
+    mariadb -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $SIDE_DB; CREATE DATABASE $SIDE_DB" >/dev/null 2>&1
+}
+drop_side_databases() {
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $SIDE_DB" >/dev/null 2>&1
+  mariadb -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $SIDE_DB" >/dev/null 2>&1
+  return 0
 }
 free_lane() {
   lane free "${FREE_LANE[@]}"
@@ -83,6 +175,9 @@ free_lane() {
   local major
   major="$(node -p 'process.versions.node.split(".")[0]')"
   for pkg in "${QUICK_PACKAGES[@]}"; do rm -rf "$pkg/.vitest"; done
+  # The long timing and crash runs (the 2-minute schedule, the 10,000-job flow) ran on the full
+  # line: this run takes their short versions.
+  export SQLINBOX_TEST_QUICK=1
   run_tests "${QUICK_PACKAGES[@]}"
   local rc=$?
   echo $rc >"$REPORTS/rc.quick"
@@ -90,12 +185,25 @@ free_lane() {
   node scripts/test-count.mjs --exit "$REPORTS/node$major" "$rc" "${QUICK_PACKAGES[@]}"
   echo "test: node $major run done at $((SECONDS - started)) s"
 }
-lane postgres "${PG_LANE[@]}" &
-lane mysql "${MYSQL_LANE[@]}" &
 lane servers "${OWN_SERVERS_LANE[@]}" &
 free_lane &
+[ "$restart_phase" = 1 ] && restarts
+side=0
+if [ "${#LAST[@]}" -gt 0 ] && side_databases; then side=1; fi
+bouncer=0
+if bouncer_database; then bouncer=1; fi
+[ "$bouncer" = 1 ] && bouncer_lane &
+server_lane postgres "${PG_LANE[@]}" &
+(
+  server_lane mysql "${MYSQL_LANE[@]}"
+  if [ "$side" = 1 ]; then
+    echo "after the MariaDB lane, on the databases $SIDE_DB: ${LAST[*]}"
+    SQLINBOX_PG_URL="postgres://postgres@127.0.0.1:5432/$SIDE_DB" SQLINBOX_MYSQL_DATABASE="$SIDE_DB" lane last "${LAST[@]}"
+    drop_side_databases
+  fi
+) &
 wait
-if [ "${#LAST[@]}" -gt 0 ]; then
+if [ "${#LAST[@]}" -gt 0 ] && [ "$side" = 0 ]; then
   echo "after the lanes: ${LAST[*]}"
   lane last "${LAST[@]}"
 fi

@@ -326,7 +326,7 @@ async function main() {
         }
       }
       save();
-      log(summary(entry));
+      log(summary(entry, entries));
     }
   }
   if (sustained.length > 0) {
@@ -369,7 +369,13 @@ async function main() {
   if (failed) process.exitCode = 1;
 }
 
-function summary(e) {
+/** The plain drain a fan-in or fail-once case is read against: the same system's at the same workers, in this run. */
+export function plainOf(e) {
+  if (e.kind === 'bullmq') return `drain-${e.db}-bullmq-${e.variant}-w${e.workers}`;
+  return `drain-${e.db}-${e.kind}-${e.form}-w${e.workers}`;
+}
+
+function summary(e, entries = []) {
   const ok = e.runs.filter((r) => !r.error);
   if (ok.length === 0) return `  ${e.id}: FAILED ${e.runs[0].error}`;
   const r = ok[0];
@@ -382,6 +388,20 @@ function summary(e) {
   const extra =
     (r.rowsPerClaim ? `, ${r.rowsPerClaim.toFixed(1)} rows/claim` : '') +
     (r.rowsPerSettle ? `, ${r.rowsPerSettle.toFixed(1)} rows/settle` : '');
+  if (e.flow === 'failonce') {
+    const plain = entries.find((x) => x.id === plainOf(e))?.runs.find((x) => !x.error);
+    const beside = plain
+      ? `, ${(r.jobsPerSec / plain.jobsPerSec).toFixed(2)}x the plain drain's ${Math.round(plain.jobsPerSec)} jobs/s`
+      : '';
+    return `  ${e.id}: ${rates} jobs/s (every row failed once, ${r.failures} failures recorded, then acked)${beside}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
+  }
+  if (e.flow === 'fanin') {
+    const plain = entries.find((x) => x.id === plainOf(e))?.runs.find((x) => !x.error);
+    const beside = plain
+      ? `, ${(r.jobsPerSec / plain.jobsPerSec).toFixed(2)}x the plain drain's ${Math.round(plain.jobsPerSec)} jobs/s`
+      : '';
+    return `  ${e.id}: ${rates} jobs/s (1 parent, ${e.jobs - 1} children; the parent read ${r.childrenRead})${beside}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
+  }
   return `  ${e.id}: ${rates} jobs/s, start-up ${Math.round(r.startupMs)} ms, RSS ${r.peakRssMB} MB${extra}${ok.some((x) => x.stealPct) ? `, steal ${ok.map((x) => x.stealPct ?? '–').join(' / ')}%` : ''}${r.left ? `, LEFT ${r.left}` : ''}${r.duplicates ? `, DUPLICATES ${r.duplicates}` : ''}`;
 }
 

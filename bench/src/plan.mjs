@@ -48,9 +48,21 @@ export function plan(mode, scale = 1) {
       });
     }
   };
+  // Fan-out/fan-in (docs/flows.md): one parent over N children (100,000 in full mode), published
+  // with Flows.publish, drained by 32 workers in the lease form right after the plain lease table
+  // at 32 workers, whose figure it is read against; the jobs count the parent.
+  const fanJobs = (full ? 100_000 : jobs) + 1;
+  const fanin = (db) =>
+    add({ db, kind: 'sqlinbox', form: 'lease', flow: 'fanin', workers: 32, jobs: fanJobs });
+  // The failure path (the job lifecycle): every row's first delivery throws and its retry acks, at
+  // once (backoff(false)), on a table with the failure record (last error, class, failed at):
+  // twice the deliveries of the plain drain beside it, and a retry settlement with its record per row.
+  const failOnce = (db) => add({ db, kind: 'sqlinbox', form: 'lease', flow: 'failonce', workers: 32 });
   // PostgreSQL: sqlinbox's three forms, the raw loops, the peers.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'pg', kind: 'sqlinbox', form, workers: w });
+    if (form === 'lease') fanin('pg');
+    if (form === 'lease') failOnce('pg');
     if (form === 'lease') flow('pg');
     if (form !== 'advisory') fifo('pg', form);
     for (const w of rawWorkers) for (const k of ks) add({ db: 'pg', kind: 'raw', form, workers: w, k });
@@ -94,9 +106,22 @@ export function plan(mode, scale = 1) {
     // Run only where the bullmq package can be loaded (see run-peers.mjs).
     add({ db: 'pg', kind: 'bullmq', variant: 'defaults', workers: w });
   }
+  // BullMQ's FlowProducer on its PostgreSQL backend: the same fan-in, after its plain drain. In
+  // full mode over 10,000 children: its FlowProducer.add of one parent over 100,000 had not
+  // returned after 11 minutes here (bullmq 6.7.0, one add_flow statement).
+  add({
+    db: 'pg',
+    kind: 'bullmq',
+    variant: 'defaults',
+    flow: 'fanin',
+    workers: 32,
+    jobs: Math.min(fanJobs, 10_001),
+  });
   // MariaDB.
   for (const form of ['rowlock', 'lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'mysql', kind: 'sqlinbox', form, workers: w });
+    if (form === 'lease') fanin('mysql');
+    if (form === 'lease') failOnce('mysql');
     if (form === 'lease') flow('mysql');
     if (form !== 'advisory') fifo('mysql', form);
     for (const w of rawWorkers) for (const k of ks) add({ db: 'mysql', kind: 'raw', form, workers: w, k });
@@ -123,6 +148,8 @@ export function plan(mode, scale = 1) {
   // SQLite: lease and advisory; the raw loop is one synchronous loop.
   for (const form of ['lease', 'advisory']) {
     for (const w of workerCounts) add({ db: 'sqlite', kind: 'sqlinbox', form, workers: w });
+    if (form === 'lease') fanin('sqlite');
+    if (form === 'lease') failOnce('sqlite');
     for (const k of ks) add({ db: 'sqlite', kind: 'raw', form, workers: 1, k });
   }
   add({ db: 'sqlite', kind: 'raw', form: 'lease', workers: 1, k: 50, batchDelete: true });

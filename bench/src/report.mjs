@@ -57,6 +57,8 @@ function systemOf(e) {
     if (e.flow === 'priority') s += ', priority table';
     if (e.flow === 'keyed') s += ', keyed table';
     if (e.flow === 'fifo') s += `, FIFO table, ${e.groups} group${e.groups > 1 ? 's' : ''}`;
+    if (e.flow === 'fanin') s += `, fan-in: 1 parent over ${(e.jobs - 1).toLocaleString('en-US')} children`;
+    if (e.flow === 'failonce') s += ', every row fails once';
     if (e.claimBatch) s += `, claimBatch(${e.claimBatch})`;
     if (e.prefetch) s += `, prefetch(${e.prefetch})`;
     return s;
@@ -65,7 +67,8 @@ function systemOf(e) {
   if (e.kind === 'raw')
     return `raw ${FORM[e.form]} loop, k=${e.k}${e.engineOf ? " (the engine's rows per claim)" : ''}${e.batchDelete ? ', one DELETE per claim' : ''}`;
   if (e.kind === 'graphile') return `graphile-worker ${e.variant}`;
-  if (e.kind === 'bullmq') return "BullMQ's PostgreSQL backend, defaults";
+  if (e.kind === 'bullmq')
+    return `BullMQ's PostgreSQL backend, defaults${e.flow === 'fanin' ? `, FlowProducer fan-in: 1 parent over ${(e.jobs - 1).toLocaleString('en-US')} children` : ''}`;
   if (e.kind === 'pgboss') {
     if (e.variant.startsWith('fetch')) return `pg-boss fetch/complete batchSize ${e.batch}`;
     return `pg-boss work() batchSize ${e.batch}${e.variant.endsWith('burst') ? ', burstWhenBatchFull' : ''}${e.workload === 'latency' ? ', NOTIFY' : ''}`;
@@ -689,7 +692,9 @@ export function flowSection(byId, folded) {
     'The lease form on a table with a priority column (`priority: ..`, rows published with priorities n % 10) and on a ' +
       'table with a unique key column (`uniqueKey: ..`, a distinct key per row), each drained right after the plain lease ' +
       'table at the same workers; and `publishMany` into the keyed table without keys and with a key per message. The ratio ' +
-      "is each figure over the plain table's in this run (docs/flow-control.md says what each column costs).",
+      "is each figure over the plain table's in this run (docs/flow-control.md says what each column costs). The fan-in " +
+      'drains one parent over N children (docs/flows.md; its table keeps results and processed rows) beside the same ' +
+      "system's plain drain at the same workers: sqlinbox's lease form, and BullMQ's FlowProducer on its PostgreSQL backend.",
   );
   md.push('');
   md.push('| database | workload | table | jobs | jobs/s | × plain table |');
@@ -703,6 +708,27 @@ export function flowSection(byId, folded) {
   for (const e of folded) {
     if (!e.flow) continue;
     rows++;
+    if (e.flow === 'fanin') {
+      // One parent over N children (docs/flows.md), against the same system's plain drain.
+      const bull = e.kind === 'bullmq';
+      const plain = bull
+        ? `drain-${e.db}-bullmq-${e.variant}-w${e.workers}`
+        : `drain-${e.db}-sqlinbox-${e.form}-w${e.workers}`;
+      const who = bull
+        ? "BullMQ's FlowProducer (PostgreSQL backend)"
+        : `sqlinbox ${FORM[e.form]}, Flows.publish`;
+      md.push(
+        `| ${DB[e.db]} | drain, ${who}, ${e.workers} workers | fan-in: 1 parent over ${n0(e.jobs - 1)} children | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, plain)} |`,
+      );
+      continue;
+    }
+    if (e.flow === 'failonce') {
+      // Every row fails its first delivery and acks its retry: the failure path against the plain drain.
+      md.push(
+        `| ${DB[e.db]} | drain, ${FORM[e.form]}, ${e.workers} workers | every row fails once (retried at once, its failure record written) | ${n0(e.jobs)} | ${rate(e)} | ${ratio(e, `drain-${e.db}-sqlinbox-${e.form}-w${e.workers}`)} |`,
+      );
+      continue;
+    }
     if (e.workload === 'drain') {
       const plain = `drain-${e.db}-sqlinbox-${e.form}-w${e.workers}`;
       const p = byId.get(plain);

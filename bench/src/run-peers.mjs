@@ -206,6 +206,7 @@ async function bullDrain(spec) {
   let cpu;
   const rss = rssSampler();
   const t0 = now();
+  let childrenRead;
   const worker = new bull.Worker(
     QUEUE,
     async (job) => {
@@ -214,6 +215,12 @@ async function bullDrain(spec) {
         cpu = cpuMeter('pg', { alloc: !spec.memory });
       }
       done.mark(job.data.n);
+      // The fan-in's parent (FlowProducer): reads every child's return value.
+      if (job.data.parent) {
+        childrenRead = Object.values(await job.getChildrenValues()).filter((v) => v?.n !== undefined).length;
+        return { children: childrenRead };
+      }
+      return spec.flow === 'fanin' ? { n: job.data.n } : undefined;
     },
     { connection: bullConnection(), concurrency: spec.workers },
     bull.createPostgresBackend,
@@ -245,6 +252,7 @@ async function bullDrain(spec) {
     heapAtPeak: rss.heap(),
     processed: done.count,
     duplicates: done.duplicates,
+    ...(childrenRead === undefined ? {} : { childrenRead }),
   };
 }
 

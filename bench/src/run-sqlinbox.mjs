@@ -2,7 +2,7 @@
  * sqlinbox in a child process: drain a prefilled table (W2, W4), the open-loop latency run (W3),
  * enqueue (W1), and the worker that W5 kills.
  */
-import { Broker, queue, silentLogger } from '@sqlinbox/core';
+import { Broker, Flows, Outcome, queue, silentLogger } from '@sqlinbox/core';
 import { payload } from './config.mjs';
 import { cpuMeter, ledger, now, openLoop, rssSampler, sleep, until } from './measure.mjs';
 import { describe, openAdapter } from './tables.mjs';
@@ -69,6 +69,7 @@ function subscription(spec, table) {
   if (spec.claimBatch !== undefined) q = q.claimBatch(spec.claimBatch);
   if (spec.prefetch !== undefined) q = q.prefetch(spec.prefetch);
   if (spec.lease !== undefined) q = q.lease(spec.lease);
+  if (spec.flow === 'failonce') q = q.backoff(false);
   return q;
 }
 
@@ -89,12 +90,26 @@ export async function drain(spec) {
   broker.on('claimed', () => {
     if (first === 0) first = now();
   });
-  broker.on('settled', () => {
+  // The failure path: a row is done at its ack (its first settlement is the failed delivery's retry).
+  const failOnce = spec.flow === 'failonce';
+  let failures = 0;
+  broker.on('settled', (e) => {
     last = now();
-    settled++;
+    if (!failOnce || e.outcome === 'ack') settled++;
+    else if (e.error !== undefined) failures++;
   });
-  broker.subscribe(subscription(spec, table), async (m) => {
+  // The fan-in (docs/flows.md): a child acks its n as its result; the parent reads every child's.
+  const flows = spec.flow === 'fanin' ? new Flows(adapter) : undefined;
+  let childrenRead = 0;
+  broker.subscribe(subscription(spec, table), async (m, ctx) => {
+    if (failOnce && ctx.attempt === 1) throw new Error(`row ${m.n} fails its first delivery`);
     done.mark(m.n);
+    if (flows !== undefined) {
+      if (!m.parent) return Outcome.ack({ n: m.n });
+      const kids = await flows.children(table, ctx.id);
+      childrenRead = kids.filter((k) => k.state === 'done' && k.result?.n !== undefined).length;
+      return Outcome.ack({ children: childrenRead });
+    }
     if (spec.groups) {
       const g = m.n % spec.groups;
       if (m.n < (lastOf.get(g) ?? 0)) outOfOrder++;
@@ -122,6 +137,8 @@ export async function drain(spec) {
     processed: done.count,
     duplicates: done.duplicates,
     ...(spec.groups ? { outOfOrder } : {}),
+    ...(flows !== undefined ? { childrenRead } : {}),
+    ...(failOnce ? { failures } : {}),
     claims: stats.claims,
     rowsPerClaim: stats.claims ? stats.rows / stats.claims : null,
     emptyClaims: stats.empty,

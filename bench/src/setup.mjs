@@ -4,6 +4,7 @@
  * server-side figures after it (WAL or redo bytes, dead tuples, size), and the cleanup.
  */
 import { rmSync, statSync } from 'node:fs';
+import { Flows } from '@sqlinbox/core';
 import { mysqlDialect } from '@sqlinbox/dialect-mysql';
 import { createPostgresDialect } from '@sqlinbox/dialect-postgres';
 import { sqliteDialect } from '@sqlinbox/dialect-sqlite';
@@ -24,7 +25,7 @@ import {
 } from './config.mjs';
 import { sleep } from './measure.mjs';
 import { bossOptions, bullConnection, loadBullmq, QUEUE } from './run-peers.mjs';
-import { describe, GROUP, KEY, PRIORITY, tableName } from './tables.mjs';
+import { describe, flowTableName, GROUP, KEY, openAdapter, PRIORITY, tableName } from './tables.mjs';
 
 let pgAdmin;
 let myAdmin;
@@ -58,9 +59,44 @@ async function vacuumSchema(schema) {
   await pgq('CHECKPOINT');
 }
 
+/**
+ * The fan-in's flow: one parent over `spec.jobs - 1` children (payloads n = 1..N, the parent's
+ * N + 1), published as the library's users do, with `Flows.publish` (one transaction).
+ */
+async function publishFanIn(spec) {
+  const { adapter, close } = await openAdapter(spec.db, 2, spec.file);
+  try {
+    const children = spec.jobs - 1;
+    const jobs = {};
+    for (let i = 1; i <= children; i++) jobs[`c${i}`] = { message: payload(i) };
+    jobs.parent = { message: { ...payload(spec.jobs), parent: true }, after: Object.keys(jobs) };
+    await new Flows(adapter).publish(describe(spec.db, spec.form, spec.flow), { jobs });
+  } finally {
+    await close();
+  }
+}
+
+/** BullMQ's fan-in: one parent over `spec.jobs - 1` children, with its `FlowProducer`. */
+async function bullFanIn(spec) {
+  const bull = await loadBullmq();
+  const producer = new bull.FlowProducer({ connection: bullConnection() }, bull.createPostgresBackend);
+  const children = Array.from({ length: spec.jobs - 1 }, (_, i) => ({
+    name: 'job',
+    queueName: QUEUE,
+    data: payload(i + 1),
+  }));
+  await producer.add({
+    name: 'parent',
+    queueName: QUEUE,
+    data: { ...payload(spec.jobs), parent: true },
+    children,
+  });
+  await producer.close();
+}
+
 /** Creates the case's objects and its backlog of `spec.prefill` jobs (default `spec.jobs`). */
 export async function prepare(spec) {
-  const n = spec.prefill ?? spec.jobs;
+  const n = spec.flow === 'fanin' ? 0 : (spec.prefill ?? spec.jobs);
   if (spec.db === 'pg' && (spec.kind === 'sqlinbox' || spec.kind === 'raw')) {
     await pgq(`DROP SCHEMA IF EXISTS "${PG_SCHEMA}" CASCADE`);
     await pgq(`CREATE SCHEMA "${PG_SCHEMA}"`);
@@ -80,6 +116,7 @@ export async function prepare(spec) {
         [n],
       );
     }
+    if (spec.flow === 'fanin' && spec.kind === 'sqlinbox') await publishFanIn(spec);
     await vacuumSchema(PG_SCHEMA);
   } else if (spec.kind === 'graphile') {
     await pgq(`DROP SCHEMA IF EXISTS "${GW_SCHEMA}" CASCADE`);
@@ -123,10 +160,11 @@ export async function prepare(spec) {
     }
     if (n === 0) await queue.getJobCounts();
     await queue.close();
+    if (spec.flow === 'fanin') await bullFanIn(spec);
     await vacuumSchema(BULL_SCHEMA);
   } else if (spec.db === 'mysql') {
     const t = tableName('mysql');
-    await myq(`DROP TABLE IF EXISTS \`${t}\``);
+    await dropMysql();
     for (const s of mysqlDialect.ddl(describe('mysql', spec.form, spec.flow))) await myq(s);
     for (let i = 0; i < n; i += 100_000) {
       const m = Math.min(100_000, n - i);
@@ -140,9 +178,10 @@ export async function prepare(spec) {
               : ['', ''];
       await myq(
         `INSERT INTO \`${t}\` (payload${cols}) SELECT JSON_OBJECT('n', seq + ?, 'p', 'abcdef')${vals} FROM seq_1_to_${m}`,
-        spec.flow ? [i, i] : [i],
+        vals === '' ? [i] : [i, i],
       );
     }
+    if (spec.flow === 'fanin') await publishFanIn(spec);
     await myq(`ANALYZE TABLE \`${t}\``);
   } else if (spec.db === 'sqlite') {
     removeSqlite(spec.file);
@@ -158,6 +197,7 @@ export async function prepare(spec) {
     }
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
+    if (spec.flow === 'fanin') await publishFanIn(spec);
   }
 }
 
@@ -223,6 +263,9 @@ export async function after(spec, b, jobs) {
   return { fileBytes: size(f), walFileBytes: size(`${f}-wal`), left: await leftOver(spec) };
 }
 
+/** The fan-in's table keeps its settled rows (`processed_at`): the rows left are those without it. */
+const unsettled = (spec) => (spec.flow === 'fanin' ? ' WHERE processed_at IS NULL' : '');
+
 async function leftOver(spec) {
   if (spec.db === 'pg') {
     if (spec.kind === 'graphile')
@@ -239,12 +282,12 @@ async function leftOver(spec) {
       return Number(
         (await pgq(`SELECT count(*) AS n FROM "${BOSS_SCHEMA}".job WHERE state < 'completed'`)).rows[0].n,
       );
-    return Number((await pgq(`SELECT count(*) AS n FROM "${PG_SCHEMA}".jobs`)).rows[0].n);
+    return Number((await pgq(`SELECT count(*) AS n FROM "${PG_SCHEMA}".jobs${unsettled(spec)}`)).rows[0].n);
   }
   if (spec.db === 'mysql')
-    return Number((await myq(`SELECT count(*) AS n FROM \`${tableName('mysql')}\``))[0].n);
+    return Number((await myq(`SELECT count(*) AS n FROM \`${tableName('mysql')}\`${unsettled(spec)}`))[0].n);
   const db = new Database(sqliteFile(spec.file));
-  const n = db.prepare(`SELECT count(*) AS n FROM "${tableName('sqlite')}"`).get().n;
+  const n = db.prepare(`SELECT count(*) AS n FROM "${tableName('sqlite')}"${unsettled(spec)}`).get().n;
   db.close();
   return n;
 }
@@ -253,10 +296,16 @@ function removeSqlite(file) {
   for (const ext of ['', '-wal', '-shm']) rmSync(sqliteFile(file) + ext, { force: true });
 }
 
+/** Drops the MariaDB queue table and its flow tables. */
+async function dropMysql() {
+  const f = flowTableName('mysql');
+  await myq(`DROP TABLE IF EXISTS \`${tableName('mysql')}\`, \`${f}\`, \`${f}_parent\``);
+}
+
 /** Drops what the case made. */
 export async function cleanup(spec) {
   if (spec.db === 'sqlite') removeSqlite(spec.file);
-  else if (spec.db === 'mysql') await myq(`DROP TABLE IF EXISTS \`${tableName('mysql')}\``);
+  else if (spec.db === 'mysql') await dropMysql();
   else await pgq(`DROP SCHEMA IF EXISTS "${schemaOf(spec)}" CASCADE`);
 }
 
@@ -265,7 +314,7 @@ export async function cleanupAll() {
   try {
     for (const s of [PG_SCHEMA, GW_SCHEMA, BOSS_SCHEMA, BULL_SCHEMA])
       await pgq(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await myq(`DROP TABLE IF EXISTS \`${tableName('mysql')}\``);
+    await dropMysql();
   } finally {
     await pgAdmin?.end().catch(() => {});
     await myAdmin?.end().catch(() => {});

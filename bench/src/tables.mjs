@@ -18,9 +18,17 @@ export const KEY = 'job_key';
 /** The FIFO tables' group column: row n is in group `g<n % groups>`. */
 export const GROUP = 'job_group';
 
+/** The fan-in table's edge table (its parents table is this name with `_parent` after it). */
+export function flowTableName(db) {
+  return `${tableName(db)}_flow`;
+}
+
 /**
  * The description of the benchmark's table in one form; `flow` adds a priority column
- * (`'priority'`) or a unique key column (`'keyed'`) to it, as docs/flow-control.md describes.
+ * (`'priority'`) or a unique key column (`'keyed'`) to it, as docs/flow-control.md describes;
+ * `'failonce'` adds the failure record's columns (last error, class, failed at);
+ * `'fanin'` declares the flow tables (docs/flows.md) and what a parent needs to wait and to read
+ * its children: `retry_after`, `processed_at` and `result` (so the table keeps its settled rows).
  */
 export function describe(db, form, flow) {
   const base = {
@@ -34,7 +42,16 @@ export function describe(db, form, flow) {
         ? { uniqueKey: KEY }
         : flow === 'fifo'
           ? { group: GROUP }
-          : {}),
+          : flow === 'failonce'
+            ? { lastError: 'last_error', errorClass: 'error_class', failedAt: 'failed_at' }
+            : flow === 'fanin'
+              ? {
+                  retryAfter: 'retry_after',
+                  processedAt: 'processed_at',
+                  result: 'result',
+                  flows: { table: flowTableName(db) },
+                }
+              : {}),
   };
   if (form === 'lease') return inbox({ ...base, lease: 'locked_until' });
   if (form === 'advisory') return inbox({ ...base, advisory: 'bench-{id}' });

@@ -12,6 +12,10 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default', ['json', { outputFile: '.vitest/report.json' }]],
+    // scripts/test.sh runs the PgBouncer files beside the rest, each run with a report of its own.
+    reporters: [
+      'default',
+      ['json', { outputFile: process.env.SQLINBOX_VITEST_REPORT || '.vitest/report.json' }],
+    ],
   },
 });

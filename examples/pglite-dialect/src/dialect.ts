@@ -19,6 +19,7 @@ import {
   AdvisoryStatements,
   ConcurrencyStatements,
   describeWith,
+  featureDdl,
   informationSchemaColumn,
   informationSchemaSql,
   type Params,
@@ -254,15 +255,7 @@ export function createPgliteDialect(opts: { serverVersion?: string | undefined }
         deadLetterTable: o.deadLetterTable,
         existingColumns: o.existingColumns,
       });
-      // Retention records its turns in a tick table too: printed where the schedules' is another.
-      const turns = table.retention?.ticksTable;
-      const tickTables = [o.schedules, turns === o.schedules ? undefined : turns];
-      const ticks = tickTables.flatMap((n) => (n === undefined ? [] : s.schedules.ddl(n)));
-      const rates = table.rateLimit === undefined ? [] : s.rates.ddl(table.rateLimit.table);
-      const control = table.control === undefined ? [] : s.control.ddl(table.control.table);
-      const flows = table.flows === undefined ? [] : s.flows.ddl(table.flows);
-      const steps = table.steps === undefined ? [] : s.steps.ddl(table.steps.table);
-      return [...out, ...ticks, ...rates, ...control, ...flows, ...steps];
+      return [...out, ...featureDdl(s, o)];
     },
   };
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin, type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
+import { Admin, type AnyTable, Broker, Flows, inbox, queue, silentLogger } from '@sqlinbox/core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openUrl } from '../src/index.js';
 
@@ -238,7 +238,7 @@ for (const target of targets) {
         expect(JSON.parse(requeue.out).changed.map(String)).toEqual([String(dead[0])]);
         const show = await sqlinbox(['show', String(dead[0]), '--json', '--url', target.url, ...dl]);
         expect(show.code).toBe(0);
-        expect(JSON.parse(show.out)).toMatchObject({ state: 'ready', attempt: 1, group: 'orders' });
+        expect(JSON.parse(show.out)).toMatchObject({ state: 'ready', attempt: 0, group: 'orders' });
 
         // Some ids left alone: exit 3, and each one said.
         const partial = await sqlinbox([
@@ -769,6 +769,123 @@ test('R-USER-3 ddl --dialect prints the DDL without a database: no URL, no SQLit
   const bad = await sqlinbox(['ddl', '--dialect', 'oracle', '--table', 'jobs']);
   expect(bad.code).toBe(2);
   expect(bad.err).toContain('unknown --dialect oracle: use postgres, mysql (or mariadb) or sqlite');
+});
+
+test('R-FLOW-6 flow <id> prints a flow as a tree: each job under its parent with its state, its edge and what a parent waits for; --json; a missing id exits 1 (SQLite)', async () => {
+  const name = `flow_${randomBytes(4).toString('hex')}`;
+  const url = `sqlite:${join(dir, 'cli.db')}`;
+  const queueConfig = {
+    table: name,
+    id: { column: 'id', generated: true },
+    payload: 'payload',
+    lease: 'locked_until',
+    retryAfter: 'retry_after',
+    processedAt: 'processed_at',
+    flows: { table: `${name}_flow` },
+  };
+  const config = join(dir, `${name}.json`);
+  writeFileSync(config, JSON.stringify({ url, queues: { orders: queueConfig } }));
+  const table = inbox(queueConfig as never) as AnyTable;
+  const tables = [name, `${name}_flow`, `${name}_flow_parent`];
+  const adapter = await openUrl(url);
+  const conn = await adapter.pool.acquire();
+  try {
+    for (const stmt of adapter.dialect.ddl(table)) await conn.query(stmt);
+    adapter.pool.release(conn);
+    const ids = await new Flows(adapter).publish(table, {
+      jobs: {
+        charge: { message: { step: 'charge' } },
+        mail: { message: { step: 'mail' } },
+        ship: { message: { step: 'ship' }, after: ['charge', 'mail'] },
+      },
+    });
+    // The charge runs and acks; the mail and the ship wait.
+    const broker = new Broker(adapter, { logger: silentLogger });
+    const done = new Promise<void>((resolve) => {
+      broker.on('settled', (e) => {
+        if (String(e.id) === String(ids.charge)) resolve();
+      });
+    });
+    broker.subscribe(queue(table).workers(1), async (m: { step: string }) => {
+      if (m.step !== 'charge') await new Promise<never>(() => {});
+    });
+    await broker.start();
+    await done;
+    await broker.shutdown({ timeout: 100 });
+
+    const text = await sqlinbox(['flow', String(ids.ship), '--config', config]);
+    expect(text.code, text.err).toBe(0);
+    const lines = text.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(`(root)  #${String(ids.ship)}  waiting  waiting-for=1`);
+    expect(lines[1]).toBe(`  charge  #${String(ids.charge)}  done  edge=done`);
+    expect(lines[2]).toMatch(new RegExp(`^  mail  #${String(ids.mail)}  (ready|inWork)  edge=pending$`));
+    expect(lines).toHaveLength(3);
+
+    const asJson = await sqlinbox(['flow', String(ids.ship), '--json', '--config', config]);
+    const tree = JSON.parse(asJson.out);
+    expect(tree).toMatchObject({ id: String(ids.ship), state: 'waiting', pending: 1 });
+    expect(tree.children.map((c: { name: string; edge: string }) => [c.name, c.edge])).toEqual([
+      ['charge', 'done'],
+      ['mail', 'pending'],
+    ]);
+
+    // The same from flags alone; an id no row has is a failure (exit 1), shown as missing.
+    const flags = ['--url', url, '--table', name, '--lease', 'locked_until', '--retry-after', 'retry_after'];
+    const byFlags = await sqlinbox([
+      'flow',
+      String(ids.ship),
+      ...flags,
+      '--processed-at',
+      'processed_at',
+      '--flows',
+      `${name}_flow`,
+    ]);
+    expect(byFlags.out).toBe(text.out);
+    const missing = await sqlinbox(['flow', '987654321', '--config', config]);
+    expect(missing.code).toBe(1);
+    expect(missing.out.trim()).toBe('(root)  #987654321  missing');
+  } finally {
+    const c = await adapter.pool.acquire();
+    for (const t of tables) await c.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    adapter.pool.release(c);
+    await adapter.close();
+  }
+});
+
+test('R-USER-3 R-FLOW-6 R-FLOW-7 migrate from a config file creates the flow tables and the steps table a queue declares (SQLite)', async () => {
+  const name = `mig_${randomBytes(4).toString('hex')}`;
+  const url = `sqlite:${join(dir, 'cli.db')}`;
+  const config = join(dir, `${name}.json`);
+  const tables = [name, `${name}_flow`, `${name}_flow_parent`, `${name}_steps`];
+  writeFileSync(
+    config,
+    JSON.stringify({
+      queues: {
+        jobs: {
+          table: name,
+          id: { column: 'id', generated: true },
+          payload: 'payload',
+          lease: 'locked_until',
+          retryAfter: 'retry_after',
+          flows: { table: `${name}_flow` },
+          steps: { table: `${name}_steps` },
+        },
+      },
+    }),
+  );
+  const adapter = await openUrl(url);
+  const conn = await adapter.pool.acquire();
+  try {
+    const r = await sqlinbox(['migrate', '--url', url, '--config', config]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.trim()).toMatch(new RegExp(`^${name}: version (\\d+) applied$`));
+    for (const t of tables) expect(await adapter.dialect.describeTable(conn, t), t).not.toBeNull();
+  } finally {
+    for (const t of tables) await conn.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    await conn.query(`DELETE FROM sqlinbox_migrations WHERE target = '${name}'`).catch(() => undefined);
+    adapter.pool.release(conn);
+    await adapter.close();
+  }
 });
 
 for (const target of targets) {

@@ -20,12 +20,17 @@
  *   as it happens, until the parent sends `stop`.
  * - `mode: 'steps'` (durable steps, a crash case): runs step `one` of the row it claims (telling
  *   the parent when its fn runs), then says it is in its handler and hangs until killed.
+ * - `mode: 'flow'` (flows across processes): handles a flow table's rows: a leaf writes a ledger
+ *   row and acks `{ name }`; a parent first reads its children (`flows.children`), then each
+ *   child's row (`admin.result`), writes a ledger row with how many it found processed and how
+ *   many results it could read, and acks `{ name }`; until the parent kills it or sends `stop`. It
+ *   tells the parent (`lost`) of each row it let go of unsettled (a lease lost, a settlement failed).
  */
 import { pathToFileURL } from 'node:url';
-import { type AnyTable, Broker, inbox, queue, silentLogger } from '@sqlinbox/core';
+import { Admin, type AnyTable, Broker, Flows, inbox, Outcome, queue, silentLogger } from '@sqlinbox/core';
 
 interface ChildInput {
-  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control' | 'steps';
+  mode?: 'hang' | 'ledger' | 'schedule' | 'concurrency' | 'rate' | 'control' | 'steps' | 'flow';
   /** `mode: 'concurrency'`: how long each handler sleeps, in milliseconds. */
   sleepMs?: number;
   module: string;
@@ -38,6 +43,26 @@ interface ChildInput {
   relay?: boolean;
   /** `mode: 'schedule'`: the schedule to run. */
   schedule?: { name: string; pattern: string; options: Record<string, unknown> };
+}
+
+/**
+ * Starts the broker and tells the parent it is ready; on the parent's `stop` it shuts the broker
+ * down, closes the adapter and reports `report()` with the instant the shutdown resolved.
+ */
+async function serve(
+  broker: Broker,
+  adapter: { close?: () => Promise<void> },
+  report: () => Record<string, unknown>,
+): Promise<void> {
+  process.on('message', async (m: any) => {
+    if (m?.type !== 'stop') return;
+    await broker.shutdown({ timeout: 10_000 });
+    const stoppedAt = Date.now();
+    await adapter.close?.();
+    process.send?.({ type: 'done', ...report(), stoppedAt }, () => process.exit(0));
+  });
+  await broker.start();
+  process.send?.({ type: 'ready' });
 }
 
 async function main(): Promise<void> {
@@ -66,15 +91,7 @@ async function main(): Promise<void> {
       (tick: { at: Date }) => ({ tick: tick.at.toISOString(), pid: process.pid }),
       options,
     );
-    process.on('message', async (m: any) => {
-      if (m?.type !== 'stop') return;
-      await broker.shutdown({ timeout: 10_000 });
-      const stoppedAt = Date.now();
-      await adapter.close?.();
-      process.send?.({ type: 'done', published, errors, stoppedAt }, () => process.exit(0));
-    });
-    await broker.start();
-    process.send?.({ type: 'ready' });
+    await serve(broker, adapter, () => ({ published, errors }));
     return;
   }
 
@@ -86,14 +103,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, input.sleepMs ?? 20));
       handled.push(String(ctx.id));
     });
-    process.on('message', async (m: any) => {
-      if (m?.type !== 'stop') return;
-      await broker.shutdown({ timeout: 10_000 });
-      await adapter.close?.();
-      process.send?.({ type: 'done', handled, failures }, () => process.exit(0));
-    });
-    await broker.start();
-    process.send?.({ type: 'ready' });
+    await serve(broker, adapter, () => ({ handled, failures }));
     return;
   }
 
@@ -104,14 +114,7 @@ async function main(): Promise<void> {
     broker.subscribe(q, async () => {
       starts.push(Date.now());
     });
-    process.on('message', async (m: any) => {
-      if (m?.type !== 'stop') return;
-      await broker.shutdown({ timeout: 10_000 });
-      await adapter.close?.();
-      process.send?.({ type: 'done', starts, claims }, () => process.exit(0));
-    });
-    await broker.start();
-    process.send?.({ type: 'ready' });
+    await serve(broker, adapter, () => ({ starts, claims }));
     return;
   }
 
@@ -126,14 +129,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, input.sleepMs ?? 20));
       process.send?.({ type: 'end', id: String(ctx.id), at: Date.now() });
     });
-    process.on('message', async (m: any) => {
-      if (m?.type !== 'stop') return;
-      await broker.shutdown({ timeout: 10_000 });
-      await adapter.close?.();
-      process.send?.({ type: 'done' }, () => process.exit(0));
-    });
-    await broker.start();
-    process.send?.({ type: 'ready' });
+    await serve(broker, adapter, () => ({}));
     return;
   }
 
@@ -152,14 +148,46 @@ async function main(): Promise<void> {
       }
       settled++;
     });
-    process.on('message', async (m: any) => {
-      if (m?.type !== 'stop') return;
-      await broker.shutdown({ timeout: 10_000 });
-      await adapter.close?.();
-      process.send?.({ type: 'done', settled, conflicts, failures }, () => process.exit(0));
+    await serve(broker, adapter, () => ({ settled, conflicts, failures }));
+    return;
+  }
+
+  if (input.mode === 'flow') {
+    const ledger = inbox(input.ledger as never) as any;
+    const flows = new Flows(adapter);
+    const admin = new Admin(adapter);
+    // A row this process let go of without a kill (its lease ran out under a stalled event loop,
+    // its settlement failed, it went back): the parent allows that row a second run.
+    for (const e of ['leaseLost', 'settlementError', 'released'] as const)
+      broker.on(e, (x: { id: unknown }) => process.send?.({ type: 'lost', id: String(x.id), event: e }));
+    broker.subscribe(q, async (m: unknown, ctx: { id: unknown; attempt: number }) => {
+      const job = m as { kind: string; name: string };
+      const row = {
+        row_id: String(ctx.id),
+        kind: job.kind,
+        pid: String(process.pid),
+        attempt: String(ctx.attempt),
+      };
+      if (job.kind === 'leaf') {
+        await broker.publish(ledger, {}, { columns: { ...row, seen: '0', visible: '0', total: '0' } });
+        return Outcome.ack({ name: job.name });
+      }
+      // First the edges (pending ones would mean a start before the children settled), then the rows.
+      const kids = await flows.children(desc, ctx.id);
+      let seen = 0;
+      for (const k of kids) if ((await admin.result(desc, k.id)).state === 'processed') seen++;
+      const done = kids.filter((k) => k.state === 'done');
+      const visible = done.filter((k) => (k.result as { name?: string } | undefined)?.name === k.name).length;
+      await broker.publish(
+        ledger,
+        {},
+        {
+          columns: { ...row, seen: String(seen), visible: String(visible), total: String(kids.length) },
+        },
+      );
+      return Outcome.ack({ name: job.name });
     });
-    await broker.start();
-    process.send?.({ type: 'ready' });
+    await serve(broker, adapter, () => ({}));
     return;
   }
 

@@ -436,16 +436,17 @@ export interface Table {
   readonly dlq: string | undefined;
 }
 
-/** Waits until `check` answers true (polling), or fails with `what` after `ms`. */
+/** Waits until `check` answers true (polling every `everyMs`), or fails with `what` after `ms`. */
 export async function until(
   check: () => boolean | Promise<boolean>,
   what: string,
   ms = 10_000,
+  everyMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for: ${what}`);
-    await sleep(20);
+    await sleep(everyMs);
   }
 }
 

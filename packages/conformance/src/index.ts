@@ -4,6 +4,7 @@ import { Harness } from './harness.js';
 import { collectSkips, NEEDS, reportSkips, skip } from './scenario-skips.js';
 import { adminScenarios } from './scenarios/admin.js';
 import { advisoryScenarios } from './scenarios/advisory.js';
+import { attemptScenarios } from './scenarios/attempt.js';
 import { batchScenarios } from './scenarios/batch.js';
 import { cancelScenarios } from './scenarios/cancel.js';
 import { concurrencyForms, concurrencyScenarios } from './scenarios/concurrency.js';
@@ -18,10 +19,13 @@ import { failureScenarios } from './scenarios/failures.js';
 import { flowScenarios } from './scenarios/flow.js';
 import { flowCrashScenarios } from './scenarios/flow-crash.js';
 import { flowGraphScenarios } from './scenarios/flow-graph.js';
+import { flowKillScenarios } from './scenarios/flow-kill.js';
+import { flowRowScenarios } from './scenarios/flow-rows.js';
 import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
 import { migrateScenarios } from './scenarios/migrate.js';
+import { notifyScenarios } from './scenarios/notify.js';
 import { observabilityScenarios } from './scenarios/observability.js';
 import { operationScenarios } from './scenarios/operation.js';
 import { orderingScenarios } from './scenarios/ordering.js';
@@ -89,6 +93,17 @@ export interface ConformanceOptions {
    */
   readonly rateSeconds?: number;
   /**
+   * Jobs of the 3-level flow handled by 3 processes that are SIGKILLed mid-run: `full` in one form
+   * (lease where the adapter takes it, else its first), `others` in the rest. Defaults 10,000 and
+   * 1,000.
+   */
+  readonly flowJobs?: {
+    /** Jobs in the one form. */
+    readonly full?: number;
+    /** Jobs in every other form. */
+    readonly others?: number;
+  };
+  /**
    * The time each scenario and hook may take, in ms, where the scenario sets none of its own
    * (default 60,000). The suite sets it itself, so it runs under vitest's defaults (5 s per test),
    * where a schedule or crash scenario takes longer than that.
@@ -122,6 +137,7 @@ export async function runConformance(
   await probe.close();
   const forms = caps.forms.filter((f) => options.forms === undefined || options.forms.includes(f));
   const timeout = options.timeout ?? SCENARIO_TIMEOUT;
+  const flowForm = forms.includes('lease') ? 'lease' : forms[0];
   const suite = `sqlinbox conformance: ${target.name}`;
 
   describe(suite, { timeout }, () => {
@@ -177,15 +193,23 @@ export async function runConformance(
         expiryScenarios(h, form);
         retentionScenarios(h, form);
         failureRecordScenarios(h, form);
+        attemptScenarios(h, form, caps);
         resultScenarios(h, form);
         migrateScenarios(h, form);
         flowGraphScenarios(h, form);
+        flowRowScenarios(h, form);
         flowCrashScenarios(h, form);
+        flowKillScenarios(
+          h,
+          form,
+          form === flowForm ? (options.flowJobs?.full ?? 10_000) : (options.flowJobs?.others ?? 1_000),
+        );
         concurrencyScenarios(h, form, byKey);
         // The 20-second scenario across processes once per adapter: the gate is the same in every form.
         rateScenarios(h, form, form === forms[0], options.rateSeconds ?? 5);
         controlScenarios(h, form);
         cancelScenarios(h, form);
+        notifyScenarios(h, form);
         stepsScenarios(h, form, caps);
         observabilityScenarios(h, form);
         outboxScenarios(h, form, caps);

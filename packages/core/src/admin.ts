@@ -1,3 +1,12 @@
+import type {
+  AdminOptions,
+  AdminPage,
+  AdminRow,
+  AdminTableOptions,
+  ChangeReport,
+  Selection,
+  SkipReason,
+} from './admin-types.js';
 import {
   type CancelOptions,
   type CancelReport,
@@ -18,7 +27,6 @@ import type {
   Adapter,
   AdminOps,
   BeginOptions,
-  DeadLetterTarget,
   PickQuery,
   QueueStats,
   RowState,
@@ -26,6 +34,7 @@ import type {
 } from './dialect.js';
 import type { Connection, Row } from './driver.js';
 import { ConfigError } from './errors.js';
+import { type FlowNode, type FlowParentRef, flowParents, flowTree } from './flows/tree.js';
 import {
   decodeResult,
   needResult,
@@ -34,94 +43,17 @@ import {
   resultOn,
   waitForResult,
 } from './result.js';
+import { dropStepsOf } from './steps.js';
 
-/**
- * Which rows an admin change concerns: a list of ids, every row whose group column holds `group`
- * (for dead letters kept as a group: the dead-letter group's name), or every row in scope.
- */
-export type Selection =
-  | {
-      /** These rows, by id. */
-      readonly ids: readonly unknown[];
-    }
-  | {
-      /** Every row whose group column holds this value. */
-      readonly group: string;
-    }
-  | {
-      /** Every row in scope. */
-      readonly all: true;
-    };
-
-/** Where a table keeps its dead letters, for the admin calls that read or change them. */
-export interface AdminTableOptions {
-  /** The dead-letter group or table. Default: none (no row counts as dead). */
-  readonly deadLetter?: DeadLetterTarget | undefined;
-}
-
-/** One row as the admin API shows it. */
-export interface AdminRow {
-  /** The row's id. */
-  readonly id: unknown;
-  /** The value its handler acked with (the result column), decoded; undefined: none, or no such column. */
-  readonly result?: unknown;
-  /** Its state; a row another session holds (row lock or advisory key) reads `inWork`. */
-  readonly state: RowState;
-  /** The attempt column, or null where the table has none. */
-  readonly attempt: number | null;
-  /** Not due before this instant (`retry_after`), or null. */
-  readonly retryAfter: Date | null;
-  /** The lease (`locked_until`), or null. */
-  readonly lockedUntil: Date | null;
-  /** The FIFO group column's value, or null (no group, or no group column). */
-  readonly group: string | null;
-  /** When the row was settled (`processed_at`), or null: unsettled, or no such column. */
-  readonly processedAt: Date | null;
-  /** The last error's message (the failure record), or null: none yet, or no such column. */
-  readonly lastError: string | null;
-  /** The last error's class (its `name`, or `expired`), or null: none yet, or no such column. */
-  readonly errorClass: string | null;
-  /** When the row last failed, or died, or null: never, or no such column. */
-  readonly failedAt: Date | null;
-  /** When the row was inserted, or null: no such column (or a row inserted without a value). */
-  readonly createdAt: Date | null;
-  /** The payload's first characters (bytes read as UTF-8, JSON as its text). */
-  readonly preview: string;
-  /** Whether the preview was cut. */
-  readonly truncated: boolean;
-  /** The row as the driver returned it. */
-  readonly row: Row;
-}
-
-/** One page of {@link Admin.list}. */
-export interface AdminPage {
-  /** The page's rows, in id order. */
-  readonly rows: AdminRow[];
-  /** Pass as `after` for the next page; undefined at the end. */
-  readonly next: unknown;
-}
-
-/** Why an admin change left a row alone. */
-export type SkipReason = 'not-found' | 'in-work' | 'not-dead' | 'dead' | 'done';
-
-/** What an admin change did: the ids it changed and, for ids asked for by name, the ones it left. */
-export interface ChangeReport {
-  /** The ids of the rows the change touched. */
-  readonly changed: unknown[];
-  /** The ids asked for by name that the change left alone, each with why. */
-  readonly skipped: {
-    /** The id asked for. */
-    readonly id: unknown;
-    /** Why it was left alone. */
-    readonly reason: SkipReason;
-  }[];
-}
-
-/** Options of {@link Admin}. */
-export interface AdminOptions {
-  /** Characters of payload a listed row shows. Default 120. */
-  readonly preview?: number;
-}
+export type {
+  AdminOptions,
+  AdminPage,
+  AdminRow,
+  AdminTableOptions,
+  ChangeReport,
+  Selection,
+  SkipReason,
+} from './admin-types.js';
 
 /**
  * Operates a queue table while brokers run: counts, lists, shows, requeues dead letters, deletes
@@ -191,7 +123,8 @@ export class Admin {
       { ids: selection.ids },
       { deadLetter: opts.deadLetter },
       false,
-      (conn, ops, ids) => leaveCancelled(conn, ops, ids, opts.deadLetter, reason),
+      async (conn, ops, ids) =>
+        dropStepsOf(conn, table, ops, await leaveCancelled(conn, ops, ids, opts.deadLetter, reason)),
       async (conn, ops, left) => {
         signalled.push(...(await recordCancels(conn, table, ops, control, left, reason)));
       },
@@ -253,6 +186,28 @@ export class Admin {
     });
   }
 
+  /**
+   * The flow below row `id` as a tree (the table declares `flows`), as `Flows.tree` answers it:
+   * each node's name, id and row state (`waiting` for a parent held for its children), its edge to
+   * the node above, and a parent's count of children not yet settled. A row the table has no more
+   * reads `missing`; its children, where edges name any, are still shown.
+   */
+  async tree(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<FlowNode> {
+    return this.withConn(table, opts, (conn, ops) =>
+      flowTree(conn, table, ops, this.adapter.dialect.name, id),
+    );
+  }
+
+  /**
+   * The parents of row `id` in flows (the table declares `flows`): each parent's id, the name the
+   * row has under it, and the edge's state. Empty for a row that is no flow's child.
+   */
+  async flowParents(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<FlowParentRef[]> {
+    return this.withConn(table, opts, (conn, ops) =>
+      flowParents(conn, table, ops, this.adapter.dialect.name, id),
+    );
+  }
+
   /** One row by id, from the queue table or else the dead-letter table; null when neither has it. */
   async get(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<AdminRow | null> {
     return this.withConn(table, opts, (conn, ops) => this.getOn(conn, table, ops, id));
@@ -274,7 +229,7 @@ export class Admin {
   }
 
   /**
-   * Puts dead letters back in the queue with the attempt reset to 1 and `retry_after` cleared: a
+   * Puts dead letters back in the queue with the attempt reset to 0 (no delivery started) and `retry_after` cleared: a
    * dead-letter group's rows get the group `toGroup` (default null: no group, since the move to
    * the dead-letter group overwrote the original), a dead-letter table's rows move back into the
    * queue table in one transaction. `deadLetter` is required.
@@ -316,9 +271,11 @@ export class Admin {
         table: table.table,
       });
     }
-    return this.change(table, selection, opts, dead, (conn, ops, ids) =>
-      need(ops, 'remove')(conn, ids, { dead }),
-    );
+    // Live rows leave with their step records (a dead letter's went when it died).
+    return this.change(table, selection, opts, dead, async (conn, ops, ids) => {
+      const gone = await need(ops, 'remove')(conn, ids, { dead });
+      return dead ? gone : dropStepsOf(conn, table, ops, gone);
+    });
   }
 
   /** Sets `retry_after` of live rows that are not in work: they are not due before `at`. */

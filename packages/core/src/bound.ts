@@ -143,46 +143,74 @@ export class Bounds {
     };
   }
 
-  /** Runs `op` on `conn`, failing it at the bound; not an async function (one per statement). */
+  /**
+   * Runs `op` on `conn`, failing it at the bound; not an async function (one per statement). No
+   * timer of its own: the statement joins {@link running}, which one {@link watch} timer checks.
+   */
   private run<T>(name: string, conn: Connection, op: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        if (done) return;
-        done = true;
-        const err = new StatementTimeoutError(OPERATIONS[name] ?? name, name, this.ms, conn.id, this.table);
-        this.hung.set(conn, err);
-        this.lent.delete(conn);
-        // Closed now, not when the engine lets go of it: the pool must never lend it again, and
-        // closing the session ends what it holds (its transaction, its locks) on the server.
-        this.inner.destroy(conn).catch(() => undefined);
-        this.report(err);
-        reject(err);
-      }, this.ms);
       let p: Promise<T>;
       try {
         p = op();
       } catch (err) {
-        clearTimeout(timer);
         reject(err);
         return;
       }
+      const entry: Running = { name, conn, deadline: Date.now() + this.ms, reject };
+      this.running.add(entry);
+      if (this.timer === undefined) this.arm(this.ms);
       p.then(
         (v) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          resolve(v);
+          if (this.running.delete(entry)) resolve(v);
         },
         (err: unknown) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          reject(err);
+          if (this.running.delete(entry)) reject(err);
         },
       );
     });
   }
+
+  /** Statements running, oldest first (each has the same bound, so the first ends first). */
+  private readonly running = new Set<Running>();
+  /** The one timer, set for the oldest running statement's deadline; undefined while none runs. */
+  private timer: NodeJS.Timeout | undefined;
+
+  private arm(ms: number): void {
+    // Unreferenced: a running statement's own socket keeps the process alive, not its bound.
+    this.timer = setTimeout(() => this.watch(), Math.max(0, ms));
+    this.timer.unref();
+  }
+
+  /** Fails every statement past its deadline; sets the timer again for the oldest left. */
+  private watch(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const entry of this.running) {
+      if (entry.deadline > now) {
+        this.arm(entry.deadline - now);
+        return;
+      }
+      this.running.delete(entry);
+      const { conn, name } = entry;
+      const err = new StatementTimeoutError(OPERATIONS[name] ?? name, name, this.ms, conn.id, this.table);
+      this.hung.set(conn, err);
+      this.lent.delete(conn);
+      // Closed now, not when the engine lets go of it: the pool must never lend it again, and
+      // closing the session ends what it holds (its transaction, its locks) on the server.
+      this.inner.destroy(conn).catch(() => undefined);
+      this.report(err);
+      entry.reject(err);
+    }
+  }
+}
+
+/** A statement {@link Bounds} watches. */
+interface Running {
+  readonly name: string;
+  readonly conn: Connection;
+  /** When it fails (epoch ms). */
+  readonly deadline: number;
+  readonly reject: (err: unknown) => void;
 }
 
 /**

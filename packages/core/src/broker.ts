@@ -1,19 +1,23 @@
 import { Bounds } from './bound.js';
 import { brokerCancel, brokerStats, type CancelOptions, type CancelReport } from './broker-admin.js';
 import { Budget } from './budget.js';
-import { type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
+import { CONTROL_READ_MS, type PausedState, type PauseScope, readPaused, setPaused } from './control.js';
 import { type Deferred, deferred } from './deferred.js';
 import type { Form, IsolationLevel, PayloadOf, Queryable, TableDescription } from './description.js';
-import type { Adapter, DeadLetterTarget, QueueStats } from './dialect.js';
+import type { Adapter, DeadLetterTarget, Dialect, QueueStats } from './dialect.js';
+import type { Pool } from './driver.js';
 import { type Duration, durationMs, leaseMs } from './duration.js';
 import { ClosedError, ConfigError } from './errors.js';
 import { type EventMap, type EventName, Events, type HandlerHook } from './events.js';
+import { FlowPruner } from './flows/prune.js';
+import { Listeners } from './listeners.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { Pruner } from './prune.js';
 import { Publisher, type PublishOptionsFor } from './publish.js';
 import { Queue, type QueueFlags, ThreadQueue } from './queue.js';
 import { relaySettings } from './relay.js';
-import { type ResultWaitOptions, readResult, waitForResult } from './result.js';
+import type { ResultWaitOptions } from './result.js';
+import { ResultWaits } from './result-wait.js';
 import {
   type MountedSchedule,
   type ScheduleOptions,
@@ -52,7 +56,8 @@ export interface BrokerOptions {
    * emitted as the `statementTimeout` event, and its connection is closed, never lent again; the
    * rows it held come back as their form says, and the workers go on. A subscription may set its
    * own (`queue(t).statementTimeout(d)`). Your own statements (`ctx.tx`, `broker.transaction`)
-   * are not bounded by it.
+   * are not bounded by it. SQLite's statements run in this process and are not bounded by it:
+   * none waits on a server, and a writer waits for the others at most the adapter's `writeWaitMs`.
    */
   readonly statementTimeout?: Duration;
   /**
@@ -62,6 +67,13 @@ export interface BrokerOptions {
    * it does not start: `subscribe` throws a ConfigError naming the table and the numbers.
    */
   readonly connectionLimit?: number;
+  /**
+   * How often each subscription of a table with a control table reads it (pauses, resumes,
+   * cancels), default 1 s (more than zero). On PostgreSQL a control write also notifies every
+   * broker listening, which reads at once, so this read is the fallback for a lost notification
+   * (or where no listener runs, as behind PgBouncer's transaction pooling).
+   */
+  readonly controlPollInterval?: Duration;
 }
 
 /** What `shutdown()` resolves to. */
@@ -90,6 +102,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   private readonly logger: Logger;
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  private readonly controlMs: number;
   private readonly shutdownMs: number;
   private readonly statementMs: number;
   private readonly subscriptions: Subscription[] = [];
@@ -101,7 +114,9 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   /** The start-up checks: the database reached, the server and each subscription's tables. */
   private readonly checks: StartupChecks;
   private state: State = 'new';
-  private unlisten: (() => Promise<void>)[] = [];
+  /** The wake-up listeners: new rows, control writes; and the `result()` waits, woken by settlements. */
+  private readonly listeners: Listeners;
+  private readonly waits: ResultWaits;
   private readonly connectionLimit: number | undefined;
   private readonly threadPools = new Map<Subscription, { pool: ThreadPool; demand: ThreadDemand }>();
   /** The `start()` in flight, which `shutdown()` waits for. */
@@ -120,16 +135,15 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.checks = new StartupChecks(adapter, this.logger);
     this.leaseMs = leaseMs(options.lease ?? 30_000);
     this.pollMs = durationMs(options.pollInterval ?? 1_000, 'pollInterval');
+    this.controlMs = durationMs(options.controlPollInterval ?? CONTROL_READ_MS, 'controlPollInterval');
     this.shutdownMs = durationMs(options.shutdownTimeout ?? 30_000, 'shutdownTimeout', { zero: true });
     this.statementMs = durationMs(options.statementTimeout ?? 30_000, 'statementTimeout');
     // Publishes run through a pool and dialect bounded by statementTimeout.
-    const bounds = this.boundsFor(undefined, this.statementMs);
-    this.publisher = new Publisher(
-      adapter,
-      { dialect: bounds.dialect(adapter.dialect), pool: bounds.pool },
-      this.logger,
-      (table) => this.wake(table),
+    this.publisher = new Publisher(adapter, this.bounded(undefined, this.statementMs), this.logger, (table) =>
+      this.wake(table),
     );
+    this.listeners = new Listeners(adapter, this.logger, this.subscriptions, (table) => this.wake(table));
+    this.waits = new ResultWaits(adapter, this.logger, this.events);
     this.connectionLimit = options.connectionLimit;
     const limit = options.connectionLimit;
     const own = adapter.pool.size + (adapter.wakeup === undefined ? 0 : 1);
@@ -217,19 +231,15 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       threads = { pool, demand };
       handler = pool.handler;
     }
-    const bounds = this.boundsFor(
-      queue.settings.table.table,
-      queue.settings.statementTimeoutMs ?? this.statementMs,
-    );
     const sub = new Subscription(
       {
-        dialect: bounds.dialect(this.adapter.dialect),
-        pool: bounds.pool,
+        ...this.bounded(queue.settings.table.table, queue.settings.statementTimeoutMs ?? this.statementMs),
         budget: this.budget,
         logger: this.logger,
         events: this.events,
         leaseMs: this.leaseMs,
         pollMs: this.pollMs,
+        controlMs: this.controlMs,
       },
       queue.settings,
       handler as unknown as Handler<unknown, any>,
@@ -372,7 +382,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.checkOpen();
     await Promise.all(subs.map((s) => this.checks.validate(s.settings)));
     this.checkOpen();
-    for (const s of subs) await this.listenTo(s.table);
+    for (const s of subs) await this.listeners.listenTo(s);
     this.checkOpen();
     await this.startThreads(subs.flatMap((s) => this.threadPools.get(s)?.pool ?? []));
     this.checkOpen();
@@ -396,7 +406,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.checkOpen();
     await this.checks.validate(sub.settings);
     this.checkOpen();
-    await this.listenTo(sub.table);
+    await this.listeners.listenTo(sub);
     const threads = this.threadPools.get(sub);
     this.checkOpen();
     if (threads !== undefined) await this.startThreads([threads.pool]);
@@ -407,10 +417,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     this.startPruner(sub);
   }
 
-  /**
-   * Starts the retention pruner of a subscription's table where it declares a retention and this
-   * broker runs none for it yet (its dead letter is the first such subscription's).
-   */
+  /** Starts the table's retention pruner where it has one and this broker runs none (the first subscription's dead letter). */
   private startPruner(sub: Subscription): void {
     const t = sub.settings.table;
     if (t.retention === undefined || this.pruners.has(t.table)) return;
@@ -423,6 +430,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       retention: ops.retention,
       ticks: ops.schedules,
       hasDeadLetter: sub.settings.deadLetter !== undefined,
+      flows: FlowPruner.of(t, ops),
     });
     this.pruners.set(t.table, pruner);
     pruner.start();
@@ -435,19 +443,6 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     if (failed !== undefined) {
       await Promise.all(pools.map((p) => p.close()));
       throw failed.reason;
-    }
-  }
-
-  private readonly listening = new Set<string>();
-  private async listenTo(table: string): Promise<void> {
-    const wakeup = this.adapter.wakeup;
-    if (wakeup === undefined || this.listening.has(table)) return;
-    this.listening.add(table);
-    try {
-      this.unlisten.push(await wakeup.listen(table, () => this.wake(table)));
-    } catch (err) {
-      this.listening.delete(table);
-      this.logger.warn('listening for wake-ups failed; polling only', { table, error: err });
     }
   }
 
@@ -536,10 +531,14 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
   /**
    * Waits until row `id` is processed and answers the value its handler acked with (undefined:
    * none); rejects with a `ResultTimeoutError` past `timeout` (default 30 s), a `ResultDeadError`
-   * for a row in `deadLetter`. Reads by id every 50 to 250 ms, holding no connection in between.
+   * for a row in `deadLetter`. Holds no connection between reads of the row. A settlement of the
+   * row by this broker's subscriptions makes it read at once; on PostgreSQL so does the
+   * notification the settlement of a table that keeps results sends at its commit, from any
+   * process, and the reads between are a fallback 2 s apart. Elsewhere it reads every 50 ms,
+   * growing to 250 ms (`opts.pollInterval`: a flat pause of your choice).
    */
-  result<D extends TableDescription<F, I | undefined>>(table: D, id: unknown, opts: ResultWaitOptions = {}) {
-    return waitForResult(table, id, opts, () => readResult(this.adapter, table, id, opts.deadLetter));
+  result(table: TableDescription<F, I | undefined>, id: unknown, opts?: ResultWaitOptions): Promise<unknown> {
+    return this.waits.wait(table, id, opts ?? {});
   }
 
   /** This broker's subscriptions of `table` read the control table now, not at their next read. */
@@ -607,8 +606,7 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
       }
       await s.form.drained();
     }
-    for (const u of this.unlisten) await u().catch(() => {});
-    this.unlisten = [];
+    await Promise.all([this.listeners.close(), this.waits.close()]);
     this.state = 'closed';
     // A publish that returned owes its listeners a notification: sent before the pool closes.
     await this.publisher.drain();
@@ -652,7 +650,17 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     }
   }
 
-  /** The engine's pool and dialect for `table` (or the broker's own), each statement bounded by `ms`. */
+  /**
+   * The adapter's dialect and pool with every statement bounded by `ms`; as they are where the
+   * adapter runs its statements in this process (`Adapter.inProcess`: nothing to wait on but its
+   * own bounded waits, and a timer could not interrupt a statement running on this thread).
+   */
+  private bounded(table: string | undefined, ms: number): { dialect: Dialect; pool: Pool } {
+    if (this.adapter.inProcess === true) return { dialect: this.adapter.dialect, pool: this.adapter.pool };
+    const bounds = this.boundsFor(table, ms);
+    return { dialect: bounds.dialect(this.adapter.dialect), pool: bounds.pool };
+  }
+
   private boundsFor(table: string | undefined, ms: number): Bounds {
     return new Bounds(this.adapter.pool, ms, table, (err) => {
       this.logger.warn('statement timed out', {

@@ -1,5 +1,6 @@
 import type { Connection } from './driver.js';
 import { ConfigError } from './errors.js';
+import { sideTableOption } from './side-option.js';
 
 /**
  * The control table's names, types and pure helpers: what a description and a dialect need of
@@ -60,7 +61,19 @@ export interface ControlOps {
   writeControl(conn: Connection, table: string, row: ControlRow): Promise<void>;
   /** Deletes a control row; answers how many it deleted (0 or 1). */
   deleteControl(conn: Connection, table: string, row: ControlRow): Promise<number>;
+  /**
+   * Optional: deletes, in one statement, the cancels of this queue among `targets` (ids as text)
+   * whose row is no longer live (settled, dead, or gone): a cancel no broker will ever honour.
+   * Answers how many it deleted. Absent: such rows stay until a cancel's settlement deletes them.
+   */
+  sweepCancels?(conn: Connection, table: string, queue: string, targets: readonly string[]): Promise<number>;
 }
+
+/** How often a broker at most deletes stale cancels (of rows settled before any broker read them), in ms. */
+export const CANCEL_SWEEP_MS = 10_000;
+
+/** The most cancels one sweep statement checks. */
+export const CANCEL_SWEEP_BATCH = 100;
 
 /** What is paused of one queue. */
 export interface PausedState {
@@ -85,17 +98,10 @@ export function controlOf(
   table: string,
   ident: (name: string, what: string, table?: string, qualified?: boolean) => string,
 ): ControlTable {
-  const c = input as unknown;
-  if (c !== true && (c === null || typeof c !== 'object')) {
-    throw new ConfigError('control is true or { table }', {
-      table,
-      fix: "write control: true or { table: 'ops_control' }",
-    });
-  }
+  const name = sideTableOption(input, 'control', table, 'ops_control');
   if (table.length > NAME_MAX) {
     throw new ConfigError(`a controlled table's name is at most ${NAME_MAX} characters`, { table });
   }
-  const name = c === true ? undefined : (c as { table?: string }).table;
   return { table: ident(name ?? CONTROL_TABLE, 'control table', table, true), name: table };
 }
 

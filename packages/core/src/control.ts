@@ -1,4 +1,6 @@
 import {
+  CANCEL_SWEEP_BATCH,
+  CANCEL_SWEEP_MS,
   CONTROL_COLUMNS,
   CONTROL_READ_MS,
   type ControlOps,
@@ -24,8 +26,9 @@ export * from './control-table.js';
  * Lifecycle control: a queue (or one FIFO group of it) paused and resumed from any process. The
  * state lives in the control table (`sqlinbox_control`, one table for any number of queues): a
  * pause is a row, a resume deletes it. Every broker subscribed to a table that declares `control`
- * reads that table's rows at start and at most once a second after, and its claim pump obeys what
- * it read: a paused queue claims nothing and starts no handler; a paused group's rows are passed
+ * reads that table's rows at start, at once where a notification says they changed (PostgreSQL's
+ * NOTIFY, sent by the control write's statement at its commit), and at most once a second (the
+ * broker's `controlPollInterval`) after, and its claim pump obeys what it read: a paused queue claims nothing and starts no handler; a paused group's rows are passed
  * over. Handlers in work when the pause is noticed run on and settle as they say.
  */
 
@@ -110,6 +113,30 @@ export async function validateControl(
 }
 
 /**
+ * The `k` smallest of `keys` greater than `after`, in order (string order, as `sort()` has it):
+ * one pass over the keys, holding at most `k` of them, never sorting them all.
+ */
+export function smallestAfter(keys: Iterable<string>, after: string, k: number): string[] {
+  const out: string[] = [];
+  if (k <= 0) return out;
+  for (const key of keys) {
+    if (key <= after) continue;
+    if (out.length === k && key >= out[k - 1]!) continue;
+    // Where it goes: the first kept key greater than it.
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (out[mid]! <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    out.splice(lo, 0, key);
+    if (out.length > k) out.pop();
+  }
+  return out;
+}
+
+/**
  * One subscription's view of its queue's control rows: read at start ({@link read}, before the
  * first claim) and then at most once a second while the subscription runs. Each change is told to
  * the pump (`changed`), emitted (`paused`, `resumed`) and logged once. The database is the
@@ -129,6 +156,20 @@ export class ControlWatch {
   private cancelMap: ReadonlyMap<string, string> = new Map();
   /** Told after every read that answered (the deliveries waiting for a fresh cache may start). */
   answered: (() => void) | undefined;
+  /** A read asked for by {@link nudge} that has not started yet (a burst of notifications is one read). */
+  private nudged = false;
+  /**
+   * A notification came before {@link start} (its listener is in place before the first read):
+   * the first read may have missed the change, so {@link start} reads again at once.
+   */
+  private missed = false;
+  /** {@link stop} was called (and no {@link start} since): notifications are ignored. */
+  private stopped = false;
+  /** When the last sweep of stale cancels started (ms; -Infinity: never). */
+  private sweptAt = Number.NEGATIVE_INFINITY;
+  private sweeping = false;
+  /** The last target the previous sweep checked: the next one goes on after it, so every cancel gets its turn. */
+  private sweepAfter = '';
 
   constructor(
     private readonly ops: ControlOps,
@@ -185,16 +226,52 @@ export class ControlWatch {
     return next;
   }
 
-  /** Reads once a second until {@link stop}. */
+  /**
+   * Reads soon, for a notification that the control rows changed (PostgreSQL's NOTIFY at a control
+   * write's commit): one read after the one in flight, however many notifications come meanwhile.
+   * The poll goes on beside it, for a notification lost with its listener. One that comes before
+   * {@link start} (during or after the first read) makes `start` read at once.
+   */
+  nudge(): void {
+    if (!this.running) {
+      if (!this.stopped) this.missed = true;
+      return;
+    }
+    if (this.nudged) return;
+    this.nudged = true;
+    const next = this.reading
+      .catch(() => undefined)
+      .then(() => {
+        this.nudged = false;
+        return this.running ? this.readOnce() : undefined;
+      });
+    this.reading = next;
+    next.catch((err: unknown) => {
+      this.logger.warn('reading the control table failed', {
+        table: this.control.name,
+        controlTable: this.control.table,
+        error: err,
+      });
+    });
+  }
+
+  /**
+   * Reads once a second (the interval given) until {@link stop}: the first read at once where none
+   * answered yet, or where a notification came since the listener was in place.
+   */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.schedule(this.known ? this.everyMs : 0);
+    this.stopped = false;
+    const now = !this.known || this.missed;
+    this.missed = false;
+    this.schedule(now ? 0 : this.everyMs);
   }
 
   /** Stops the reads (a read in flight still ends). */
   stop(): void {
     this.running = false;
+    this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -233,6 +310,48 @@ export class ControlWatch {
     this.cancelMap = cancelsOf(rows, this.control.name);
     this.apply(pausedOf(rows, this.control.name));
     this.answered?.();
+    if (this.cancelMap.size > 0 && started - this.sweptAt >= CANCEL_SWEEP_MS) void this.sweep();
+  }
+
+  /**
+   * Deletes the cancels read whose row is no longer live (settled, dead, or deleted before any
+   * broker read its cancel), which no settlement would ever delete: at most once every 10 s, one
+   * statement of at most 100 cancels, each sweep going on after the last one's. A sweep that fails
+   * is logged; the next one tries again.
+   */
+  private async sweep(): Promise<void> {
+    const sweepCancels = this.ops.sweepCancels;
+    if (sweepCancels === undefined || this.sweeping) return;
+    this.sweeping = true;
+    this.sweptAt = Date.now();
+    let batch = smallestAfter(this.cancelMap.keys(), this.sweepAfter, CANCEL_SWEEP_BATCH);
+    if (batch.length === 0) batch = smallestAfter(this.cancelMap.keys(), '', CANCEL_SWEEP_BATCH);
+    this.sweepAfter = batch.length < CANCEL_SWEEP_BATCH ? '' : batch[batch.length - 1]!;
+    try {
+      const conn = await this.pool.acquire();
+      let deleted: number;
+      try {
+        deleted = await sweepCancels.call(this.ops, conn, this.control.table, this.control.name, batch);
+      } catch (err) {
+        await this.pool.destroy(conn).catch(() => undefined);
+        throw err;
+      }
+      this.pool.release(conn);
+      if (deleted > 0)
+        this.logger.info('stale cancels deleted from the control table', {
+          table: this.control.name,
+          controlTable: this.control.table,
+          count: deleted,
+        });
+    } catch (err) {
+      this.logger.warn('deleting stale cancels from the control table failed', {
+        table: this.control.name,
+        controlTable: this.control.table,
+        error: err,
+      });
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /** Takes a new state: tells each change once. */

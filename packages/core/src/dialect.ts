@@ -118,6 +118,11 @@ export type Settlement =
        * by the same statement. Absent: the column is left as it is (a batched ack never has one).
        */
       readonly result?: string;
+      /**
+       * Row lock form: add one to the attempt column (where the table has one and stamps
+       * `processed_at`): that form counts a delivery at its settlement, its row locked until then.
+       */
+      readonly countAttempt?: boolean;
     }
   /**
    * Put the row back: optionally count an attempt (`attempt = attempt + 1`), set `retry_after`,
@@ -163,6 +168,11 @@ export type Settlement =
       readonly target: DeadLetterTarget;
       /** Whether the connection is already inside a transaction (row lock form, transactional mode). */
       readonly inTransaction: boolean;
+      /**
+       * Row lock form: add one to the attempt column (where the table has one) before the move, so
+       * the dead row counts its last delivery as the other forms' claims do.
+       */
+      readonly countAttempt?: boolean;
       /**
        * The delivery's failure, written into the failure record's columns where the table has
        * them; `now` is written as the failure time whether or not there is one.
@@ -462,7 +472,7 @@ export interface AdminOps {
    */
   pick(conn: Connection, q: PickQuery): Promise<Row[]>;
   /**
-   * Inside the caller's transaction: puts dead rows back in the queue with the attempt reset to 1,
+   * Inside the caller's transaction: puts dead rows back in the queue with the attempt reset to 0,
    * `retry_after` and the lease cleared. A dead-letter group's rows get the group `toGroup` (null:
    * none); a dead-letter table's rows move back into the queue table. Answers the ids it moved.
    */
@@ -634,6 +644,14 @@ export interface Adapter<F extends Form = Form, I extends IsolationLevel = Isola
    */
   readonly server?: string;
   /**
+   * The adapter runs its statements in this process (an embedded database, as SQLite): none waits
+   * on a server, and the adapter bounds what they may wait for themselves (SQLite's writers wait
+   * for each other at most `writeWaitMs`). The broker then runs them without its statement
+   * timeout, which would cost a timer's bookkeeping per statement and could never interrupt a
+   * statement running on this thread. Default: false.
+   */
+  readonly inProcess?: boolean;
+  /**
    * Closes what the adapter itself opened: its wake-up listener, and the pool where the adapter
    * made it from connection options; a pool the user passed in stays the user's. `shutdown()`
    * calls it.
@@ -649,7 +667,22 @@ export interface Wakeup {
   notify(conn: Connection, table: string): Promise<void>;
   /** True where the dialect's `insert` already notifies in its own statement: the broker then skips `notify`. */
   readonly notifiesOnInsert?: boolean;
+  /**
+   * Optional: listens for a table's notifications of one topic, which the dialect's own statements
+   * send at their commit: `control` (a pause, resume or cancel written to its control table),
+   * `result` (a row of a table that keeps results settled; the payload is its id as text). The
+   * listener gets the payload, or `''` where notifications may have been missed (a listener
+   * reconnected): read again then. Absent: the broker reads those on its poll only.
+   */
+  listenTopic?(
+    table: string,
+    topic: WakeupTopic,
+    onNotify: (payload: string) => void,
+  ): Promise<() => Promise<void>>;
 }
+
+/** What {@link Wakeup.listenTopic} listens for: control table writes, or settlements that keep a result. */
+export type WakeupTopic = 'control' | 'result';
 
 /** Fills a dialect's capabilities from the defaults. */
 export function capabilities(partial: Partial<Capabilities>): Capabilities {

@@ -19,13 +19,13 @@ export interface EventMap {
     /** The queue's dead letter, if it has one. */
     deadLetter: DeadLetterTarget | undefined;
   };
-  /** A row was claimed; `attempt` as it stood before the claim. */
+  /** A row was claimed; `attempt` the delivery's (1 on the first). */
   claimed: {
     /** The queue table. */
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
   };
   /** A row was settled by its handler's outcome. */
@@ -38,7 +38,7 @@ export interface EventMap {
     outcome: Outcome['kind'];
     /** What the engine did with the row: finished it, returned it to the queue, or dead-lettered it. */
     plan: Plan['kind'];
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
     /** From the row handed to a worker to its settlement committed, in milliseconds. */
     durationMs: number;
@@ -54,7 +54,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
   };
   /**
@@ -66,7 +66,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
     /** The row's deadline. */
     deadline: Date;
@@ -82,7 +82,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
     /** Whether it moved to the queue's dead letter (else it was dropped). */
     deadLettered: boolean;
@@ -93,16 +93,20 @@ export interface EventMap {
   };
   /**
    * A retention turn deleted settled rows of a table (one event per kind that lost rows): processed
-   * rows older than `retention.processed`, or dead letters older than `retention.dead`.
+   * rows older than `retention.processed`, dead letters older than `retention.dead`, or the flow
+   * rows (edges and parents-table rows) of jobs whose rows are gone.
    */
   pruned: {
     /** The queue table. */
     table: string;
-    /** `processed` (stamped rows of the queue table) or `dead` (its dead letters). */
-    kind: 'processed' | 'dead';
+    /** `processed` (stamped rows of the queue table), `dead` (its dead letters) or `flows` (its flow rows). */
+    kind: 'processed' | 'dead' | 'flows';
     /** Rows deleted in this turn. */
     count: number;
-    /** Delete statements this turn ran for the kind (each removes at most `retention.batchSize`). */
+    /**
+     * Delete statements this turn ran for the kind (each removes at most `retention.batchSize`);
+     * for `flows`, the pages of the flow tables it read (each of at most `retention.batchSize`).
+     */
     batches: number;
   };
   /** Leases in work were extended. */
@@ -118,7 +122,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
   };
   /**
@@ -144,7 +148,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
     /** The error the settlement threw. */
     error: unknown;
@@ -162,7 +166,7 @@ export interface EventMap {
     table: string;
     /** The row's id. */
     id: unknown;
-    /** The row's attempt as it stood before the claim. */
+    /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
     attempt: number;
     /** Why the row went back. */
     reason: ReleaseReason;
@@ -232,7 +236,10 @@ export interface EventMap {
 /** The name of a broker event: a key of {@link EventMap}. */
 export type EventName = keyof EventMap;
 
-/** Why a claimed row went back unsettled (the `released` event). */
+/**
+ * Why a claimed row went back unsettled (the `released` event). `timeout` is no longer sent: a
+ * handler past its timeout fails its delivery (a `settled` event with the `TIMEOUT` error).
+ */
 export type ReleaseReason = 'timeout' | 'beginFailed' | 'stopped' | 'shutdown' | 'paused';
 
 /** The delivery a {@link HandlerHook} wraps: the handler's own context, read no further. */
@@ -241,7 +248,7 @@ export interface HandlerCall {
   readonly table: string;
   /** The row's id. */
   readonly id: unknown;
-  /** The row's attempt as it stood before the claim. */
+  /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
   readonly attempt: number;
 }
 

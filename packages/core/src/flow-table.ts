@@ -1,5 +1,5 @@
 import type { Connection, Row } from './driver.js';
-import { ConfigError } from './errors.js';
+import { sideTableOption } from './side-option.js';
 
 /**
  * Flows (R-FLOW-6): the flow tables' names, types and statements' shape, below the description
@@ -112,10 +112,22 @@ export interface FlowOps {
     error: string | null,
   ): Promise<number>;
   /**
-   * Counts one settled child off the parent's row (and one dead child, with `dead`), then reads
-   * the row as this transaction left it (the update holds its lock until the commit).
+   * Marks the pending edges from `children` to `parent` done, in one statement per 500 children;
+   * answers how many this call took (those still pending). Inside the sweep's transaction.
    */
-  countDown(conn: Connection, f: FlowTable, parent: string, dead: boolean): Promise<FlowParent | null>;
+  settleDone(conn: Connection, f: FlowTable, parent: string, children: readonly string[]): Promise<number>;
+  /**
+   * Counts `by` settled children (default 1) off the parent's row (and one dead child, with
+   * `dead`), then reads the row as this transaction left it (the update holds its lock until the
+   * commit).
+   */
+  countDown(
+    conn: Connection,
+    f: FlowTable,
+    parent: string,
+    dead: boolean,
+    by?: number,
+  ): Promise<FlowParent | null>;
   /** Marks the parent woken; answers 1 where this call did it. */
   markWoken(conn: Connection, f: FlowTable, parent: string): Promise<number>;
   /** The edges of the parents named (their children). */
@@ -124,6 +136,20 @@ export interface FlowOps {
   parentEdgesOf(conn: Connection, f: FlowTable, children: readonly string[]): Promise<FlowEdge[]>;
   /** The parents-table rows of the parents named. */
   parentsOf(conn: Connection, f: FlowTable, parents: readonly string[]): Promise<FlowParent[]>;
+  /**
+   * Optional (retention prunes flow rows, with the three below): settled edges (`done`, `dead`),
+   * the queue's first `limit` in key order (child, parent), after the edge `after` where one is given.
+   */
+  settledEdges?(conn: Connection, f: FlowTable, limit: number, after?: FlowEdge): Promise<FlowEdge[]>;
+  /** Deletes the settled edges named (a pending one stays); answers how many went. */
+  deleteEdges?(conn: Connection, f: FlowTable, edges: readonly FlowEdge[]): Promise<number>;
+  /**
+   * Parents-table rows of parents done waiting (woken, no child pending), the queue's first `limit`
+   * in parent id order, after `after` where one is given.
+   */
+  settledParents?(conn: Connection, f: FlowTable, limit: number, after?: string): Promise<FlowParent[]>;
+  /** Deletes the parents-table rows named that are done waiting; answers how many went. */
+  deleteParents?(conn: Connection, f: FlowTable, parents: readonly string[]): Promise<number>;
 }
 
 /** The columns of the edge table and the parents table, as `ddl()` prints them. */
@@ -136,21 +162,14 @@ export const FLOW_COLUMNS = {
 
 /**
  * Validates a description's flow tables; `validateIdentifier` is passed in so this module stays
- * below the description's. Throws a {@link ConfigError} naming the table.
+ * below the description's. Throws a `ConfigError` naming the table.
  */
 export function flowsOf(
   input: FlowInput,
   table: string,
   ident: (name: string, what: string, table?: string, qualified?: boolean) => string,
 ): FlowTable {
-  const c = input as unknown;
-  if (c !== true && (c === null || typeof c !== 'object')) {
-    throw new ConfigError('flows is true or { table }', {
-      table,
-      fix: "write flows: true or { table: 'app_flow' }",
-    });
-  }
-  const name = (c === true ? undefined : (c as { table?: string }).table) ?? FLOW_TABLE;
+  const name = sideTableOption(input, 'flows', table, 'app_flow') ?? FLOW_TABLE;
   const edges = ident(name, 'flow table', table, true);
   return { edges, parents: ident(`${edges}_parent`, 'flow parents table', table, true), name: table };
 }

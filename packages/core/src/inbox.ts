@@ -40,7 +40,7 @@ export interface InboxInput {
   readonly id: ColumnSpec;
   /** The payload column; JSON unless `type` says `text` or `bytes`. */
   readonly payload?: PayloadSpec;
-  /** The attempt column (default 1 on insert). Without it attempts are not counted. */
+  /** The attempt column: the deliveries started (0 on insert, 1 during the first). Without it attempts are not counted. */
   readonly attempt?: ColumnSpec;
   /** Selects the lease form: the `locked_until` column. */
   readonly lease?: string;

@@ -52,6 +52,7 @@ export {
   FlowChildDeadError,
   type FlowJob,
   type FlowNode,
+  type FlowParentRef,
   type FlowSpec,
   Flows,
 } from './flows/flows.js';
@@ -116,6 +117,7 @@ export {
   STEPS_TABLE,
   StepError,
   type StepRecord,
+  type StepRows,
   type StepsInput,
   type StepsKey,
   type StepsOps,

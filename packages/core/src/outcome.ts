@@ -114,7 +114,8 @@ export const MAX_ERROR_LENGTH = 1_000;
 /**
  * A delivery's failure as the failure record keeps it: the message cut to 1,000 characters, and
  * the class, the error's `name` (cut to 255), or `expired` for a row that left past its deadline
- * (`code: 'EXPIRED'`), or `cancelled` with the cancel's reason as the message (`code: 'CANCELLED'`). A thrown non-Error is read as text, of class `Error`.
+ * (`code: 'EXPIRED'`), `timeout` for a handler that ran past its timeout (`code: 'TIMEOUT'`), or
+ * `cancelled` with the cancel's reason as the message (`code: 'CANCELLED'`). A thrown non-Error is read as text, of class `Error`.
  */
 export function failureOf(err: unknown): FailureRecord {
   const e = err as { message?: unknown; name?: unknown; code?: unknown; reason?: unknown } | null | undefined;
@@ -131,16 +132,24 @@ export function failureOf(err: unknown): FailureRecord {
   const name =
     e?.code === 'EXPIRED'
       ? 'expired'
-      : cancelled
-        ? 'cancelled'
-        : isError && typeof e!.name === 'string' && e!.name !== ''
-          ? e!.name
-          : 'Error';
+      : e?.code === 'TIMEOUT' && isError
+        ? 'timeout'
+        : cancelled
+          ? 'cancelled'
+          : isError && typeof e!.name === 'string' && e!.name !== ''
+            ? e!.name
+            : 'Error';
   return { message: message.slice(0, MAX_ERROR_LENGTH), name: name.slice(0, 255) };
 }
 
+/** Whether a retry at the delivery's `attempt` (1 on the first) dead-letters the row instead. */
+export function reachesLimit(attempt: number, maxAttempts: number | undefined): boolean {
+  return maxAttempts !== undefined && attempt >= maxAttempts;
+}
+
 /**
- * Turns an outcome into a plan; `attempt` is the attempt as it stood before the claim.
+ * Turns an outcome into a plan; `attempt` is the delivery's attempt (1 on the first): at `maxAttempts` a retry
+ * dead-letters, so a row is delivered at most `maxAttempts` times.
  * `limits.backoffMs` (a thrown error's backoff; default none) delays a `retry()`: a returned
  * `retry()` has none and returns the row at once.
  */
@@ -151,7 +160,7 @@ export function planOf(
   warn: (msg: string) => void,
 ): Plan {
   if (outcome.kind === 'ack' || outcome.kind === 'drop') return { kind: 'finish', outcome: outcome.kind };
-  if (limits.maxAttempts !== undefined && attempt >= limits.maxAttempts) {
+  if (reachesLimit(attempt, limits.maxAttempts)) {
     warn(`attempt ${attempt} reached the limit of ${limits.maxAttempts}: dead-lettering`);
     return { kind: 'deadLetter', outcome: outcome.kind };
   }

@@ -3,6 +3,7 @@ import type { Dialect, RetentionOps, ScheduleOps, TableOps } from './dialect.js'
 import type { Connection, Pool } from './driver.js';
 import { ConfigError } from './errors.js';
 import type { Events } from './events.js';
+import type { FlowPruner } from './flows/prune.js';
 import type { Logger } from './logger.js';
 
 /** The record name of a table's retention turns in the tick table. */
@@ -49,6 +50,8 @@ export interface PrunerDeps {
   readonly ticks: ScheduleOps;
   /** Whether the subscription has a dead letter to prune. */
   readonly hasDeadLetter: boolean;
+  /** The table's flow rows' pruning, where it declares flows (`FlowPruner.of`). */
+  readonly flows?: FlowPruner | undefined;
 }
 
 /**
@@ -58,7 +61,8 @@ export interface PrunerDeps {
  * during that turn and no longer: it stops between batches once the turn is over, so two turns'
  * pruners never run together. A turn deletes batch after batch of at most `batchSize` rows until
  * one comes back short: processed rows stamped before `now - processed`, then dead letters, first
- * stamping the death of those that have none, stamped before `now - dead`.
+ * stamping the death of those that have none, stamped before `now - dead`; then, where the table
+ * declares flows, the flow rows whose jobs' rows are all gone (see `FlowPruner`).
  */
 export class Pruner {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -164,6 +168,13 @@ export class Pruner {
         if (d.count > 0) {
           removed.dead = d.count;
           this.deps.events.emit('pruned', { table: t, kind: 'dead', count: d.count, batches: d.statements });
+        }
+      }
+      if (this.deps.flows !== undefined && more()) {
+        const f = await this.deps.flows.turn(conn, r.batchSize, more);
+        if (f.count > 0) {
+          removed.flows = f.count;
+          this.deps.events.emit('pruned', { table: t, kind: 'flows', count: f.count, batches: f.batches });
         }
       }
       if (Object.keys(removed).length > 0) {

@@ -3,7 +3,7 @@ import { type Codec, defaultCodec, encodeMessage } from './codec.js';
 import { type AnyTable, type Queryable, validateIdentifier } from './description.js';
 import type { Adapter, Dialect, Insert, TableOps } from './dialect.js';
 import type { Connection, Pool } from './driver.js';
-import { ConfigError, PublishError, SqlInboxError } from './errors.js';
+import { ConfigError, isRetryable, PublishError, SqlInboxError } from './errors.js';
 import { type ExpiryOptions, expiryOf } from './expiry.js';
 import type { Logger } from './logger.js';
 import { type ReplaceOptions, replaceOf } from './replace.js';
@@ -84,6 +84,9 @@ interface NotifyGate {
   /** A quiet publish committed since the notification in flight was sent. */
   owed: boolean;
 }
+
+/** Tries a publish's own insert is given again after a deadlock, a serialization failure or a lock wait timeout. */
+export const PUBLISH_RETRIES = 3;
 
 /** A broker's publish path: the statements of each table, and the notifications owed. */
 export class Publisher {
@@ -167,7 +170,7 @@ export class Publisher {
       const loud = gate !== undefined && !gate.busy;
       if (loud) gate.busy = true;
       try {
-        ids = await ops.insert(conn, rows, { quiet: gate !== undefined && !loud });
+        ids = await this.retried(() => ops.insert(conn, rows, { quiet: gate !== undefined && !loud }));
         if (loud && !wakeup?.notifiesOnInsert) await wakeup?.notify(conn, table.table);
       } finally {
         this.pool.release(conn);
@@ -176,6 +179,25 @@ export class Publisher {
       this.wake(table.table);
     }
     return ids;
+  }
+
+  /**
+   * Runs an insert of a publish's own (never one in the caller's transaction), again after a
+   * deadlock, a serialization failure or a lock wait timeout: each means the database committed
+   * nothing of it (its transaction, or its one statement, was rolled back), and each comes from
+   * another session's locks, not from the rows. A replacing publish on MariaDB met a claim's locks
+   * that way. At most {@link PUBLISH_RETRIES} more tries, 10 to 50 ms apart; then the error.
+   */
+  private async retried<T>(insert: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await insert();
+      } catch (err) {
+        if (err instanceof SqlInboxError || tries >= PUBLISH_RETRIES) throw err;
+        if (!isRetryable(this.adapter.dialect.classifyError(err))) throw err;
+        await new Promise((r) => setTimeout(r, 10 + Math.random() * 40));
+      }
+    }
   }
 
   /** Resolves once every notification owed to a quiet publish was sent (or failed and was logged). */

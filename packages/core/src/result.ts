@@ -39,6 +39,12 @@ export interface ResultWaitOptions {
   readonly deadLetter?: DeadLetterTarget;
   /** Ends the wait early: the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * The pause between two reads of the row, held flat. Default: 50 ms growing by half to 250 ms;
+   * where a notification wakes the wait (`broker.result` on PostgreSQL, and a settlement of the
+   * broker's own subscriptions) a flat 2 s, a fallback for a notification lost with its listener.
+   */
+  readonly pollInterval?: Duration;
 }
 
 /** A wait for a row's result ran past its timeout; the row was still pending, or missing. */
@@ -172,21 +178,74 @@ export async function readResult(
 /** The first pause between reads of a wait, and the longest: each pause is half again the last. */
 export const RESULT_POLL_MS = { first: 50, max: 250 } as const;
 
+/** The pause between reads of a wait that a notification wakes: a fallback only. */
+export const RESULT_WOKEN_POLL_MS = 2_000;
+
+/**
+ * What ends a wait's pause early: `wake()` (a settlement of the row, heard by this process), so the
+ * wait reads again at once. A wake during a read makes the next pause end at once.
+ */
+export class ResultWaker {
+  private woken = false;
+  private ring: (() => void) | undefined;
+
+  /** The row may have settled: the pause in progress ends now, else the next one does not wait. */
+  wake(): void {
+    if (this.ring !== undefined) this.ring();
+    else this.woken = true;
+  }
+
+  /** Sleeps `ms`, less where {@link wake} is called (or was, since the last pause). */
+  pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const end = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        this.ring = undefined;
+      };
+      const timer = setTimeout(() => {
+        end();
+        resolve();
+      }, ms);
+      const abort = () => {
+        end();
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      this.ring = () => {
+        end();
+        resolve();
+      };
+    });
+  }
+}
+
 /**
  * Reads `read` until the row is processed and answers its value; a dead row rejects with a
  * `ResultDeadError`, a row still pending or missing at the timeout with a `ResultTimeoutError`.
- * Holds no connection between reads, which start 50 ms apart and grow to 250 ms.
+ * Holds no connection between reads, which start 50 ms apart and grow to 250 ms, or are
+ * `opts.pollInterval` apart; with `woken` (a notification heard, `waker` rings) a flat 2 s, and
+ * a ring of `waker` reads at once.
  */
 export async function waitForResult(
   table: AnyTable,
   id: unknown,
   opts: ResultWaitOptions,
   read: () => Promise<RowResult>,
+  waker?: ResultWaker,
+  woken = false,
 ): Promise<unknown> {
   needResult(table);
   const timeoutMs = durationMs(opts.timeout ?? 30_000, 'result timeout');
+  const flat =
+    opts.pollInterval === undefined ? undefined : durationMs(opts.pollInterval, 'result pollInterval');
   const deadline = Date.now() + timeoutMs;
-  let pause: number = RESULT_POLL_MS.first;
+  let pause: number = flat ?? (woken ? RESULT_WOKEN_POLL_MS : RESULT_POLL_MS.first);
+  const grows = flat === undefined && !woken;
   for (;;) {
     opts.signal?.throwIfAborted();
     const r = await read();
@@ -194,8 +253,9 @@ export async function waitForResult(
     if (r.state === 'dead') throw new ResultDeadError(table.table, id, r.lastError);
     const left = deadline - Date.now();
     if (left <= 0) throw new ResultTimeoutError(table.table, id, timeoutMs, r.state);
-    await sleep(Math.min(pause, left), opts.signal);
-    pause = Math.min(RESULT_POLL_MS.max, Math.round(pause * 1.5));
+    if (waker === undefined) await sleep(Math.min(pause, left), opts.signal);
+    else await waker.pause(Math.min(pause, left), opts.signal);
+    if (grows) pause = Math.min(RESULT_POLL_MS.max, Math.round(pause * 1.5));
   }
 }
 

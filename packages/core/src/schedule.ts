@@ -93,6 +93,8 @@ export interface ScheduleSettings {
 const NAME_MAX = 255;
 /** The longest `setTimeout` delay; a tick further away is reached in steps. */
 const MAX_DELAY = 2 ** 31 - 1;
+/** The longest wait before a failed tick is tried again. */
+const RETRY_MAX_MS = 60_000;
 /** Prunes a schedule's old ticks at most this often per broker. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -196,6 +198,11 @@ export class ScheduleRunner {
   private stopped = false;
   private nextAt: Date | null = null;
   private lastPrune = 0;
+  /**
+   * Failed fires in a row: while above 0 every tick after the cursor stays due, whatever the
+   * policy, and the timer tries again after a backoff (or at the next tick, if sooner).
+   */
+  private failures = 0;
 
   constructor(
     readonly settings: ScheduleSettings,
@@ -250,22 +257,31 @@ export class ScheduleRunner {
     await this.run();
   }
 
-  /** Stops the timer and waits for a tick in flight; no row is published after it resolves. */
+  /**
+   * Stops the timer and waits for a tick in flight; no row is published after it resolves. A tick
+   * already due whose timer has not fired yet (a busy thread, a late timer) is published first.
+   */
   async stop(): Promise<void> {
-    this.stopped = true;
+    if (this.stopped) return await this.firing;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    const due = this.timer !== undefined && this.nextAt !== null && this.nextAt.getTime() <= Date.now();
     this.timer = undefined;
+    // fire() deals with its first due tick before it looks at `stopped` again.
+    if (due) this.firing = this.fire(false);
+    this.stopped = true;
     await this.firing;
   }
 
   /**
    * The ticks due now, after the cursor and within `keep`, as the policy picks them: the newest
-   * always (but `none` at start), the older ones with `all`.
+   * always (but `none` at start), the older ones with `all`. After a failed tick, every tick
+   * since the cursor (at most `catchUpLimit`): the policy is for ticks that passed while nothing
+   * ran, and these were this broker's to publish.
    */
   private due(now: number, atStart: boolean): number[] {
     const s = this.settings;
     const floor = Math.max(this.cursor ?? now, now - s.keepMs);
-    const n = s.catchUp === 'all' ? s.catchUpLimit : 1;
+    const n = s.catchUp === 'all' || this.failures > 0 ? s.catchUpLimit : 1;
     const ticks = s.cron
       .previousRuns(n, new Date(now + 1))
       .map((d) => d.getTime())
@@ -303,6 +319,7 @@ export class ScheduleRunner {
       }
       this.cursor = tick;
     }
+    this.failures = failed ? this.failures + 1 : 0;
     // Ticks the policy passed over count as dealt with; a failed tick is due again.
     if (!failed && newest !== undefined) this.cursor = Math.max(this.cursor ?? newest, newest);
     this.arm(failed);
@@ -311,16 +328,23 @@ export class ScheduleRunner {
   /**
    * A timer to the next tick after the cursor, in steps where it is beyond `setTimeout`'s reach. A
    * tick that came while this one was being published (a slow database, a slow payload function)
-   * is due at once, so a broker busy past the next tick still publishes it; after a failed tick the
-   * timer waits for the next tick after now, so a database that is down is not tried in a loop.
+   * is due at once, so a broker busy past the next tick still publishes it. After a failed tick the
+   * timer waits for the next tick after now or for a backoff (1 s, doubling up to a minute),
+   * whichever comes first, so a failed tick is tried again soon and a database that is down is
+   * not tried in a loop.
    */
   private arm(failed = false): void {
     if (this.stopped) return;
     const from = failed || this.cursor === undefined ? Date.now() : this.cursor;
     const next = this.settings.cron.nextRun(new Date(from));
-    this.nextAt = next;
-    if (next === null) return;
-    const delay = Math.min(MAX_DELAY, Math.max(1, next.getTime() - Date.now()));
+    let at = next?.getTime() ?? Number.POSITIVE_INFINITY;
+    if (failed) at = Math.min(at, Date.now() + Math.min(RETRY_MAX_MS, 1_000 * 2 ** (this.failures - 1)));
+    if (at === Number.POSITIVE_INFINITY) {
+      this.nextAt = null;
+      return;
+    }
+    this.nextAt = new Date(at);
+    const delay = Math.min(MAX_DELAY, Math.max(1, at - Date.now()));
     this.timer = setTimeout(() => {
       this.firing = this.fire(false);
     }, delay);

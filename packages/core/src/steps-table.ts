@@ -1,5 +1,6 @@
 import type { Connection } from './driver.js';
 import { ConfigError, SqlInboxError } from './errors.js';
+import { sideTableOption } from './side-option.js';
 
 /**
  * Durable steps (R-FLOW-7): the steps table's names, types and pure helpers, what a description
@@ -69,6 +70,36 @@ export interface StepsOps {
   writeStep(conn: Connection, key: StepsKey, name: string, result: string): Promise<void>;
   /** Deletes every step record of the rows named (their ids as text); answers how many went. */
   deleteSteps(conn: Connection, table: string, queue: string, rowIds: readonly string[]): Promise<number>;
+  /**
+   * Optional (the orphan sweep, with {@link deleteStepsUpTo}): the rows of `queue` with records,
+   * the first `limit` in row id order after `after` where one is given, each with the latest
+   * `finished_at` of its records (epoch ms, as text).
+   */
+  stepRows?(
+    conn: Connection,
+    table: string,
+    queue: string,
+    limit: number,
+    after?: string,
+  ): Promise<StepRows[]>;
+  /**
+   * Deletes the records of the rows named finished at or before each one's `lastMs` (a record
+   * written since stays); answers how many went.
+   */
+  deleteStepsUpTo?(
+    conn: Connection,
+    table: string,
+    queue: string,
+    rows: readonly StepRows[],
+  ): Promise<number>;
+}
+
+/** A row's records as the orphan sweep reads them. */
+export interface StepRows {
+  /** The row's id as text. */
+  readonly rowId: string;
+  /** The latest `finished_at` of its records: epoch milliseconds, as text. */
+  readonly lastMs: string;
 }
 
 /** A step misused by its handler: a name that is not one, or one name run twice in a delivery. */
@@ -93,17 +124,10 @@ export function stepsOf(
   table: string,
   ident: (name: string, what: string, table?: string, qualified?: boolean) => string,
 ): StepsTable {
-  const c = input as unknown;
-  if (c !== true && (c === null || typeof c !== 'object')) {
-    throw new ConfigError('steps is true or { table }', {
-      table,
-      fix: "write steps: true or { table: 'ops_steps' }",
-    });
-  }
+  const name = sideTableOption(input, 'steps', table, 'ops_steps');
   if (table.length > STEP_KEY_MAX) {
     throw new ConfigError(`a table with steps has a name of at most ${STEP_KEY_MAX} characters`, { table });
   }
-  const name = c === true ? undefined : (c as { table?: string }).table;
   return { table: ident(name ?? STEPS_TABLE, 'steps table', table, true), name: table };
 }
 

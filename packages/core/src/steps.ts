@@ -27,3 +27,19 @@ export async function validateSteps(
   const fix = `create it with the DDL ${dialect.name}'s ddl() prints for this table (or run migrate)`;
   await checkSideTable(dialect, conn, t.table, 'steps', steps.table, STEPS_COLUMNS, fix);
 }
+
+/**
+ * Deletes the step records of rows that left the queue table without a delivery's final
+ * settlement (`admin.remove`, `admin.cancel` of rows not in work), in the caller's transaction, so
+ * no record is left for a row that comes back with the same id. Answers `ids`.
+ */
+export async function dropStepsOf(
+  conn: Connection,
+  t: { readonly steps?: StepsTable | undefined },
+  ops: TableOps,
+  ids: unknown[],
+): Promise<unknown[]> {
+  if (t.steps !== undefined && ops.steps !== undefined && ids.length > 0)
+    await ops.steps.deleteSteps(conn, t.steps.table, t.steps.name, ids.map(String));
+  return ids;
+}

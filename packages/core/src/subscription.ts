@@ -25,6 +25,7 @@ import type { Handler } from './subscription/handler.js';
 import { PassOver } from './subscription/pass-over.js';
 import { Pump } from './subscription/pump.js';
 import { StepsKeeper } from './subscription/steps.js';
+import { StepsSweeper } from './subscription/steps-sweep.js';
 
 /** What a subscription shares with its broker. */
 export interface SubscriptionHost {
@@ -35,6 +36,8 @@ export interface SubscriptionHost {
   readonly events: Events;
   readonly leaseMs: number;
   readonly pollMs: number;
+  /** How often a subscription reads its control table, in ms (default `CONTROL_READ_MS`). */
+  readonly controlMs?: number;
 }
 
 /**
@@ -52,6 +55,8 @@ export class Subscription {
   readonly control: ControlWatch | undefined;
   /** The flow sweeper, where the table declares flow tables. */
   readonly flows: FlowSweeper | undefined;
+  /** The orphan sweep of the steps table, where the table declares one. */
+  readonly stepsSweep: StepsSweeper | undefined;
 
   constructor(
     private readonly host: SubscriptionHost,
@@ -100,9 +105,21 @@ export class Subscription {
     this.control =
       t.control === undefined || ops.control === undefined
         ? undefined
-        : new ControlWatch(ops.control, t.control, host.pool, host.logger, host.events, () =>
-            this.pump.controlChanged(),
+        : new ControlWatch(
+            ops.control,
+            t.control,
+            host.pool,
+            host.logger,
+            host.events,
+            () => this.pump.controlChanged(),
+            host.controlMs,
           );
+    this.stepsSweep = StepsSweeper.of(
+      t,
+      host.dialect.prepare(t, { deadLetter: settings.deadLetter }),
+      host.pool,
+      host.logger,
+    );
     this.flows =
       t.flows === undefined
         ? undefined
@@ -203,6 +220,7 @@ export class Subscription {
     this.control?.start();
     this.pump.start();
     this.flows?.start();
+    this.stepsSweep?.start();
   }
 
   /** Says at start what a setting will do that the user may not expect. */
@@ -240,7 +258,7 @@ export class Subscription {
    */
   stop(): Promise<void> {
     this.control?.stop();
-    return Promise.all([this.pump.stop(), this.flows?.stop()]).then(() => undefined);
+    return Promise.all([this.pump.stop(), this.flows?.stop(), this.stepsSweep?.stop()]).then(() => undefined);
   }
 
   /** Stops extending the leases of the deliveries still in work (the broker shut down). */

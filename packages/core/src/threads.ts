@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Connection, Pool, QueryResult, Row } from './driver.js';
-import { ConfigError, isErrorCode, SqlInboxError } from './errors.js';
+import { CancelledError, ConfigError, isErrorCode, SqlInboxError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Outcome } from './outcome.js';
 import type { ThreadSettings } from './queue.js';
@@ -40,7 +40,7 @@ export interface ThreadContext<D = any> {
   readonly table: string;
   /** The row's id. */
   readonly id: unknown;
-  /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
+  /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
   readonly attempt: number;
   /** The row as the claim read it (structured-cloned from the main thread). */
   readonly row: Readonly<Row>;
@@ -160,6 +160,8 @@ export interface WireError {
   readonly message: string;
   readonly code?: string;
   readonly stack?: string;
+  /** A `CancelledError`'s table, row id and reason, so the thread's is one too. */
+  readonly cancel?: { readonly table: string | undefined; readonly rowId: unknown; readonly reason: string };
 }
 
 export function toWire(err: unknown): WireError {
@@ -170,16 +172,24 @@ export function toWire(err: unknown): WireError {
       message: err.message,
       ...(typeof code === 'string' ? { code } : {}),
       ...(err.stack === undefined ? {} : { stack: err.stack }),
+      ...(err instanceof CancelledError
+        ? { cancel: { table: err.table, rowId: err.rowId, reason: err.reason } }
+        : {}),
     };
   }
   return { name: 'Error', message: String(err) };
 }
 
 export function fromWire(w: WireError): Error {
-  // sqlinbox's own codes come back as a SqlInboxError; any other (a driver's) on a plain Error.
-  const err = isErrorCode(w.code)
-    ? new SqlInboxError(w.code, w.message)
-    : Object.assign(new Error(w.message), w.code === undefined ? {} : { code: w.code });
+  // sqlinbox's own codes come back as a SqlInboxError (a cancel as a CancelledError); any other
+  // (a driver's) on a plain Error.
+  const c = w.cancel;
+  const err =
+    c !== undefined
+      ? new CancelledError(c.table ?? '', c.rowId, c.reason)
+      : isErrorCode(w.code)
+        ? new SqlInboxError(w.code, w.message)
+        : Object.assign(new Error(w.message), w.code === undefined ? {} : { code: w.code });
   err.name = w.name;
   if (w.stack !== undefined) err.stack = w.stack;
   return err;

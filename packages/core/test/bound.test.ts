@@ -53,6 +53,25 @@ describe('statement timeout (R-CLUS-5)', () => {
     expect(destroyed).toEqual([conn.id]);
   });
 
+  test('R-CLUS-5 statements started at different times each fail at their own bound (one timer, set again for the next)', async () => {
+    const { pool, destroyed } = fakePool();
+    const reports: StatementTimeoutError[] = [];
+    const bounds = new Bounds(pool, 40, 'jobs', (e) => reports.push(e));
+    const ops = bounds.ops({ settle: (_c: Connection) => hangs() } as unknown as TableOps);
+    const first = await bounds.pool.acquire();
+    const a = ops.settle(first, {} as never).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await bounds.pool.acquire();
+    const b = ops.settle(second, {} as never).catch((e: unknown) => e);
+    expect(await a).toBeInstanceOf(StatementTimeoutError);
+    expect(await b).toBeInstanceOf(StatementTimeoutError);
+    expect(reports.map((r) => r.message)).toEqual([
+      expect.stringContaining(`connection ${first.id}`),
+      expect.stringContaining(`connection ${second.id}`),
+    ]);
+    expect(destroyed).toEqual([first.id, second.id]);
+  });
+
   test("R-CLUS-5 a statement within its bound answers; a connection the pool did not lend (the caller's own) is not bounded", async () => {
     const { pool, released, destroyed } = fakePool();
     const bounds = new Bounds(pool, 30, undefined, () => {});

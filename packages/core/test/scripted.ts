@@ -25,6 +25,7 @@ export type Statement =
   | 'extendLeases'
   | 'settle'
   | 'settleMany'
+  | 'insert'
   | 'candidates'
   | 'lock'
   | 'unlock'
@@ -44,6 +45,7 @@ const DEFAULTS: Record<Statement, () => unknown> = {
   extendLeases: () => [],
   settle: () => 1,
   settleMany: () => [],
+  insert: () => [1],
   candidates: () => [],
   lock: () => true,
   unlock: () => true,
@@ -85,6 +87,7 @@ export function scripted(
     claimLocked: (conn: Connection) => run('claimLocked', conn),
     claimLease: (conn: Connection) => run('claimLease', conn),
     extendLeases: (conn: Connection) => run('extendLeases', conn),
+    insert: (conn: Connection) => run('insert', conn),
     settle: (conn: Connection, s: unknown) => {
       settlements.push(s);
       return run('settle', conn);

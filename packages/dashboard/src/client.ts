@@ -87,6 +87,11 @@ button.danger { color: var(--dead); border-color: var(--dead); }
 .bulk { display: flex; gap: .5rem; margin-top: .8rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; } dt { color: var(--muted); } dd { margin: 0; }
 .wide { overflow-x: auto; }
+.flow, .flow ul { list-style: none; margin: 0; padding: 0; }
+.flow ul { margin-left: .5rem; padding-left: .8rem; border-left: 1px solid var(--line); }
+.flow li { margin: .25rem 0; } .flow .node { overflow-wrap: anywhere; }
+.flow .edge, .flow .waits { color: var(--muted); font-size: 12px; }
+.edge-dead { color: var(--dead); } .state-waiting { color: var(--delayed); } .state-missing { color: var(--muted); }
 @media (max-width: 640px) {
   header { padding: .6rem .8rem; } main { padding: .8rem .8rem 2rem; }
   .find { flex-wrap: wrap; } .find input { flex: 1 1 10rem; min-width: 0; }

@@ -15,6 +15,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { ActionError, type ActionResult, act, isAction } from './actions.js';
 import { type DashboardCredentials, Login } from './auth.js';
 import { Csrf, sameOrigin } from './csrf.js';
+import { flowPage } from './flow-page.js';
 import {
   errorPage,
   firstTab,
@@ -26,6 +27,7 @@ import {
   type QueueView,
   q,
   queuePage,
+  type RowFlow,
   rowPage,
   STATES,
   type View,
@@ -237,7 +239,20 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
       control: qu.table.control !== undefined,
       hasGroups: qu.table.group !== undefined,
       hasKeys: qu.table.uniqueKey !== undefined,
+      hasFlows: qu.table.flows !== undefined,
     };
+  }
+
+  /** A row's place in flows for its page: undefined where the table keeps none, the error where unread. */
+  async function rowFlow(qu: Queue, id: unknown): Promise<RowFlow | undefined> {
+    if (qu.table.flows === undefined) return undefined;
+    try {
+      const tree = await admin.tree(qu.table, id, { deadLetter: qu.deadLetter });
+      const parents = await admin.flowParents(qu.table, id, { deadLetter: qu.deadLetter });
+      return { children: tree.children.length, pending: tree.pending, parents };
+    } catch (err) {
+      return { error: `the flow tables could not be read: ${messageOf(err)}` };
+    }
   }
 
   function errorOf(qu: Queue, row: AdminRow): { text: string; source: string } | undefined {
@@ -412,8 +427,36 @@ export function dashboard(source: Admin | Adapter, options: DashboardOptions): D
             error: err?.text,
             errorSource: err?.source ?? '',
             notice: noticeOf(url.searchParams),
+            flow: await rowFlow(qu, row.id),
           }),
         );
+      }
+      if (parts[2] === 'flows' && (parts.length === 3 || parts.length === 4)) {
+        if (!get) throw new HttpError(405, 'GET only');
+        if (qu.table.flows === undefined) {
+          throw new HttpError(404, `the queue ${qu.name} keeps no flows (its table declares no flow tables)`);
+        }
+        if (parts.length === 3) {
+          const id = url.searchParams.get('id')?.trim() ?? '';
+          if (id === '' || id.length > 200)
+            throw new HttpError(400, 'give a row id (at most 200 characters)');
+          return redirect(q(view, qu.name, `/flows/${encodeURIComponent(id)}`));
+        }
+        const idText = parts[3]!;
+        if (idText === '' || idText.length > 200)
+          throw new HttpError(400, 'a row id has 1 to 200 characters');
+        const id = idOf(idText);
+        const tree = await admin.tree(qu.table, id, { deadLetter: qu.deadLetter });
+        const parents = await admin.flowParents(qu.table, id, { deadLetter: qu.deadLetter });
+        if (tree.children.length === 0 && parents.length === 0) {
+          throw new HttpError(
+            404,
+            tree.state === 'missing'
+              ? `table ${qu.table.table}: no row with id ${idText}, and no flow names it`
+              : `table ${qu.table.table}: row ${idText} is in no flow (it has no children and no parents)`,
+          );
+        }
+        return htmlOut(200, flowPage(view, qu.name, qu.table.table, tree, parents));
       }
       if (isAction(parts[2]) && parts.length === 3) {
         if (method !== 'POST') throw new HttpError(405, 'POST only');

@@ -1,4 +1,4 @@
-import type { AdminPage, AdminRow, QueueStats, RowState } from '@sqlinbox/core';
+import type { AdminPage, AdminRow, FlowParentRef, QueueStats, RowState } from '@sqlinbox/core';
 import { lineChart, type Series, sparkline } from './chart.js';
 import { CLIENT_JS, CSS } from './client.js';
 import { Html, html } from './html.js';
@@ -31,7 +31,20 @@ export interface QueueView {
   readonly hasGroups?: boolean;
   /** Whether the table has a unique key column (the list filters by key). */
   readonly hasKeys?: boolean;
+  /** Whether the table keeps flows (the flow page, a search by id). */
+  readonly hasFlows?: boolean;
 }
+
+/** A row's place in flows, as its page shows it: its children, its parents, or why it was not read. */
+export type RowFlow =
+  | {
+      /** Its children, and how many of them it still waits for. */
+      readonly children: number;
+      readonly pending: number | undefined;
+      /** The parents it runs before. */
+      readonly parents: readonly FlowParentRef[];
+    }
+  | { readonly error: string };
 
 /** The rows a queue page lists: one FIFO group's, one unique key's, or every row. */
 export interface ListFilter {
@@ -377,6 +390,7 @@ ${
 ${controlBar(view, qv)}
 <section id="q-charts" data-live>${charts(qv, opts.counting, opts.windowMs)}</section>
 <form class="find" method="get" action="${q(view, qv.name, '/rows')}"><label for="find-id">Row by id</label><input id="find-id" name="id" required maxlength="200"><button type="submit">Show</button></form>
+${qv.hasFlows ? html`<form class="find" method="get" action="${q(view, qv.name, '/flows')}"><label for="find-flow">Flow from row</label><input id="find-flow" name="id" required maxlength="200"><button type="submit">Show</button></form>` : ''}
 ${n === undefined ? '' : noticeOf(n)}
 <nav class="tabs">${tabs}</nav>
 ${filterForm}
@@ -454,6 +468,8 @@ export function rowPage(
     readonly error: string | undefined;
     readonly errorSource: string;
     readonly notice: Notice | undefined;
+    /** Its place in flows, where the table keeps flows. */
+    readonly flow?: RowFlow | undefined;
   },
 ): string {
   const id = String(row.id);
@@ -476,6 +492,7 @@ ${opts.notice === undefined ? '' : noticeOf(opts.notice)}
 ${row.createdAt === null ? '' : html`<dt>created</dt><dd id="row-created">${when(row.createdAt)}</dd>`}
 ${row.failedAt === null ? '' : html`<dt>failed</dt><dd id="row-failed">${when(row.failedAt)}</dd>`}
 ${opts.error === undefined ? '' : html`<dt>last error</dt><dd class="error" title="${opts.errorSource}">${opts.error}</dd>`}
+${flowEntry(view, qv.name, id, opts.flow)}
 </dl>
 ${
   !view.readOnly &&
@@ -500,6 +517,25 @@ ${
 <h2>Row</h2>
 <pre id="row">${JSON.stringify(row.row, jsonValue, 2)}</pre>`,
   );
+}
+
+/** The row's place in flows as a `dt`/`dd` pair, linking the flow pages; nothing for a row in no flow. */
+function flowEntry(view: View, queue: string, id: string, flow: RowFlow | undefined): Html | '' {
+  if (flow === undefined) return '';
+  if ('error' in flow) return html`<dt>flow</dt><dd class="error" id="row-flow">${flow.error}</dd>`;
+  if (flow.children === 0 && flow.parents.length === 0) return '';
+  const link = (to: string, text: string) =>
+    html`<a href="${q(view, queue, `/flows/${encodeURIComponent(to)}`)}">${text}</a>`;
+  const below =
+    flow.children === 0
+      ? ''
+      : html`<span id="row-flow-tree">${link(id, `its flow: ${flow.children} child${flow.children === 1 ? '' : 'ren'}`)}${flow.pending !== undefined && flow.pending > 0 ? `, waits for ${flow.pending}` : ''}</span>`;
+  const above = flow.parents.map(
+    (p) =>
+      html`<span data-parent="${p.id}">child of ${link(p.id, `#${p.id}`)} (as ${p.name}, edge ${p.edge})</span>`,
+  );
+  const parts = [below, ...above].filter((x) => x !== '');
+  return html`<dt>flow</dt><dd id="row-flow">${parts.map((x, i) => html`${i === 0 ? '' : html`<br>`}${x}`)}</dd>`;
 }
 
 /** JSON of a driver's row: bigints as text, bytes as their length. */

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Admin, type AnyTable, Broker, queue, silentLogger } from '@sqlinbox/core';
+import { Admin, type AnyTable, Broker, Flows, Outcome, queue, silentLogger } from '@sqlinbox/core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dashboard } from '../src/index.js';
@@ -368,11 +368,11 @@ for (const db of dbs) {
         await broker.publish(jobs.table, { n: 6 });
         await until(() => delivered.has('6'), 'row 6 running');
         await page.goto(`${server.origin}/ops/queues/jobs?state=inWork`);
-        await until(
-          async () =>
-            (await page.locator('table.rows tbody tr').count()) === 1 || (await page.reload(), false),
-          'row 6 listed in work',
-        );
+        await until(async () => {
+          if ((await page.locator('table.rows tbody tr').count()) === 1) return true;
+          await page.reload();
+          return false;
+        }, 'row 6 listed in work');
         await page.locator('table.rows tbody tr').getByRole('button', { name: 'Cancel' }).click();
         await page.waitForURL(/done=cancelled/);
         expect(await page.locator('#notice').textContent()).toBe(
@@ -402,6 +402,147 @@ for (const db of dbs) {
         await server.close();
         ops.close();
         ro.close();
+        await worker.shutdown();
+        await jobs.drop();
+        await adapter.close();
+      }
+    });
+    test(`R-FLOW-6 R-ADM-5 a flow read from the page at a phone's 390 px: found by id, the parent waiting over a done and a pending child, each node's name, id, state and edge, linked to and from its rows (${db.name})`, async () => {
+      const adapter = await db.open();
+      const jobs = await createQueue(adapter, { flows: true });
+      const admin = new Admin(adapter);
+      const flows = new Flows(adapter);
+      const dash = dashboard(admin, {
+        queues: { jobs: { table: jobs.table } },
+        basePath: '/ops',
+        sampleEvery: 0,
+      });
+      const server = await mount('node:http', [{ base: '/ops', handler: dash }]);
+      const { context, page, errors } = await openPage(844);
+      const worker = new Broker(await db.open(), { logger: silentLogger, pollInterval: 50 });
+      try {
+        const ids = await flows.publish(jobs.table, {
+          jobs: {
+            charge: { message: { step: 'charge' } },
+            'mail <b>now</b>': { message: { step: 'mail' } },
+            ship: { message: { step: 'ship' }, after: ['charge', 'mail <b>now</b>'] },
+          },
+        });
+        const [ship, charge, mail] = [String(ids.ship), String(ids.charge), String(ids['mail <b>now</b>'])];
+        // The mail child is not due for an hour: pending while a worker acks the charge.
+        await admin.reschedule(
+          jobs.table,
+          { ids: [ids['mail <b>now</b>']] },
+          new Date(Date.now() + 3_600_000),
+        );
+        worker.subscribe(queue(jobs.table).pollInterval(50), async () => Outcome.ack({ ok: true }));
+        await worker.start();
+        await until(
+          async () =>
+            (await admin.tree(jobs.table, ids.ship)).children.some(
+              (c) => c.id === charge && c.edge === 'done',
+            ),
+          "the charge child's edge done",
+        );
+
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(`${server.origin}/ops/queues/jobs?state=all`);
+        await page.fill('#find-flow', ship);
+        await page
+          .locator('form[action="/ops/queues/jobs/flows"]')
+          .getByRole('button', { name: 'Show' })
+          .click();
+        await page.waitForURL(new RegExp(`/ops/queues/jobs/flows/${ship}$`));
+
+        // The tree as the page shows it: each node's name, id, state, edge and what it waits for.
+        type Read = {
+          name: string;
+          id: string;
+          state: string;
+          edge: string;
+          waits: string;
+          children: Read[];
+        };
+        type El = {
+          querySelector(s: string): El | null;
+          querySelectorAll(s: string): Iterable<El>;
+          textContent: string | null;
+        };
+        const tree = await page.locator('#flow > li').evaluate((root) => {
+          const read = (li: El): Read => {
+            const node = li.querySelector(':scope > .node')!;
+            const text = (sel: string) => node.querySelector(sel)?.textContent ?? '';
+            return {
+              name: text('.node-name'),
+              id: text('.node-id'),
+              state: text('[data-node-state]'),
+              edge: text('[data-node-edge]'),
+              waits: text('[data-node-waits]'),
+              children: [...li.querySelectorAll(':scope > ul > li')].map(read),
+            };
+          };
+          return read(root as unknown as El);
+        });
+        expect(tree).toEqual({
+          name: '(root)',
+          id: `#${ship}`,
+          state: 'waiting',
+          edge: '',
+          waits: 'waits for 1 child',
+          children: [
+            { name: 'charge', id: `#${charge}`, state: 'done', edge: 'edge done', waits: '', children: [] },
+            {
+              name: 'mail <b>now</b>',
+              id: `#${mail}`,
+              state: 'delayed',
+              edge: 'edge pending',
+              waits: '',
+              children: [],
+            },
+          ],
+        });
+        // Read-only: no button on the page. Nothing wider than the screen.
+        expect(await page.getByRole('button').count()).toBe(0);
+        expect(
+          await page.evaluate(
+            () =>
+              (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+                .documentElement.scrollWidth,
+          ),
+        ).toBeLessThanOrEqual(390);
+        for (const node of await page.locator('#flow .node').all()) {
+          const box = await node.boundingBox();
+          expect(box!.x).toBeGreaterThanOrEqual(0);
+          expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+        }
+        await shot(page, 'dashboard-flow', false);
+
+        // From a node to its row, and from the row back to the flow it is a child in.
+        await page
+          .locator('#flow')
+          .getByRole('link', { name: `#${charge}` })
+          .click();
+        await page.waitForURL(new RegExp(`/ops/queues/jobs/rows/${charge}$`));
+        expect(await page.locator('#row-flow').textContent()).toBe(
+          `child of #${ship} (as charge, edge done)`,
+        );
+        await page
+          .locator('#row-flow')
+          .getByRole('link', { name: `#${ship}` })
+          .click();
+        await page.waitForURL(new RegExp(`/ops/queues/jobs/flows/${ship}$`));
+        await page
+          .locator('#flow')
+          .getByRole('link', { name: `#${ship}` })
+          .click();
+        await page.waitForURL(new RegExp(`/ops/queues/jobs/rows/${ship}$`));
+        expect(await page.locator('#row-flow').textContent()).toBe('its flow: 2 children, waits for 1');
+        expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.close();
+        dash.close();
         await worker.shutdown();
         await jobs.drop();
         await adapter.close();

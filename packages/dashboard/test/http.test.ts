@@ -3,7 +3,16 @@
  * SQLite: what the pages show, the actions as POST forms with their CSRF checks, read-only mode,
  * bad input, and hostile row data escaped.
  */
-import { type Adapter, Admin, type AnyTable, Broker, queue, silentLogger } from '@sqlinbox/core';
+import {
+  type Adapter,
+  Admin,
+  type AnyTable,
+  Broker,
+  Flows,
+  Outcome,
+  queue,
+  silentLogger,
+} from '@sqlinbox/core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dashboard } from '../src/index.js';
 import { createQueue, databases, FRAMEWORKS, mount, tokens } from './support.js';
@@ -14,6 +23,15 @@ afterAll(() => {
 });
 
 const DL = { group: 'dead' } as const;
+
+/** Waits for an effect (never a speed): polls `check` until it holds. */
+async function until(check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers, redirect: 'manual' });
@@ -44,7 +62,9 @@ for (const db of dbs) {
       for (const drop of drops) await drop();
       await adapter?.close();
     });
-    const fresh = async (opts: { errorColumn?: boolean; record?: boolean; uniqueKey?: boolean } = {}) => {
+    const fresh = async (
+      opts: { errorColumn?: boolean; record?: boolean; uniqueKey?: boolean; flows?: boolean } = {},
+    ) => {
       const made = await createQueue(adapter, opts);
       drops.push(made.drop);
       return made.table;
@@ -156,7 +176,7 @@ for (const db of dbs) {
           expect(location).toBe('/admin/queues/queues/jobs?state=dead&done=requeued&n=1&left=0');
           expect(await admin.get(table, dead[0], { deadLetter: DL })).toMatchObject({
             state: 'ready',
-            attempt: 1,
+            attempt: 0,
           });
           const after = await get(at(location), { cookie: jar! });
           expect(after.body).toContain('Requeued 1 row.');
@@ -575,6 +595,109 @@ for (const db of dbs) {
         expect(() => dashboard(adapter, { queues, sampleEvery: 0, credentials })).toThrow(
           /dashboard credentials/,
         );
+      }
+    });
+
+    test(`R-FLOW-6 R-ADM-5 the flow page: a parent over a done and a pending child, as a tree with each job's name, id, state, edge and what the parent waits for; its rows link to it; read-only; a missing id is a 404 that says so (${db.name})`, async () => {
+      const table = await fresh({ flows: true });
+      const plain = await fresh();
+      const admin = new Admin(adapter);
+      const flows = new Flows(adapter);
+      const hostile = 'mail <i onclick="alert(1)">now</i>';
+      const ids = await flows.publish(table, {
+        jobs: {
+          charge: { message: { step: 'charge' } },
+          [hostile]: { message: { step: 'mail' } },
+          ship: { message: { step: 'ship' }, after: ['charge', hostile] },
+        },
+      });
+      const [ship, charge, mail] = [String(ids.ship), String(ids.charge), String(ids[hostile])];
+      // The mail child is not due for an hour: it stays pending while a worker acks the charge.
+      await admin.reschedule(table, { ids: [ids[hostile]] }, new Date(Date.now() + 3_600_000));
+      const worker = new Broker(await db.open(), { logger: silentLogger, pollInterval: 50 });
+      worker.subscribe(queue(table).pollInterval(50), async () => Outcome.ack({ ok: true }));
+      await worker.start();
+      try {
+        await until(
+          async () =>
+            (await admin.tree(table, ids.ship)).children.some((c) => c.id === charge && c.edge === 'done'),
+          "the charge child's edge done",
+        );
+      } finally {
+        await worker.shutdown();
+      }
+      const plainId = String(await broker.publish(table, { step: 'alone' }));
+      const dash = dashboard(adapter, {
+        queues: { jobs: { table }, plain: { table: plain } },
+        readOnly: false,
+        sampleEvery: 0,
+      });
+      const server = await mount('node:http', [{ base: '', handler: dash }]);
+      const at = (path: string) => `${server.origin}${path}`;
+      try {
+        const tree = await get(at(`/queues/jobs/flows/${ship}`));
+        expect(tree.res.status).toBe(200);
+        const b = tree.body;
+        // The parent: the root, waiting, one child still to settle.
+        expect(b).toMatch(
+          new RegExp(
+            `<li data-node="${ship}" data-state="waiting"><div class="node"><b class="node-name">\\(root\\)</b> <a class="node-id" href="/queues/jobs/rows/${ship}">#${ship}</a> <span class="state state-waiting" data-node-state>waiting</span> <span class="waits" data-node-waits>waits for 1 child</span>`,
+          ),
+        );
+        // Its children in name order: the done one, then the pending one (its name escaped).
+        const done = b.indexOf(`<li data-node="${charge}" data-state="done" data-edge="done">`);
+        const pending = b.indexOf(`<li data-node="${mail}" data-state="delayed" data-edge="pending">`);
+        expect(done).toBeGreaterThan(b.indexOf(`data-node="${ship}"`));
+        expect(pending).toBeGreaterThan(done);
+        expect(b.slice(done, pending)).toContain('<b class="node-name">charge</b>');
+        expect(b.slice(done, pending)).toContain('edge done');
+        expect(b.slice(pending)).toContain('mail &lt;i onclick=&quot;alert(1)&quot;&gt;now&lt;/i&gt;');
+        expect(b.slice(pending)).toContain('edge pending');
+        expect(b).not.toContain('<i ');
+        // Read-only, whatever the dashboard's mode: no form posts from the flow page.
+        expect(b).not.toContain('method="post"');
+
+        // From a child: its own node, and the parent it runs before, linked.
+        const up = await get(at(`/queues/jobs/flows/${mail}`));
+        expect(up.res.status).toBe(200);
+        expect(up.body).toContain(
+          `<a href="/queues/jobs/flows/${ship}" data-parent="${ship}">#${ship}</a> (as mail`,
+        );
+
+        // The rows link to the flow: the parent to its tree, the child to its parent's.
+        const parentRow = await get(at(`/queues/jobs/rows/${ship}`));
+        expect(parentRow.body).toContain(
+          `<a href="/queues/jobs/flows/${ship}">its flow: 2 children</a>, waits for 1`,
+        );
+        const childRow = await get(at(`/queues/jobs/rows/${charge}`));
+        expect(childRow.body).toContain(
+          `child of <a href="/queues/jobs/flows/${ship}">#${ship}</a> (as charge, edge done)`,
+        );
+        expect((await get(at(`/queues/jobs/rows/${plainId}`))).body).not.toContain('id="row-flow"');
+
+        // A search by id from the queue's page.
+        const queuePage = await get(at('/queues/jobs'));
+        expect(queuePage.body).toContain('action="/queues/jobs/flows"');
+        const found = await get(at(`/queues/jobs/flows?id=${ship}`));
+        expect(found.res.status).toBe(303);
+        expect(found.res.headers.get('location')).toBe(`/queues/jobs/flows/${ship}`);
+
+        // A missing id, a row in no flow, a queue without flows: 404, each saying why.
+        const missing = await get(at('/queues/jobs/flows/987654321'));
+        expect(missing.res.status).toBe(404);
+        expect(missing.body).toContain(
+          `table ${table.table}: no row with id 987654321, and no flow names it`,
+        );
+        const alone = await get(at(`/queues/jobs/flows/${plainId}`));
+        expect(alone.res.status).toBe(404);
+        expect(alone.body).toContain(`row ${plainId} is in no flow`);
+        const none = await get(at('/queues/plain/flows/1'));
+        expect(none.res.status).toBe(404);
+        expect(none.body).toContain('the queue plain keeps no flows');
+        expect((await get(at('/queues/plain'))).body).not.toContain('/flows');
+      } finally {
+        await server.close();
+        dash.close();
       }
     });
 

@@ -55,12 +55,21 @@ export function databases(): Db[] {
 /** A fresh queue table (lease form, retry_after, a group column) with a dead-letter group `dead`. */
 export async function createQueue(
   adapter: Adapter,
-  opts: { errorColumn?: boolean; control?: boolean; record?: boolean; uniqueKey?: boolean } = {},
+  opts: {
+    errorColumn?: boolean;
+    control?: boolean;
+    record?: boolean;
+    uniqueKey?: boolean;
+    /** Flow tables of the test's own, and a processed_at column (done rows stay). */
+    flows?: boolean;
+  } = {},
 ): Promise<{ table: AnyTable; drop(): Promise<void> }> {
   const name = `dash_${randomBytes(4).toString('hex')}`;
   // A control table of the test's own (pause and resume), dropped with the queue's.
   const control = `${name}_ctl`;
+  const flow = `${name}_flow`;
   const table = inbox({
+    ...(opts.flows ? { flows: { table: flow }, processedAt: 'processed_at', result: 'result' } : {}),
     ...(opts.errorColumn ? { columns: ['last_error'] } : {}),
     ...(opts.control ? { control: { table: control } } : {}),
     ...(opts.uniqueKey ? { uniqueKey: 'job_key' } : {}),
@@ -88,6 +97,10 @@ export async function createQueue(
       try {
         await c.query(`DROP TABLE IF EXISTS ${name}`);
         if (opts.control) await c.query(`DROP TABLE IF EXISTS ${control}`);
+        if (opts.flows) {
+          await c.query(`DROP TABLE IF EXISTS ${flow}`);
+          await c.query(`DROP TABLE IF EXISTS ${flow}_parent`);
+        }
       } finally {
         adapter.pool.release(c);
       }

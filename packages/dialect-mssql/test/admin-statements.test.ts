@@ -36,7 +36,7 @@ describe('admin statements', () => {
     const t = leaseTable({ group: 'grp', retryAfter: 'retry_after' });
     const st = statements(t, { group: 'dead' }).admin.fresh([7, 8], { value: null });
     expect(st?.sql).toBe(
-      'UPDATE q SET [attempt] = 1, [retry_after] = NULL, [locked_until] = NULL, [grp] = @p1' +
+      'UPDATE q SET [attempt] = 0, [retry_after] = NULL, [locked_until] = NULL, [grp] = @p1' +
         ' FROM [jobs] AS q WHERE q.[id] IN (@p2, @p3)',
     );
     expect(st?.params).toEqual([null, 7, 8]);
@@ -52,7 +52,7 @@ describe('admin statements', () => {
     const remove = s.admin.remove([3], true);
     expect(remove.sql).toBe('DELETE FROM [jobs_dlq] WHERE [id] IN (@p1)');
     const reset = s.admin.fresh([3], undefined);
-    expect(reset?.sql).toBe('UPDATE q SET [attempt] = 1 FROM [jobs] AS q WHERE q.[id] IN (@p1)');
+    expect(reset?.sql).toBe('UPDATE q SET [attempt] = 0 FROM [jobs] AS q WHERE q.[id] IN (@p1)');
     for (const st of [copy, remove, reset!]) expect(bindsExactly(st)).toBe(true);
     // An id the table does not generate is copied as it is.
     expect(statements(table({ id: 'id' }), { table: 'jobs_dlq' }).admin.copyBack([3]).sql).not.toContain(

@@ -228,13 +228,13 @@ describe('ddl', () => {
     );
   });
 
-  test('R-PLUS-2 a lease table: BIGINT IDENTITY id, NVARCHAR(MAX) payload, INT attempt DEFAULT 1, DATETIME2(3) times', () => {
+  test('R-PLUS-2 a lease table: BIGINT IDENTITY id, NVARCHAR(MAX) payload, INT attempt DEFAULT 0, DATETIME2(3) times', () => {
     const t = leaseTable({ retryAfter: 'retry_after', processedAt: 'processed_at' });
     expect(mssqlDialect.ddl(t)).toEqual([
       "IF OBJECT_ID(N'[jobs]', N'U') IS NULL\nCREATE TABLE [jobs] (\n" +
         '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
         '  [payload] NVARCHAR(MAX) NOT NULL,\n' +
-        '  [attempt] INT NOT NULL DEFAULT 1,\n' +
+        '  [attempt] INT NOT NULL DEFAULT 0,\n' +
         '  [locked_until] DATETIME2(3) NULL,\n' +
         '  [retry_after] DATETIME2(3) NULL,\n' +
         '  [processed_at] DATETIME2(3) NULL\n' +
@@ -256,7 +256,7 @@ describe('ddl', () => {
       "IF OBJECT_ID(N'[jobs]', N'U') IS NULL\nCREATE TABLE [jobs] (\n" +
         '  [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n' +
         '  [body] VARBINARY(MAX) NOT NULL,\n' +
-        '  [attempt] INT NOT NULL DEFAULT 1,\n' +
+        '  [attempt] INT NOT NULL DEFAULT 0,\n' +
         '  [grp] NVARCHAR(255) NULL,\n' +
         '  [pkey] NVARCHAR(255) NULL,\n' +
         '  [account] NVARCHAR(255) NULL,\n' +

@@ -453,19 +453,19 @@ describe('insert', () => {
     `INSERT INTO [jobs] (${columns}) OUTPUT inserted.[id] SELECT ${columns.replaceAll('[', 'v.[')}` +
     ` FROM (VALUES ${values}) AS v (${columns}, [sqlinbox_pos]) ORDER BY v.[sqlinbox_pos]`;
 
-  test('R-PUB-1 one message: INSERT .. OUTPUT inserted.id, attempt = 1, group and not-before', () => {
+  test('R-PUB-1 one message: INSERT .. OUTPUT inserted.id, attempt = 0, group and not-before', () => {
     const notBefore = new Date(NOW.getTime() + 1000);
     const t = table({ group: 'grp', retryAfter: 'retry_after' });
     const [st, ...rest] = statements(t).publish.insert([{ payload: '{"a":1}', group: 'g1', notBefore }]);
     expect(rest).toEqual([]);
     expect(st!.sql).toBe(insertOf('[payload], [attempt], [grp], [retry_after]', '(@p1, @p2, @p3, @p4, 0)'));
-    expect(st!.params).toEqual(['{"a":1}', 1, 'g1', notBefore]);
+    expect(st!.params).toEqual(['{"a":1}', 0, 'g1', notBefore]);
   });
 
   test('several messages: INSERT .. SELECT FROM (VALUES ..) ORDER BY position fixes the order ids are given in', () => {
     const [st] = statements(table()).publish.insert([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
     expect(st!.sql).toBe(insertOf('[payload], [attempt]', '(@p1, @p2, 0), (@p3, @p4, 1), (@p5, @p6, 2)'));
-    expect(st!.params).toEqual(['a', 1, 'b', 1, 'c', 1]);
+    expect(st!.params).toEqual(['a', 0, 'b', 0, 'c', 0]);
   });
 
   test('a generated attempt is left to its default; extra columns are written, NULL where a message lacks one', () => {
@@ -481,7 +481,7 @@ describe('insert', () => {
   test('an id the table does not generate comes from columns', () => {
     const [st] = statements(table({ id: 'id' })).publish.insert([{ payload: 'a', columns: { id: 7 } }]);
     expect(st!.sql).toBe(insertOf('[id], [payload], [attempt]', '(@p1, @p2, @p3, 0)'));
-    expect(st!.params).toEqual([7, 'a', 1]);
+    expect(st!.params).toEqual([7, 'a', 0]);
   });
 
   test('a generated id a message carries is not written', () => {
@@ -600,7 +600,7 @@ describe('flow control', () => {
   test('R-FLOW-1 an insert writes the priority', () => {
     const [st] = statements(table(prio)).publish.insert([{ payload: '{}', priority: 5 }]);
     expect(st!.sql).toContain('[priority]');
-    expect(st!.params).toEqual(['{}', 1, 5]);
+    expect(st!.params).toEqual(['{}', 0, 5]);
   });
 
   test('R-FLOW-2 a keyed insert writes nothing where an unsettled row holds the key (UPDLOCK, HOLDLOCK); the holder is read after', () => {
@@ -614,7 +614,7 @@ describe('flow control', () => {
         ' WHERE NOT EXISTS (SELECT 1 FROM [jobs] WITH (UPDLOCK, HOLDLOCK)' +
         ' WHERE [job_key] = v.[job_key] AND [processed_at] IS NULL) ORDER BY v.[sqlinbox_pos]',
     );
-    expect(st.params).toEqual(['{"a":1}', 1, 'order-7']);
+    expect(st.params).toEqual(['{"a":1}', 0, 'order-7']);
     const holder = s.publish.keyHolder('order-7');
     expect(holder.sql).toBe('SELECT [id] FROM [jobs] WHERE [job_key] = @p1 AND [processed_at] IS NULL');
     expect(holder.params).toEqual(['order-7']);

@@ -5,7 +5,7 @@ import { MysqlQueue, mysqlSyntax } from './statements.js';
 /**
  * The `CREATE TABLE` of a description, InnoDB, utf8mb4: `BIGINT AUTO_INCREMENT` id
  * (plain `BIGINT` when the id is not generated), payload `JSON` / `LONGTEXT` / `LONGBLOB`,
- * `attempt INT NOT NULL DEFAULT 1`, time columns `DATETIME(3)` (UTC), group, partition key and the
+ * `attempt INT NOT NULL DEFAULT 0`, time columns `DATETIME(3)` (UTC), group, partition key and the
  * other named columns `VARCHAR(255)`. Then the indexes a claim needs: MySQL has no partial index,
  * so a table with `processed_at` gets `(processed_at, id)` (the claim reads `processed_at IS NULL`
  * in id order), and a FIFO table `(group, [processed_at,] id)`, which the head check and the FIFO
@@ -29,12 +29,17 @@ const KEY_ACTIVE = 'sqlinbox_key_active';
 
 /** MySQL's and MariaDB's DDL on the shared writer ({@link ddl} says what it prints). */
 export class MysqlDdl extends QueueDdl {
+  /** An older table's attempt default (1) becomes 0 in place: a change of the catalogue only. */
+  override attemptDefault(table: string, column: string): string {
+    return `ALTER TABLE ${table} ALTER COLUMN ${column} SET DEFAULT 0`;
+  }
+
   override column(use: ColumnUse, generatedId: boolean): string {
     const payload = { json: 'JSON NOT NULL', text: 'LONGTEXT NOT NULL', bytes: 'LONGBLOB NOT NULL' } as const;
     const types: Record<ColumnUse, string> = {
       id: generatedId ? 'BIGINT NOT NULL AUTO_INCREMENT' : 'BIGINT NOT NULL',
       payload: payload[this.s.t.payload?.type ?? 'json'],
-      attempt: 'INT NOT NULL DEFAULT 1',
+      attempt: 'INT NOT NULL DEFAULT 0',
       time: 'DATETIME(3) NULL',
       text: 'VARCHAR(255) NULL',
       priority: 'INT NOT NULL DEFAULT 0',

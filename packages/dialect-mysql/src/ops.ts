@@ -332,7 +332,9 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   override async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind !== 'deadLetter' || !('table' in s.target)) return super.settle(conn, s);
     const [copy, remove, clearLease] = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
+    const count = this.sql.settle.countBeforeMove(s);
     const move = async () => {
+      if (count !== undefined) await this.run(conn, count);
       const copied = (await this.run(conn, copy!)).rowCount;
       if (copied === 0) return 0;
       const removed = (await this.run(conn, remove!)).rowCount;

@@ -418,7 +418,7 @@ export class MysqlPublish extends PublishStatements<MysqlQueue> {
 
   /**
    * Differs from the builder's: no `ON CONFLICT .. DO UPDATE .. WHERE`; each column takes the new
-   * value only where the holder has not started (`IF(attempt <= 1, VALUES(c), c)`: the attempt is
+   * value only where the holder has not started (`IF(attempt < 1, VALUES(c), c)`: the attempt is
    * not among the columns written, so every `IF` reads the holder's), and the holder's id is
    * handed back as the insert id whether it was replaced or not.
    */

@@ -416,7 +416,7 @@ describe.each(drivers)('$name', (driver) => {
       await dialect.commit(c);
       expect(inTx(c)).toBe(false);
       const [r] = await admin.q(`SELECT payload, attempt FROM \`${t.table}\` WHERE id = ?`, [id]);
-      expect(r).toMatchObject({ payload: '{"i":0}', attempt: 2 });
+      expect(r).toMatchObject({ payload: '{"i":0}', attempt: 1 });
     });
   });
 
@@ -470,7 +470,7 @@ describe.each(drivers)('$name', (driver) => {
       const rows = await ops.claimLease(c, 2, now, expiry);
       expect(ids(rows)).toEqual([String(id1), String(id2)]);
       for (const r of rows) {
-        expect(Number(r.attempt)).toBe(2);
+        expect(Number(r.attempt)).toBe(1);
         expect((r.locked_until as Date).getTime()).toBe(expiry.getTime());
       }
       expect(inTx(c)).toBe(false);
@@ -478,9 +478,9 @@ describe.each(drivers)('$name', (driver) => {
       expect(
         seen.map((r) => [Number(r.attempt), (r.locked_until as Date | null)?.getTime() ?? null]),
       ).toEqual([
-        [2, expiry.getTime()],
-        [2, expiry.getTime()],
-        [1, null],
+        [1, expiry.getTime()],
+        [1, expiry.getTime()],
+        [0, null],
       ]);
       // Leased rows are not claimable before their lease ends.
       expect(ids(await ops.claimLease(c, 5, now, expiry))).toEqual([String(id3)]);
@@ -489,7 +489,7 @@ describe.each(drivers)('$name', (driver) => {
       const expiry2 = at(later, 30_000);
       const again = await ops.claimLease(c, 2, later, expiry2);
       expect(ids(again)).toEqual([String(id1), String(id2)]);
-      expect(again.map((r) => Number(r.attempt))).toEqual([3, 3]);
+      expect(again.map((r) => Number(r.attempt))).toEqual([2, 2]);
       // The first claim's token no longer settles (R-LEASE-3, R-LEASE-6); the second's does.
       expect(await ops.settle(c, { kind: 'finish', id: id1, token: expiry, now: later })).toBe(0);
       expect(await ops.settle(c, { kind: 'finish', id: id1, token: expiry2, now: later })).toBe(1);
@@ -592,7 +592,7 @@ describe.each(drivers)('$name', (driver) => {
       ).toBe(1);
       expect(await ops.settle(c, { ...lost, token: exp })).toBe(1);
       const [r] = await admin.q(`SELECT attempt, retry_after, locked_until FROM \`${t.table}\``);
-      expect(Number(r!.attempt)).toBe(3); // 1 + claim + return
+      expect(Number(r!.attempt)).toBe(2); // 0 + claim + return
       expect((r!.retry_after as Date).getTime()).toBe(retryAfter.getTime());
       expect(r!.locked_until).toBeNull();
     });
@@ -643,7 +643,7 @@ describe.each(drivers)('$name', (driver) => {
       expect(await admin.q(`SELECT id FROM \`${name}\``)).toEqual([]);
       const moved = await admin.q(`SELECT id, payload, attempt, locked_until FROM \`${name}_dead\``);
       expect(moved.map((r) => [String(r.id), r.payload, Number(r.attempt), r.locked_until])).toEqual([
-        [String(id), '{"i":0}', 2, null],
+        [String(id), '{"i":0}', 1, null],
       ]);
       expect((await ops.stats(c, now)).dead).toBe(1);
     });
@@ -669,7 +669,7 @@ describe.each(drivers)('$name', (driver) => {
 
   // -------------------------------------------------------------------------------------------
   describe('insert and stats', () => {
-    it('R-PUB-1 insert writes payload, group, partition key, notBefore, attempt 1 and extra columns; ids in order', async () => {
+    it('R-PUB-1 insert writes payload, group, partition key, notBefore, attempt 0 and extra columns; ids in order', async () => {
       const t = await make(
         rowTable({
           group: 'grp',
@@ -690,9 +690,9 @@ describe.each(drivers)('$name', (driver) => {
       expect(got.map(String)).toEqual(rows.map((r) => String(r.id)));
       expect(Number(got[1]) - Number(got[0])).toBe(1);
       expect(rows.map((r) => [r.payload, r.attempt, r.grp, r.pk, r.tenant])).toEqual([
-        ['{"a":1}', 1, 'g1', 'p1', 't1'],
-        ['{"a":2}', 1, null, null, null],
-        ['"text"', 1, 'g2', null, null],
+        ['{"a":1}', 0, 'g1', 'p1', 't1'],
+        ['{"a":2}', 0, null, null, null],
+        ['"text"', 0, 'g2', null, null],
       ]);
       expect((rows[0]!.retry_after as Date).getTime()).toBe(nb.getTime());
       expect(await ops.insert(c, [])).toEqual([]);
@@ -1007,11 +1007,11 @@ describe.each(drivers)('$name', (driver) => {
       ]);
       const row = await ops.advisory.take(c, id, now);
       expect(String(row?.id)).toBe(String(id));
-      expect(Number(row?.attempt)).toBe(2);
+      expect(Number(row?.attempt)).toBe(1);
       expect(inTx(c)).toBe(false);
       expect(
         Number((await admin.q(`SELECT attempt FROM \`${t.table}\` WHERE id = ?`, [id]))[0]!.attempt),
-      ).toBe(2);
+      ).toBe(1);
       expect(await ops.advisory.take(c, later, now)).toBeNull();
       expect(await ops.settle(c, { kind: 'finish', id, now })).toBe(1);
       expect(await ops.advisory.take(c, id, now)).toBeNull();

@@ -204,7 +204,7 @@ describe('R-PLUS-2 ddl text', () => {
     expect(create).toMatch(/^CREATE TABLE IF NOT EXISTS `jobs` \(/);
     expect(create).toContain('`id` BIGINT NOT NULL AUTO_INCREMENT');
     expect(create).toContain('`payload` JSON NOT NULL');
-    expect(create).toContain('`attempt` INT NOT NULL DEFAULT 1');
+    expect(create).toContain('`attempt` INT NOT NULL DEFAULT 0');
     expect(create).toContain('`locked_until` DATETIME(3) NULL');
     expect(create).toContain('`retry_after` DATETIME(3) NULL');
     expect(create).toContain('`processed_at` DATETIME(3) NULL');

@@ -46,7 +46,7 @@ function storageParameters(t: AnyTable): string {
  * semicolon; each creates only what does not exist yet (`IF NOT EXISTS`), so running them again
  * changes nothing:
  * - `CREATE TABLE`: id `bigserial PRIMARY KEY` when generated (else `bigint PRIMARY KEY`), payload
- *   `jsonb` / `text` / `bytea NOT NULL`, attempt `integer NOT NULL DEFAULT 1`, every time column
+ *   `jsonb` / `text` / `bytea NOT NULL`, attempt `integer NOT NULL DEFAULT 0`, every time column
  *   `timestamptz`, group, partition key, key and extra columns `text`, the failure record's
  *   message and class `text`, its insert time `timestamptz DEFAULT now()`, the result `jsonb`
  *   (`text` beside a text payload); with the storage
@@ -71,6 +71,11 @@ export function ddl(t: AnyTable, opts: DdlOptions = {}): string[] {
 
 /** PostgreSQL's DDL on the shared writer ({@link ddl} says what it prints). */
 export class PostgresDdl extends QueueDdl {
+  /** An older table's attempt default (1) becomes 0 in place: a change of the catalogue only. */
+  override attemptDefault(table: string, column: string): string {
+    return `ALTER TABLE ${table} ALTER COLUMN ${column} SET DEFAULT 0`;
+  }
+
   /** Quoted names are case-sensitive: `"Id"` and `"id"` are two columns. */
   override fold(name: string): string {
     return name;
@@ -82,7 +87,7 @@ export class PostgresDdl extends QueueDdl {
       // A dead-letter table takes the ids of the rows moved into it: no sequence of its own.
       id: generatedId ? 'bigserial PRIMARY KEY' : 'bigint PRIMARY KEY',
       payload: `${payload === 'json' ? 'jsonb' : payload === 'bytes' ? 'bytea' : 'text'} NOT NULL`,
-      attempt: 'integer NOT NULL DEFAULT 1',
+      attempt: 'integer NOT NULL DEFAULT 0',
       time: 'timestamptz',
       text: 'text',
       priority: 'integer NOT NULL DEFAULT 0',

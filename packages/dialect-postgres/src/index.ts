@@ -18,11 +18,12 @@ export {
   transactionPoolerCapabilities,
 } from './dialect.js';
 export { classifyError } from './errors.js';
-export { wakeupChannel } from './sql.js';
+export { topicChannel, wakeupChannel } from './sql.js';
 export {
   POSTGRES_TRANSACTIONS,
   PostgresAdvisory,
   PostgresConcurrency,
+  PostgresControl,
   PostgresCounts,
   PostgresLease,
   PostgresPublish,

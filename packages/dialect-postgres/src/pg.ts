@@ -10,6 +10,7 @@ import {
   type QueryResult,
   type Row,
   type Wakeup,
+  type WakeupTopic,
 } from '@sqlinbox/core';
 import { jsonStringsAsText } from '@sqlinbox/sql';
 import {
@@ -21,7 +22,7 @@ import {
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
-import { quoteIdent, wakeupChannel } from './sql.js';
+import { quoteIdent, topicChannel, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
 
 /**
@@ -476,7 +477,7 @@ class PgPool implements Pool {
  */
 class PgWakeup implements Wakeup {
   private client: Promise<PgStandaloneClientLike> | undefined;
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
@@ -494,8 +495,8 @@ class PgWakeup implements Wakeup {
       };
       client.on('error', lost);
       client.on('end', lost);
-      client.on('notification', (msg: { channel: string }) => {
-        for (const cb of this.listeners.get(msg.channel) ?? []) cb();
+      client.on('notification', (msg: { channel: string; payload?: string }) => {
+        for (const cb of this.listeners.get(msg.channel) ?? []) cb(msg.payload ?? '');
       });
       await client.connect();
       return client;
@@ -515,7 +516,7 @@ class PgWakeup implements Wakeup {
       try {
         const client = await this.connect();
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
-        for (const set of this.listeners.values()) for (const cb of set) cb();
+        for (const set of this.listeners.values()) for (const cb of set) cb('');
       } catch {
         this.reconnectLater();
       }
@@ -527,11 +528,25 @@ class PgWakeup implements Wakeup {
    * `LISTEN "sqlinbox_<table>"` on the shared client (once per channel); resolves to the
    * unsubscribe. After `close()` it opens the client again (another broker on the same adapter).
    */
-  async listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+  listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+    return this.on(wakeupChannel(table), () => onNotify());
+  }
+
+  /**
+   * `LISTEN "sqlinbox:<topic>:<table>"` on the same shared client: control writes and settlements
+   * of a table that keeps results, which the dialect's statements notify at their commit.
+   */
+  listenTopic(
+    table: string,
+    topic: WakeupTopic,
+    onNotify: (payload: string) => void,
+  ): Promise<() => Promise<void>> {
+    return this.on(topicChannel(table, topic), onNotify);
+  }
+
+  private async on(channel: string, cb: (payload: string) => void): Promise<() => Promise<void>> {
     this.closed = false;
-    const channel = wakeupChannel(table);
     let set = this.listeners.get(channel);
-    const cb = () => onNotify();
     if (set === undefined) {
       set = new Set();
       this.listeners.set(channel, set);

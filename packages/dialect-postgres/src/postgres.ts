@@ -10,6 +10,7 @@ import {
   type QueryResult,
   type Row,
   type Wakeup,
+  type WakeupTopic,
 } from '@sqlinbox/core';
 import { jsonStringsAsText } from '@sqlinbox/sql';
 import {
@@ -21,7 +22,7 @@ import {
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
-import { wakeupChannel } from './sql.js';
+import { topicChannel, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
 
 /**
@@ -481,13 +482,26 @@ class PostgresJsWakeup implements Wakeup {
   constructor(private readonly sql: PostgresJsLike) {}
 
   /** `LISTEN "sqlinbox_<table>"`; resolves to the unsubscribe. */
-  async listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+  listen(table: string, onNotify: () => void): Promise<() => Promise<void>> {
+    return this.on(wakeupChannel(table), () => onNotify());
+  }
+
+  /** `LISTEN "sqlinbox:<topic>:<table>"`: control writes, settlements of a table that keeps results. */
+  listenTopic(
+    table: string,
+    topic: WakeupTopic,
+    onNotify: (payload: string) => void,
+  ): Promise<() => Promise<void>> {
+    return this.on(topicChannel(table, topic), onNotify);
+  }
+
+  private async on(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     let first = true;
     const handle = await this.sql.listen(
-      wakeupChannel(table),
-      () => onNotify(),
+      channel,
+      (payload) => onNotify(payload ?? ''),
       () => {
-        if (!first) onNotify(); // listening again after a reconnect
+        if (!first) onNotify(''); // listening again after a reconnect: notifications may be missed
         first = false;
       },
     );

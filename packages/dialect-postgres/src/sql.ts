@@ -47,3 +47,14 @@ export function wakeupChannel(table: string): string {
   if (name.length <= MAX_IDENT) return name;
   return `sqlinbox_${createHash('sha256').update(table).digest('hex').slice(0, 40)}`;
 }
+
+/**
+ * The LISTEN/NOTIFY channel of one topic of a table (`Wakeup.listenTopic`): `sqlinbox:<topic>:<table>`,
+ * or the topic and a SHA-256 prefix of the table name where that would pass 63 characters. The
+ * colons, which no validated table name holds, keep it apart from every table's wake-up channel.
+ */
+export function topicChannel(table: string, topic: 'control' | 'result'): string {
+  const name = `sqlinbox:${topic}:${table}`;
+  if (name.length <= MAX_IDENT) return name;
+  return `sqlinbox:${topic}:${createHash('sha256').update(table).digest('hex').slice(0, 40)}`;
+}

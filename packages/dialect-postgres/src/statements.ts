@@ -1,16 +1,20 @@
 import {
   type AnyTable,
   ConfigError,
+  type ControlRow,
+  type FinishSettlement,
   type Form,
   type Insert,
   type IsolationLevel,
   type PrepareOptions,
+  type Settlement,
 } from '@sqlinbox/core';
 import {
   AdvisoryStatements,
   ansiIdent,
   ConcurrencyStatements,
   type Conflict,
+  ControlStatements,
   CountStatements,
   ID,
   type InsertColumn,
@@ -28,7 +32,7 @@ import {
   standardTransactions,
   type TransactionSql,
 } from '@sqlinbox/sql';
-import { wakeupChannel } from './sql.js';
+import { escapeString, topicChannel, wakeupChannel } from './sql.js';
 
 /** Private alias of a head's group in the FIFO guard. */
 const GROUP = 'sqlinbox_group';
@@ -158,13 +162,56 @@ export class PostgresQueue extends QueueSql<PostgresSyntax> {
   fifoGuard(p: Params, n: number, now: Date | null): string {
     const t = this.t;
     const prefix = this.s.text(p, `sqlinbox.fifo:${t.table}:`);
+    const heads =
+      t.priority === undefined
+        ? this.windowedHeads(p, n, now)
+        : `SELECT ${this.col('q', t.id.column)} AS ${ID}, ${this.col('q', this.role(t.group, 'group'))} AS ${GROUP}` +
+          ` FROM ${this.table} q WHERE ${this.due(p, now, 'q')}${this.head('q')} ORDER BY ${this.order('q')} OFFSET 0`;
     return (
-      `SELECT h.${ID} FROM (SELECT ${this.col('q', t.id.column)} AS ${ID}, ${this.col('q', this.role(t.group, 'group'))} AS ${GROUP}` +
-      ` FROM ${this.table} q WHERE ${this.due(p, now, 'q')}${this.head('q')} ORDER BY ${this.order('q')} OFFSET 0) h` +
+      `SELECT h.${ID} FROM (${heads}) h` +
       ` WHERE pg_try_advisory_xact_lock(hashtextextended(${prefix} || CASE WHEN h.${GROUP} IS NULL` +
       ` THEN 'row:' || h.${ID}::text ELSE 'group:' || h.${GROUP}::text END, 0))` +
       ` LIMIT ${p.bind(n)}`
     );
+  }
+
+  /**
+   * The due heads of a FIFO table without priorities, in id order, read in two parts that the
+   * guard's `LIMIT` reads in turn (an `Append` stops once the limit is met):
+   *
+   * 1. the window ({@link QueueSql.fifoWindowSelect}): the oldest unsettled rows, each a head
+   *    where no older unsettled row of its group exists (one probe of the `(group, id)` index),
+   *    read in id order and no further than the claim needs. Where they fill the claim, the second part is never read.
+   * 2. beyond the window: each group's head found by a walk of the `(group, id)` index from group
+   *    to group (a recursive CTE: one index descent per group, whatever the rows behind each; by
+   *    `ORDER BY .. LIMIT 1`, which every ordered type has, where `min()` is missing for `uuid`), and
+   *    the rows without a group, each its own head; those after the window's last id, due.
+   *
+   * The plain form (the probe of part 1, row after row in id order, unbounded) read the whole
+   * table on every claim where few groups had their heads in work (measured: 1.5 s a claim over
+   * 200,000 rows in 20 groups, 18 heads in work, against 5 ms in this form).
+   */
+  windowedHeads(p: Params, n: number, now: Date | null): string {
+    const t = this.t;
+    const id = this.ident(t.id.column);
+    const group = this.ident(this.role(t.group, 'group'));
+    const window = this.fifoWindowSelect(p, n);
+    const first =
+      `SELECT w.${id} AS ${ID}, w.${group} AS ${GROUP} FROM (${window}) w` +
+      ` WHERE ${this.due(p, now, 'w')}${this.head('w')} ORDER BY w.${id} OFFSET 0`;
+    const qid = this.col('q', t.id.column);
+    const pick = `SELECT ${qid} AS ${ID}, ${this.col('q', this.role(t.group, 'group'))} AS ${GROUP} FROM ${this.table} q`;
+    const after = `${qid} > (SELECT m FROM sqlinbox_last) AND ${this.due(p, now, 'q')}`;
+    const walk =
+      `WITH RECURSIVE sqlinbox_g(g) AS ((SELECT x.${group} FROM ${this.table} x WHERE x.${group} IS NOT NULL${this.unsettled('x')} ORDER BY x.${group} LIMIT 1)` +
+      ` UNION ALL SELECT (SELECT x.${group} FROM ${this.table} x WHERE x.${group} > r.g${this.unsettled('x')} ORDER BY x.${group} LIMIT 1)` +
+      ` FROM sqlinbox_g r WHERE r.g IS NOT NULL),` +
+      ` sqlinbox_last(m) AS (SELECT max(y.${id}) FROM (${window}) y)` +
+      ` SELECT u.* FROM (${pick} WHERE ${qid} IN (SELECT (SELECT x.${id} FROM ${this.table} x WHERE x.${group} = r.g${this.unsettled('x')} ORDER BY x.${id} LIMIT 1)` +
+      ` FROM sqlinbox_g r WHERE r.g IS NOT NULL) AND ${after}` +
+      ` UNION ALL (${pick} WHERE ${this.col('q', this.role(t.group, 'group'))} IS NULL AND ${after} ORDER BY ${qid} LIMIT ${p.bind(n)})) u` +
+      ` ORDER BY u.${ID} OFFSET 0`;
+    return `SELECT * FROM (${first}) a UNION ALL SELECT * FROM (${walk}) b`;
   }
 
   /**
@@ -250,6 +297,30 @@ export class PostgresLease extends LeaseStatements<PostgresQueue> {
         ` SELECT * FROM sqlinbox_claimed ORDER BY ${q.order('sqlinbox_claimed')}`,
     );
   }
+
+  /**
+   * Differs from the builder's where the table keeps results: each acked row's id is notified on
+   * the table's `result` channel in the same statement, for `broker.result` waiting in any
+   * process. A table without results keeps the builder's statement.
+   */
+  override settleMany(settlements: readonly FinishSettlement[]): Statement[] {
+    const sts = super.settleMany(settlements);
+    if (this.t.result === undefined) return sts;
+    return sts.map((st) => notifying(st, topicChannel(this.t.table, 'result'), this.q.id));
+  }
+}
+
+/**
+ * A statement `st` whose rows (its `RETURNING`) each send `pg_notify(channel, <id as text>)`: the
+ * rows and their count are the statement's own, and the notifications go out at its commit.
+ */
+function notifying(st: Statement, channel: string, id: string): Statement {
+  return {
+    ...st,
+    sql:
+      `WITH sqlinbox_settled AS (${st.sql}) SELECT sqlinbox_settled.*,` +
+      ` pg_notify(${escapeString(channel)}, sqlinbox_settled.${id}::text) AS sqlinbox_notified FROM sqlinbox_settled`,
+  };
 }
 
 /**
@@ -344,8 +415,26 @@ export class PostgresAdvisory extends AdvisoryStatements<PostgresQueue> {
   }
 }
 
-/** Settlement: the dead-letter move in one statement. */
+/**
+ * Settlement: the dead-letter move in one statement. Where the table keeps results, a settlement
+ * that ends the row (an ack or drop, a death) notifies its id on the table's `result` channel in
+ * the same statement, so `broker.result` in any process reads it at the commit; a table without
+ * results keeps the builder's statements, with no notification.
+ */
 export class PostgresSettle extends SettleStatements<PostgresQueue> {
+  /** The `result` channel, where the table keeps results. */
+  private get resultChannel(): string | undefined {
+    return this.t.result === undefined ? undefined : topicChannel(this.t.table, 'result');
+  }
+
+  /** The builder's settlement; where the table keeps results, an ack, drop or death also notifies. */
+  override settle(st: Settlement): Statement {
+    const base = super.settle(st);
+    const channel = this.resultChannel;
+    if (channel === undefined || st.kind === 'return') return base;
+    return notifying({ ...base, sql: `${base.sql} RETURNING ${this.q.id}` }, channel, this.q.id);
+  }
+
   /**
    * The move to a dead-letter table in one statement,
    * `WITH moved AS (DELETE .. RETURNING *) INSERT INTO dlq SELECT * FROM moved`, so both tables
@@ -353,7 +442,21 @@ export class PostgresSettle extends SettleStatements<PostgresQueue> {
    */
   override deleteInto(where: string, dead: string): string {
     const moved = this.s.delete({ table: this.q.table, where, returning: '*' });
-    return `WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`;
+    return this.move(moved, `INSERT INTO ${dead} SELECT * FROM sqlinbox_moved`);
+  }
+
+  /**
+   * A move's statement: the delete, then the insert into the dead letter; where the table keeps
+   * results, the insert answers the moved row's id and the statement notifies it.
+   */
+  private move(moved: string, insert: string): string {
+    const channel = this.resultChannel;
+    if (channel === undefined) return `WITH sqlinbox_moved AS (${moved}) ${insert}`;
+    const id = this.q.id;
+    return (
+      `WITH sqlinbox_moved AS (${moved}), sqlinbox_dead AS (${insert} RETURNING ${id})` +
+      ` SELECT pg_notify(${escapeString(channel)}, sqlinbox_dead.${id}::text) FROM sqlinbox_dead`
+    );
   }
 
   /** The same move by column lists, the failure record's values written in the copy. */
@@ -366,7 +469,36 @@ export class PostgresSettle extends SettleStatements<PostgresQueue> {
   ): string {
     const moved = this.s.delete({ table: this.q.table, where, returning: '*' });
     const into = [...copied, ...written].join(', ');
-    return `WITH sqlinbox_moved AS (${moved}) INSERT INTO ${dead} (${into}) SELECT ${[...copied, ...values].join(', ')} FROM sqlinbox_moved`;
+    return this.move(
+      moved,
+      `INSERT INTO ${dead} (${into}) SELECT ${[...copied, ...values].join(', ')} FROM sqlinbox_moved`,
+    );
+  }
+}
+
+/**
+ * The control table: a write that adds a row, or a delete that removes one, notifies the queue's
+ * `control` channel in the same statement (at its commit, inside a cancel's transaction), so every
+ * broker listening reads the control table at once instead of at its next poll.
+ */
+export class PostgresControl extends ControlStatements<PostgresQueue> {
+  /** Differs from the builder's: the insert's row, where it wrote one, sends the notification. */
+  override writeControl(control: string, row: ControlRow): Statement {
+    return this.notifies(super.writeControl(control, row), row.queue);
+  }
+
+  /** Differs from the builder's: the deleted row, where there was one, sends the notification. */
+  override deleteControl(control: string, row: ControlRow): Statement {
+    return this.notifies(super.deleteControl(control, row), row.queue);
+  }
+
+  private notifies(st: Statement, queue: string): Statement {
+    return {
+      ...st,
+      sql:
+        `WITH sqlinbox_changed AS (${st.sql} RETURNING 1)` +
+        ` SELECT pg_notify(${escapeString(topicChannel(queue, 'control'))}, '') FROM sqlinbox_changed`,
+    };
   }
 }
 
@@ -493,6 +625,7 @@ export class PostgresStatements extends QueueStatements<PostgresQueue> {
   declare readonly advisory: PostgresAdvisory;
   declare readonly settle: PostgresSettle;
   declare readonly publish: PostgresPublish;
+  declare readonly control: PostgresControl;
   declare readonly counts: PostgresCounts;
 
   constructor(t: AnyTable, opts?: PrepareOptions) {
@@ -504,6 +637,7 @@ export class PostgresStatements extends QueueStatements<PostgresQueue> {
       settle: PostgresSettle,
       publish: PostgresPublish,
       counts: PostgresCounts,
+      control: PostgresControl,
     });
   }
 }

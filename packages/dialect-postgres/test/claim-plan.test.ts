@@ -74,3 +74,65 @@ describe('R-LOAD-2 the lease claim keeps to the primary key whatever ANALYZE saw
     ).toEqual([]);
   });
 });
+
+describe('R-LOAD-6 a FIFO claim reads groups, not the backlog behind their heads (EXPLAIN ANALYZE)', () => {
+  const { admin, create } = suiteAdmin();
+
+  /** The claim's shared buffers (hit and read) and the ids it took, in a transaction rolled back. */
+  async function measure(st: { sql: string; params: readonly unknown[] }) {
+    const c = admin();
+    await c.query('BEGIN');
+    try {
+      const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${st.sql}`, [...st.params]);
+      const top = (r.rows[0]['QUERY PLAN'] as { Plan: Record<string, number> }[])[0]!.Plan;
+      const buffers = (top['Shared Hit Blocks'] ?? 0) + (top['Shared Read Blocks'] ?? 0);
+      await c.query('ROLLBACK');
+      await c.query('BEGIN');
+      const rows = await c.query(st.sql, [...st.params]);
+      return { buffers, ids: rows.rows.map((x) => Number(x.id)).sort((a, b) => a - b) };
+    } finally {
+      await c.query('ROLLBACK');
+    }
+  }
+
+  for (const layout of ['interleaved', 'one group after another'] as const)
+    for (const processedAt of [false, true])
+      test(`R-LOAD-6 R-FIFO-1 20 groups of 2,000 rows (${layout}${processedAt ? ', processed_at' : ''}), 18 heads leased: the claim takes the 2 free heads and the rows without a group, reading a bounded number of pages`, async () => {
+        const name = uniqueName('fifoscan');
+        const t = leaseTable(name, { group: true, processedAt });
+        await create(t);
+        const group = layout === 'interleaved' ? `'g' || (g % 20)` : `'g' || ((g - 1) / 2000)`;
+        await admin().query(
+          `INSERT INTO "${name}" (payload, grp) SELECT '{}'::jsonb, ${group} FROM generate_series(1, 40000) g`,
+        );
+        // Three rows without a group at the end: each is its own head.
+        await admin().query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 3)`);
+        if (processedAt)
+          // Settled rows ahead of everything (stamped, kept): they hold no group.
+          await admin().query(
+            `UPDATE "${name}" SET processed_at = now() WHERE id IN (SELECT min(id) FROM "${name}" WHERE grp IS NOT NULL GROUP BY grp)`,
+          );
+        const heads = (
+          await admin().query(
+            `SELECT min(id) AS id FROM "${name}" WHERE grp IS NOT NULL${processedAt ? ' AND processed_at IS NULL' : ''} GROUP BY grp ORDER BY min(id)`,
+          )
+        ).rows.map((x) => Number(x.id));
+        expect(heads).toHaveLength(20);
+        await admin().query(
+          `UPDATE "${name}" SET locked_until = now() + interval '1 hour' WHERE id = ANY($1)`,
+          [heads.slice(0, 18)],
+        );
+        await admin().query(`VACUUM ANALYZE "${name}"`);
+        const loose = (
+          await admin().query(`SELECT id FROM "${name}" WHERE grp IS NULL ORDER BY id`)
+        ).rows.map((x) => Number(x.id));
+        const { buffers, ids } = await measure(
+          new PostgresStatements(t).lease.claim(100, new Date(), at(30_000)),
+        );
+        expect(ids).toEqual([...heads.slice(18), ...loose]);
+        // The table is some 300 pages; probing each of its 40,000 rows for an older row of its group
+        // (the claim's former plan) touched 80,000-120,000 buffers; probing a window of 400 rows and
+        // walking the 20 groups, 1,600-2,000.
+        expect(buffers, `${buffers} buffers`).toBeLessThan(5_000);
+      });
+});

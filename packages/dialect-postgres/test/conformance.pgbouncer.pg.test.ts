@@ -7,4 +7,5 @@ import { NO_BOUNCER, pgBouncerPgTarget } from './pgbouncer-targets.js';
 // lock form on postgres.js; with forms: ['rowlock', 'lease'] both forms pass on both drivers.
 const target = pgBouncerPgTarget();
 afterAll(() => target.close?.());
-if (NO_BOUNCER === undefined) await runConformance(target, { forms: ['lease'], rows: 1_000 });
+if (NO_BOUNCER === undefined)
+  await runConformance(target, { forms: ['lease'], rows: 1_000, flowJobs: { full: 1_000 } });

@@ -7,4 +7,5 @@ import { NO_BOUNCER, pgBouncerPostgresJsTarget } from './pgbouncer-targets.js';
 // lease form on pg; with forms: ['rowlock', 'lease'] both forms pass on both drivers.
 const target = pgBouncerPostgresJsTarget();
 afterAll(() => target.close?.());
-if (NO_BOUNCER === undefined) await runConformance(target, { forms: ['rowlock'], rows: 1_000 });
+if (NO_BOUNCER === undefined)
+  await runConformance(target, { forms: ['rowlock'], rows: 1_000, flowJobs: { full: 1_000 } });

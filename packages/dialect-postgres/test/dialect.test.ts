@@ -32,7 +32,7 @@ describe('PostgreSQL dialect facts', () => {
       'CREATE TABLE IF NOT EXISTS "jobs" (\n' +
         '  "id" bigserial PRIMARY KEY,\n' +
         '  "payload" jsonb NOT NULL,\n' +
-        '  "attempt" integer NOT NULL DEFAULT 1,\n' +
+        '  "attempt" integer NOT NULL DEFAULT 0,\n' +
         '  "locked_until" timestamptz,\n' +
         '  "retry_after" timestamptz,\n' +
         '  "processed_at" timestamptz,\n' +
@@ -44,7 +44,7 @@ describe('PostgreSQL dialect facts', () => {
       'CREATE TABLE IF NOT EXISTS "jobs_dead" (\n' +
         '  "id" bigint PRIMARY KEY,\n' +
         '  "payload" jsonb NOT NULL,\n' +
-        '  "attempt" integer NOT NULL DEFAULT 1,\n' +
+        '  "attempt" integer NOT NULL DEFAULT 0,\n' +
         '  "locked_until" timestamptz,\n' +
         '  "retry_after" timestamptz,\n' +
         '  "processed_at" timestamptz,\n' +

@@ -101,7 +101,7 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
         ).toBe(1);
         const stored = (await admin.query(`SELECT attempt, retry_after, locked_until FROM "${t.table}"`))
           .rows[0];
-        expect(stored.attempt).toBe(3); // 1, counted by the claim, counted again
+        expect(stored.attempt).toBe(2); // 0, counted by the claim, counted again
         expect((stored.retry_after as Date).getTime()).toBe(later.getTime());
         expect(stored.locked_until).toBeNull();
         const rec = recording(conn);
@@ -187,7 +187,7 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           await postgresDialect.commit(conn);
           expect(await count(t.table)).toBe(1);
           const dead = (await admin.query(`SELECT id::int, payload, attempt FROM "${dlq}"`)).rows;
-          expect(dead).toEqual([{ id: Number(id), payload: { poison: true }, attempt: 1 }]);
+          expect(dead).toEqual([{ id: Number(id), payload: { poison: true }, attempt: 0 }]);
           expect((await ops.stats(conn, new Date())).dead).toBe(1);
         });
       },
@@ -250,7 +250,7 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           {
             id: 1,
             payload: { n: 1 },
-            attempt: 1,
+            attempt: 0,
             retry_after: null,
             grp: 'a',
             pkey: 'p1',
@@ -259,7 +259,7 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           {
             id: 2,
             payload: { n: 2 },
-            attempt: 1,
+            attempt: 0,
             retry_after: notBefore,
             grp: null,
             pkey: null,
@@ -268,7 +268,7 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           {
             id: 3,
             payload: { n: 3 },
-            attempt: 1,
+            attempt: 0,
             retry_after: null,
             grp: null,
             pkey: null,
@@ -329,8 +329,8 @@ describe.each(drivers)('settle, insert and stats on $name', (driver) => {
           `SELECT id::int, payload, attempt FROM "${bytes.table}" ORDER BY id DESC`,
         );
         expect(stored.rows).toEqual([
-          { id: 42, payload: Buffer.from([0, 1, 2, 255]), attempt: 1 },
-          { id: 7, payload: Buffer.from([7]), attempt: 1 },
+          { id: 42, payload: Buffer.from([0, 1, 2, 255]), attempt: 0 },
+          { id: 7, payload: Buffer.from([7]), attempt: 0 },
         ]);
       });
     });

@@ -29,6 +29,15 @@ export const NO_SERVER = skipWithoutServer('SQLINBOX_PG_SKIP');
 
 const run = promisify(execFile);
 const URL = process.env.SQLINBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/**
+ * Whether the database is on the machine's own server (127.0.0.1 or localhost, port 5432), the
+ * one `restartServer` restarts: a target on any other server (a cluster of its own, a container)
+ * has no restart, so the restart scenario skips instead of restarting a server others use.
+ */
+const ON_LOCAL_SERVER = (() => {
+  const u = new globalThis.URL(URL);
+  return ['127.0.0.1', 'localhost'].includes(u.hostname) && (u.port === '' || u.port === '5432');
+})();
 const here = dirname(fileURLToPath(import.meta.url));
 /** A PostgreSQL release below the floor (11), as `server_version` spells it. */
 const TOO_OLD = '10.5';
@@ -56,6 +65,22 @@ export function adminSide(
     })();
     return client;
   };
+  async function restartLocal(): Promise<void> {
+    const old = client;
+    client = undefined;
+    if (old !== undefined) await (await old).end().catch(() => {});
+    const version = readdirSync('/etc/postgresql')[0]!;
+    await run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart']);
+    for (let i = 0; i < 600; i++) {
+      const up = await run('pg_isready', ['-h', '127.0.0.1', '-p', '5432']).then(
+        () => true,
+        () => false,
+      );
+      if (up) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('PostgreSQL did not come back after a restart');
+  }
   return {
     /** One statement on the admin connection; answers its rows. */
     async exec(sql: string, params?: readonly unknown[]): Promise<Row[]> {
@@ -82,24 +107,10 @@ export function adminSide(
     },
     /**
      * Restarts the local cluster with `pg_ctlcluster .. restart` (every session ends) and waits
-     * until it accepts connections; the admin client is opened anew.
+     * until it accepts connections; the admin client is opened anew. Only where the database is
+     * on that server.
      */
-    async restartServer(): Promise<void> {
-      const old = client;
-      client = undefined;
-      if (old !== undefined) await (await old).end().catch(() => {});
-      const version = readdirSync('/etc/postgresql')[0]!;
-      await run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart']);
-      for (let i = 0; i < 600; i++) {
-        const up = await run('pg_isready', ['-h', '127.0.0.1', '-p', '5432']).then(
-          () => true,
-          () => false,
-        );
-        if (up) return;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      throw new Error('PostgreSQL did not come back after a restart');
-    },
+    restartServer: ON_LOCAL_SERVER ? restartLocal : undefined,
     /** Ends the admin connection. */
     async close(): Promise<void> {
       const c = client;

@@ -26,12 +26,20 @@ export class SqliteDdl extends QueueDdl {
     return name;
   }
 
-  /** `INTEGER PRIMARY KEY` is the rowid: the database fills it when generated, and takes an integer id given. */
+  /**
+   * `INTEGER PRIMARY KEY` is the rowid: the database fills it when generated, and takes an integer
+   * id given. A generated rowid reuses the highest id once that row is deleted; a table whose side
+   * tables key rows by id (flows, steps) takes `AUTOINCREMENT`, so no id comes back to a new row.
+   */
   override column(use: ColumnUse, generatedId: boolean): string {
+    const t = this.s.t;
+    const keyed = t.flows !== undefined || t.steps !== undefined;
     const types: Record<ColumnUse, string> = {
-      id: generatedId ? 'INTEGER PRIMARY KEY' : 'INTEGER NOT NULL PRIMARY KEY',
+      id: generatedId
+        ? `INTEGER PRIMARY KEY${keyed ? ' AUTOINCREMENT' : ''}`
+        : 'INTEGER NOT NULL PRIMARY KEY',
       payload: this.s.t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
-      attempt: 'INTEGER NOT NULL DEFAULT 1',
+      attempt: 'INTEGER NOT NULL DEFAULT 0',
       time: 'INTEGER',
       text: 'TEXT',
       priority: 'INTEGER NOT NULL DEFAULT 0',

@@ -61,6 +61,7 @@ export function sqlite(
     dialect: createSqliteDialect({ serverVersion: opts.serverVersion }),
     pool,
     server: `sqlite:${pool.filename}`,
+    inProcess: true,
     close: () => pool.close(),
   };
 }

@@ -100,9 +100,53 @@ export class SqliteConcurrency extends ConcurrencyStatements {
   override readonly forms: readonly Form[] = ['lease'];
 }
 
+/**
+ * A queue table on SQLite. A FIFO table's claim (without priorities) looks for its heads among a
+ * window of its oldest unsettled rows ({@link QueueSql.fifoWindowSelect}), probed as the builder
+ * probes them; only where those leave the claim short does it walk the `(group, id)` index from group to group (a recursive CTE:
+ * one descent per group) and read the rows without a group after the window. The builder's claim
+ * probes row after row in id order until it has `n` heads: with few groups and their heads in
+ * work, every row of the table on every claim.
+ */
+export class SqliteQueue extends QueueSql<SqliteSyntax> {
+  override claimSelect(p: Params, n: number, now: Date | null, columns: string): string {
+    const t = this.t;
+    if (t.group === undefined || t.priority !== undefined) return super.claimSelect(p, n, now, columns);
+    const id = this.ident(t.id.column);
+    const group = this.ident(t.group);
+    const and = this.unsettled('x');
+    // Each fragment binds its values where it is written: SQLite numbers `?` by position.
+    const window = () => this.fifoWindowSelect(p, n);
+    const qid = this.col('q', t.id.column);
+    // sqlinbox_w: the window's first n heads (a CTE read more than once is computed once);
+    // short: whether they leave the claim short, as the `LIMIT` of what lies beyond the window (0
+    // rows unless short: a limit is evaluated before its scan, a condition on every row of it).
+    // The rows without a group after the window are read from the group index (`IS NULL`, in
+    // `(group, id)` order; `+x.id` is no index term), their due condition left to the claim's own
+    // (with it, SQLite's planner walked every id after the window instead).
+    const short = () => `(SELECT count(*) FROM sqlinbox_w) < ${p.bind(n)}`;
+    return (
+      `SELECT ${columns} FROM ${this.table} q WHERE ${qid} IN (WITH RECURSIVE` +
+      ` sqlinbox_w(i) AS (SELECT w.${id} FROM (${window()}) w WHERE ${this.due(p, now, 'w')}${this.head('w')}` +
+      ` ORDER BY w.${id} LIMIT ${p.bind(n)}),` +
+      ` sqlinbox_g(g) AS (SELECT * FROM (SELECT x.${group} FROM ${this.table} x WHERE x.${group} IS NOT NULL${and}` +
+      ` ORDER BY x.${group} LIMIT (${short()}))` +
+      ` UNION ALL SELECT (SELECT x.${group} FROM ${this.table} x WHERE x.${group} > r.g${and} ORDER BY x.${group} LIMIT 1)` +
+      ` FROM sqlinbox_g r WHERE r.g IS NOT NULL)` +
+      ` SELECT i FROM sqlinbox_w` +
+      ` UNION ALL SELECT (SELECT x.${id} FROM ${this.table} x WHERE x.${group} = r.g${and} ORDER BY x.${id} LIMIT 1)` +
+      ` FROM sqlinbox_g r WHERE r.g IS NOT NULL` +
+      ` UNION ALL SELECT * FROM (SELECT x.${id} FROM ${this.table} x WHERE x.${group} IS NULL${and}` +
+      ` AND +x.${id} > (SELECT max(y.${id}) FROM (${window()}) y) ORDER BY x.${group}, x.${id}` +
+      ` LIMIT (CASE WHEN ${short()} THEN ${p.bind(n)} ELSE 0 END)))` +
+      ` AND ${this.due(p, now, 'q')}${this.head('q')} ORDER BY ${this.order('q')} LIMIT ${p.bind(n)}`
+    );
+  }
+}
+
 /** SQLite's statements: the builder's over {@link SqliteSyntax}. */
 export class SqliteStatements extends QueueStatements {
   constructor(t: AnyTable, opts?: PrepareOptions) {
-    super(new QueueSql(sqliteSyntax, t, opts), { concurrency: SqliteConcurrency });
+    super(new SqliteQueue(sqliteSyntax, t, opts), { concurrency: SqliteConcurrency });
   }
 }

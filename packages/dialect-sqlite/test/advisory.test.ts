@@ -198,8 +198,8 @@ describe('take', () => {
   test('R-ADV-2 R-ATT-1 counts the attempt (committed) and returns the row after the count', async () => {
     const ops = await seed([5]);
     const row = await db.withConn((c) => ops.advisory.take(c, 1, at(0)));
-    expect(row).toMatchObject({ id: 1, payload: 'p1', attempt: 2, account: '5' });
-    expect(await db.exec('SELECT attempt FROM acct_jobs')).toEqual([{ attempt: 2 }]);
+    expect(row).toMatchObject({ id: 1, payload: 'p1', attempt: 1, account: '5' });
+    expect(await db.exec('SELECT attempt FROM acct_jobs')).toEqual([{ attempt: 1 }]);
   });
 
   test('R-ADV-1 null when the row was settled or is no longer due', async () => {
@@ -208,7 +208,7 @@ describe('take', () => {
     await db.exec('UPDATE acct_jobs SET retry_after = ? WHERE id = 2', [at(10)]);
     expect(await db.withConn((c) => ops.advisory.take(c, 1, at(0)))).toBeNull();
     expect(await db.withConn((c) => ops.advisory.take(c, 2, at(0)))).toBeNull();
-    expect(await db.withConn((c) => ops.advisory.take(c, 2, at(10)))).toMatchObject({ id: 2, attempt: 2 });
+    expect(await db.withConn((c) => ops.advisory.take(c, 2, at(10)))).toMatchObject({ id: 2, attempt: 1 });
   });
 
   test('without an attempt column it selects the row under the same condition', async () => {
@@ -237,7 +237,7 @@ describe('take', () => {
     );
     expect(n).toBe(1);
     expect(await db.exec('SELECT attempt, retry_after FROM acct_jobs')).toEqual([
-      { attempt: 1, retry_after: at(500).getTime() },
+      { attempt: 0, retry_after: at(500).getTime() },
     ]);
   });
 });

@@ -64,8 +64,8 @@ describe('claimLease', () => {
       return claimed;
     });
     expect(rows).toEqual([
-      { id: 1, payload: 'a', attempt: 2, locked_until: at(30_000).getTime(), retry_after: null },
-      { id: 2, payload: 'b', attempt: 2, locked_until: at(30_000).getTime(), retry_after: null },
+      { id: 1, payload: 'a', attempt: 1, locked_until: at(30_000).getTime(), retry_after: null },
+      { id: 2, payload: 'b', attempt: 1, locked_until: at(30_000).getTime(), retry_after: null },
     ]);
   });
 
@@ -74,7 +74,7 @@ describe('claimLease', () => {
     expect(await claim(ops, 5, at(0), at(30_000))).toHaveLength(1);
     expect(await claim(ops, 5, at(29_999), at(60_000))).toEqual([]);
     const [again] = await claim(ops, 5, at(30_000), at(60_000));
-    expect(again).toMatchObject({ id: 1, attempt: 3, locked_until: at(60_000).getTime() });
+    expect(again).toMatchObject({ id: 1, attempt: 2, locked_until: at(60_000).getTime() });
   });
 
   test('R-DLQ-3 a row waits for its retry_after; NULL and past ones are due', async () => {
@@ -106,6 +106,50 @@ describe('claimLease', () => {
     // a1 settled (stamped, not deleted): a2 becomes the head. b1 still leased keeps b2 back.
     await db.withConn((c) => ops.settle(c, { kind: 'finish', id: 1, token: at(30_000), now: at(2) }));
     expect((await claim(ops, 10, at(3), at(30_000))).map((r) => r.id)).toEqual([2]);
+  });
+
+  for (const layout of ['interleaved', 'one group after another'] as const)
+    test(`R-LOAD-6 R-FIFO-1 20 groups of 500 rows (${layout}), 18 heads leased: the claim finds the 2 free heads beyond its window, and the rows without a group`, async () => {
+      const { ops } = await seed(fifo, []);
+      const group = layout === 'interleaved' ? `'g' || (x % 20)` : `'g' || ((x - 1) / 500)`;
+      await db.exec(
+        `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000) INSERT INTO fifo_jobs (payload, grp) SELECT '{}', ${group} FROM c`,
+      );
+      await db.exec(`INSERT INTO fifo_jobs (payload) VALUES ('{}'), ('{}'), ('{}')`);
+      // Settled rows ahead of everything (stamped, kept): they hold no group.
+      await db.exec(
+        'UPDATE fifo_jobs SET processed_at = 1 WHERE id IN (SELECT min(id) FROM fifo_jobs WHERE grp IS NOT NULL GROUP BY grp)',
+      );
+      const heads = (
+        await db.exec(
+          'SELECT min(id) AS id FROM fifo_jobs WHERE grp IS NOT NULL AND processed_at IS NULL GROUP BY grp ORDER BY min(id)',
+        )
+      ).map((r) => Number(r.id));
+      expect(heads).toHaveLength(20);
+      await db.exec(`UPDATE fifo_jobs SET locked_until = ? WHERE id IN (${heads.slice(0, 18).join(', ')})`, [
+        at(3_600_000),
+      ]);
+      const loose = (await db.exec('SELECT id FROM fifo_jobs WHERE grp IS NULL ORDER BY id')).map((r) =>
+        Number(r.id),
+      );
+      // n = 100 reads a window of the first 400 unsettled rows. Interleaved, the free heads are in it;
+      // one group after another, they lie beyond it (the walk of the groups finds them). The rows
+      // without a group lie beyond it in both.
+      const got = (await claim(ops, 100, at(0), at(30_000))).map((r) => Number(r.id)).sort((a, b) => a - b);
+      expect(got).toEqual([...heads.slice(18), ...loose]);
+      expect(await claim(ops, 100, at(1), at(30_000))).toEqual([]);
+    });
+
+  test('R-LOAD-6 R-FIFO-1 where the window holds enough heads, the claim takes the first n of them in id order', async () => {
+    const groups = Array.from({ length: 300 }, (_, i) => `g${i % 150}`);
+    const { ops, ids } = await seed(
+      fifo,
+      groups.map((g) => g),
+      {},
+      groups,
+    );
+    const got = (await claim(ops, 100, at(0), at(30_000))).map((r) => Number(r.id)).sort((a, b) => a - b);
+    expect(got).toEqual(ids.slice(0, 100).map(Number));
   });
 
   test('R-FIFO-1 a returned head is claimed again before the rest of its group', async () => {
@@ -200,7 +244,7 @@ describe('settle', () => {
       await db.withConn((c) => ops.settle(c, { kind: 'finish', id: 1, token: at(30_000), now: at(5) })),
     ).toBe(1);
     expect(await rowsOf('fifo_jobs')).toEqual([
-      { id: 1, payload: 'a', attempt: 2, locked_until: null, processed_at: at(5).getTime(), grp: null },
+      { id: 1, payload: 'a', attempt: 1, locked_until: null, processed_at: at(5).getTime(), grp: null },
     ]);
     expect(await claim(ops, 1, at(6), at(30_000))).toEqual([]);
   });
@@ -221,7 +265,7 @@ describe('settle', () => {
     );
     expect(n).toBe(1);
     expect(await rowsOf('jobs')).toEqual([
-      { id: 1, payload: 'a', attempt: 3, locked_until: null, retry_after: at(5_000).getTime() },
+      { id: 1, payload: 'a', attempt: 2, locked_until: null, retry_after: at(5_000).getTime() },
     ]);
   });
 
@@ -239,7 +283,7 @@ describe('settle', () => {
       }),
     );
     expect(n).toBe(0);
-    expect((await rowsOf('jobs'))[0]).toMatchObject({ attempt: 2, locked_until: at(30_000).getTime() });
+    expect((await rowsOf('jobs'))[0]).toMatchObject({ attempt: 1, locked_until: at(30_000).getTime() });
   });
 
   test('a return with nothing to set answers whether the row is there', async () => {
@@ -269,7 +313,7 @@ describe('settle', () => {
     expect(await move(1, at(30_000))).toBe(1);
     expect((await rowsOf('jobs')).map((r) => r.id)).toEqual([2]);
     expect(await rowsOf('jobs_dead')).toEqual([
-      { id: 1, payload: 'a', attempt: 2, locked_until: at(30_000).getTime(), retry_after: null },
+      { id: 1, payload: 'a', attempt: 1, locked_until: at(30_000).getTime(), retry_after: null },
     ]);
     expect(await db.withConn((c) => ops.stats(c, at(2)))).toEqual({
       ready: 0,
@@ -321,7 +365,7 @@ describe('settle', () => {
 });
 
 describe('insert', () => {
-  test('R-PUB-1 one multi-row statement: attempt 1, group, partition key, not-before, extra columns', async () => {
+  test('R-PUB-1 one multi-row statement: attempt 0, group, partition key, not-before, extra columns', async () => {
     const t = inbox({
       table: 'pub',
       id: { column: 'id', generated: true },
@@ -352,7 +396,7 @@ describe('insert', () => {
       {
         id: 1,
         payload: '{"n":1}',
-        attempt: 1,
+        attempt: 0,
         locked_until: null,
         retry_after: at(100).getTime(),
         grp: 'g',
@@ -362,7 +406,7 @@ describe('insert', () => {
       {
         id: 2,
         payload: '{"n":2}',
-        attempt: 1,
+        attempt: 0,
         locked_until: null,
         retry_after: null,
         grp: null,
@@ -390,8 +434,8 @@ describe('insert', () => {
     );
     expect(ids).toEqual([20, 10]);
     expect(await rowsOf('given')).toEqual([
-      { id: 10, body: Buffer.from([3]), attempt: 1, locked_until: null },
-      { id: 20, body: Buffer.from([1, 2]), attempt: 1, locked_until: null },
+      { id: 10, body: Buffer.from([3]), attempt: 0, locked_until: null },
+      { id: 20, body: Buffer.from([1, 2]), attempt: 0, locked_until: null },
     ]);
   });
 
@@ -488,7 +532,7 @@ describe('identifiers', () => {
     const { ops, ids } = await seed(t, ['a', 'b'], opts, ['g', 'g']);
     expect(ids).toEqual([1, 2]);
     const [row] = await claim(ops, 5, at(0), at(30_000));
-    expect(row).toMatchObject({ select: 1, where: 2, limit: at(30_000).getTime() });
+    expect(row).toMatchObject({ select: 1, where: 1, limit: at(30_000).getTime() });
     expect(await db.withConn((c) => ops.extendLeases(c, [{ id: 1, token: at(30_000) }], at(40_000)))).toEqual(
       [1],
     );

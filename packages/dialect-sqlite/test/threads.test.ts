@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import { Broker, ConfigError, inbox, type Logger, queue } from '@sqlinbox/core';
+import { Admin, Broker, ConfigError, inbox, type Logger, queue } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type SqliteAdapter, sqlite } from '../src/index.js';
 import { type TestDb, tempDb } from './helpers.js';
@@ -186,6 +186,46 @@ describe('R-POOL-9 threads on SQLite', () => {
     expect(logs.some((l) => l.msg.startsWith('handler timed out') && l.fields?.id === id)).toBe(true);
     // The row came back to the queue and was delivered again.
     await until(async () => (await count('SELECT COUNT(*) AS n FROM ledger WHERE job = ?', [id])) >= 2);
+  });
+
+  test('R-LIFE-3 R-POOL-9 a cancel from another connection reaches a handler on its thread as a CancelledError with its reason; the row settles as cancelled', async () => {
+    const cjobs = inbox({
+      table: 'thread_cjobs',
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      attempt: 'attempt',
+      lease: 'locked_until',
+      control: { table: 'thread_control' },
+    });
+    await db.create(cjobs);
+    try {
+      broker.subscribe(queue(cjobs).onThreads({ threads: 1, handler, data: { file: db.file } }));
+      await broker.start();
+      const [id] = await broker.publishMany(cjobs, [{ kind: 'cancel' }]);
+      await until(async () => (await count('SELECT COUNT(*) AS n FROM ledger WHERE job = ?', [id])) === 1);
+      const other = sqlite({ filename: db.file, connections: 1 });
+      try {
+        const report = await new Admin(other).cancel(cjobs, { ids: [id] }, { reason: 'customer left' });
+        expect(report.signalled.map(String)).toEqual([String(id)]);
+      } finally {
+        await other.close();
+      }
+      await until(async () => logs.some((l) => l.msg === 'cancelled on the thread'));
+      const seen = logs.find((l) => l.msg === 'cancelled on the thread')!.fields;
+      expect(seen).toMatchObject({
+        cancelledError: true,
+        code: 'CANCELLED',
+        reason: 'customer left',
+        rowId: String(id),
+      });
+      // Settled as cancelled (dropped: no dead letter), never delivered again.
+      await until(async () => (await count('SELECT COUNT(*) AS n FROM thread_cjobs')) === 0);
+      expect(await count('SELECT COUNT(*) AS n FROM ledger WHERE job = ?', [id])).toBe(1);
+    } finally {
+      await broker.shutdown({ timeout: '1s' }).catch(() => undefined);
+      await db.exec('DROP TABLE IF EXISTS thread_cjobs');
+      await db.exec('DROP TABLE IF EXISTS thread_control');
+    }
   });
 
   test('R-POOL-9 a thread that cannot open its pool fails the start; no row is claimed', async () => {

@@ -68,11 +68,11 @@ test("R-DOC-2 the tutorial's crash: a process killed mid-handler, started again,
   expect(await first.exit).toEqual({ code: null, signal: 'SIGKILL' });
   expect(first.lines.map((l) => l.text)).not.toContain('sent to ada@example.com');
 
-  // The row stays, its first attempt counted (the column holds the next delivery's number), under a
+  // The row stays, its first attempt counted (the column holds the deliveries started), under a
   // lease that outlives the process.
   const { emails } = sqliteRows();
   expect(emails).toHaveLength(1);
-  expect(emails[0]!.attempt).toBe(2);
+  expect(emails[0]!.attempt).toBe(1);
   const leaseEnd = emails[0]!.locked_until!;
   expect(leaseEnd).toBeGreaterThan(Date.now());
 

@@ -285,6 +285,8 @@ export function instrument(broker: Broker<any, any>, options: InstrumentOptions 
 }
 
 function errorType(error: unknown): string {
+  // A handler past its timeout fails with a SqlInboxError of code TIMEOUT: typed `timeout`.
+  if (error instanceof Error && (error as { code?: unknown }).code === 'TIMEOUT') return 'timeout';
   if (error instanceof Error) return error.name;
   return '_OTHER';
 }

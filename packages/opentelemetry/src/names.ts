@@ -23,7 +23,7 @@ export const ATTR = {
   batchCount: 'messaging.batch.message_count',
   /** The failure's type: the error's `name`, or `_OTHER` for a thrown value that is not an Error. */
   errorType: 'error.type',
-  /** The attempt as it stood before the claim: 1 on the first delivery. */
+  /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first). */
   attempt: 'sqlinbox.attempt',
   /** The handler's outcome: `ack`, `drop`, `retry`, `retryAfter`. */
   outcome: 'sqlinbox.outcome',

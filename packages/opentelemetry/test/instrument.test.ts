@@ -267,7 +267,7 @@ describe('@sqlinbox/opentelemetry on SQLite', () => {
     await until(async () => (await gauge()).ready === 0 && (await gauge()).in_work === 0, 'the rest drained');
   });
 
-  test('R-PLUS-3 a handler past its timeout: its span ends released, with status error', async () => {
+  test('R-PLUS-3 R-LIFE-1 a handler past its timeout: its span ends with the failed delivery (a retry), error.type timeout, status error', async () => {
     let calls = 0;
     broker.subscribe(queue(jobs).timeout(100), async (_m, ctx) => {
       if (++calls > 1) return;
@@ -280,18 +280,13 @@ describe('@sqlinbox/opentelemetry on SQLite', () => {
       (a, b) => Number(a.attributes['sqlinbox.attempt']) - Number(b.attributes['sqlinbox.attempt']),
     );
     expect(timedOut!.attributes).toMatchObject({
-      'sqlinbox.release.reason': 'timeout',
+      'sqlinbox.outcome': 'retry',
+      'sqlinbox.settlement': 'return',
       'error.type': 'timeout',
     });
-    expect(timedOut!.attributes['sqlinbox.outcome']).toBeUndefined();
+    expect(timedOut!.attributes['sqlinbox.release.reason']).toBeUndefined();
     expect(timedOut!.status.code).toBe(SpanStatusCode.ERROR);
     expect(next!.attributes).toMatchObject({ 'sqlinbox.outcome': 'ack' });
-    expect(
-      await metric('sqlinbox.deliveries.released', {
-        'messaging.destination.name': 'jobs',
-        'sqlinbox.release.reason': 'timeout',
-      }),
-    ).toBe(1);
   });
 
   test('R-PLUS-3 R-LEASE-4 R-LEASE-6 leases extended are counted; a lease lost under its handler ends its span with status error and counts', async () => {

@@ -2,7 +2,7 @@ import type { AnyTable } from '@sqlinbox/core';
 
 /**
  * What a column of a queue table holds, for a dialect's `CREATE TABLE` to give it a type: the id,
- * the payload, the attempt count (from 1), an instant (lease, `retry_after`, `processed_at`, the
+ * the payload, the attempt count (the deliveries started: 0 on insert), an instant (lease, `retry_after`, `processed_at`, the
  * failure time), text (group, partition key, unique key, the advisory key's columns, the other
  * named columns, the error class), the priority (0 by default), the last error's message (longer
  * text than a name: `TEXT` on MySQL, whose names are `VARCHAR(255)`), the insert time (an instant

@@ -23,7 +23,7 @@ export interface IndexParts {
 /**
  * The one writer of a queue table's DDL, for every dialect: the `CREATE TABLE` a description needs
  * and the indexes its claims use, one statement each, no trailing semicolon. The columns come in
- * the order of `tableColumns` (the id the primary key; payload, attempt `DEFAULT 1`, the time
+ * the order of `tableColumns` (the id the primary key; payload, attempt `DEFAULT 0`, the time
  * columns, priority `DEFAULT 0`, then every other named column as text, then the failure record:
  * the last error's message, its class, the failure time, the insert time whose default is the
  * database's now; each once). The indexes,
@@ -63,7 +63,7 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
 
   /**
    * What follows a column's name in `CREATE TABLE`, by what it holds. Default, from {@link type}:
-   * the id `NOT NULL PRIMARY KEY`, the payload `NOT NULL`, attempt `NOT NULL DEFAULT 1`, priority
+   * the id `NOT NULL PRIMARY KEY`, the payload `NOT NULL`, attempt `NOT NULL DEFAULT 0`, priority
    * `NOT NULL DEFAULT 0`, the others nullable.
    */
   column(use: ColumnUse, generatedId: boolean): string {
@@ -74,7 +74,7 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
       case 'payload':
         return `${this.type(t.payload?.type ?? 'json')} NOT NULL`;
       case 'attempt':
-        return `${this.type('integer')} NOT NULL DEFAULT 1`;
+        return `${this.type('integer')} NOT NULL DEFAULT 0`;
       case 'time':
         return this.type('time');
       case 'text':
@@ -127,19 +127,35 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
   }
 
   /**
+   * The statement that gives an existing table's attempt column its default of 0 (tables made by
+   * an older `ddl()` have `DEFAULT 1`: the attempt then counted from 1). Undefined where the
+   * database cannot change a default in place (the default: SQLite, SQL Server); PostgreSQL and
+   * MySQL answer `ALTER TABLE .. ALTER COLUMN .. SET DEFAULT 0`.
+   */
+  attemptDefault(_table: string, _column: string): string | undefined {
+    return undefined;
+  }
+
+  /**
    * `ALTER TABLE .. ADD ..` for each column of the description that `existing` (the table's columns
-   * now; null: the table is new) lacks, but the id and the payload, in the `CREATE TABLE`'s order.
+   * now; null: the table is new) lacks, but the id and the payload, in the `CREATE TABLE`'s order;
+   * for a queue table that has its attempt column already, {@link attemptDefault}.
    */
   addColumns(
     name: string,
     existing: readonly string[] | null | undefined,
     generatedId: boolean,
-    _deadLetter = false,
+    deadLetter = false,
   ): string[] {
     if (existing === null || existing === undefined) return [];
     const have = new Set(existing.map((n) => this.fold(n)));
     const { s } = this.s;
     const out: string[] = [];
+    const attempt = this.s.t.attempt;
+    if (!deadLetter && attempt !== undefined && have.has(this.fold(attempt.column))) {
+      const set = this.attemptDefault(s.tableName(name), this.s.ident(attempt.column));
+      if (set !== undefined) out.push(set);
+    }
     for (const c of tableColumns(this.s.t, (n) => this.fold(n))) {
       if (c.role === 'id' || c.role === 'payload' || have.has(this.fold(c.name))) continue;
       const def = this.addedColumn(c.role, generatedId);

@@ -147,6 +147,28 @@ function run(conn: Connection, statements: readonly string[]): Promise<void> {
 }
 
 /**
+ * The DDL of the tables a queue table's features keep beside it, in the order to run it: the
+ * schedules' tick table where `opts.schedules` names one (or where the table's retention records
+ * its turns), the rate limits' budget table, the control table, the flow tables and the steps
+ * table, each where the table declares the feature. A dialect prints its queue table's DDL, then
+ * this; a dialect written without {@link SqlDialect} calls it with its own statements, so a new
+ * feature's table reaches it with no change of its own.
+ */
+export function featureDdl(s: QueueStatements, opts: DdlOptions = {}): string[] {
+  const table = s.t;
+  // Retention records its turns in a tick table too: printed where the schedules' is another.
+  const turns = table.retention?.ticksTable;
+  const tickTables = [opts.schedules, turns === opts.schedules ? undefined : turns];
+  return [
+    ...tickTables.flatMap((n) => (n === undefined ? [] : s.schedules.ddl(n))),
+    ...(table.rateLimit === undefined ? [] : s.rates.ddl(table.rateLimit.table)),
+    ...(table.control === undefined ? [] : s.control.ddl(table.control.table)),
+    ...(table.flows === undefined ? [] : s.flows.ddl(table.flows)),
+    ...(table.steps === undefined ? [] : s.steps.ddl(table.steps.table)),
+  ];
+}
+
+/**
  * The core's `Dialect` for a SQL database, driver-free: the server version check, the transaction
  * members, the DDL with the schedules' tick table. A dialect says its facts (`name`,
  * `capabilities`, `server` and `floor`, `versionSql`, `transactions`, its `Statements` class) and
@@ -246,23 +268,8 @@ export abstract class SqlDialect implements Dialect {
     await conn.query(this.transactions.rollbackToSavepoint(name));
   }
 
-  /**
-   * {@link tableDdl}, then the schedules' tick table where `opts.schedules` names one (or the
-   * table's retention records its turns in), the rate limits' budget table where the table
-   * declares a rate limit, the control table where it declares one, and the steps table where it
-   * declares one.
-   */
+  /** {@link tableDdl}, then the tables of the features the table declares ({@link featureDdl}). */
   ddl(table: AnyTable, opts: DdlOptions = {}): string[] {
-    // Retention records its turns in a tick table too: printed where the schedules' is another.
-    const turns = table.retention?.ticksTable;
-    const tickTables = [opts.schedules, turns === opts.schedules ? undefined : turns];
-    const ticks = tickTables.flatMap((n) => (n === undefined ? [] : this.statements(table).schedules.ddl(n)));
-    const rates =
-      table.rateLimit === undefined ? [] : this.statements(table).rates.ddl(table.rateLimit.table);
-    const control =
-      table.control === undefined ? [] : this.statements(table).control.ddl(table.control.table);
-    const flows = table.flows === undefined ? [] : this.statements(table).flows.ddl(table.flows);
-    const steps = table.steps === undefined ? [] : this.statements(table).steps.ddl(table.steps.table);
-    return [...this.tableDdl(table, opts), ...ticks, ...rates, ...control, ...flows, ...steps];
+    return [...this.tableDdl(table, opts), ...featureDdl(this.statements(table), opts)];
   }
 }

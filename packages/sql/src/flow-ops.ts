@@ -20,6 +20,9 @@ interface Runner {
 /** Ids per statement of an `IN` list. */
 const CHUNK = 500;
 
+/** Edges per delete by key. */
+const PAIRS = 200;
+
 /** The flow tables' statements run on the caller's connection (core's `FlowOps`). */
 export function flowOps(r: Runner): FlowOps {
   const st = () => r.sql.flows;
@@ -45,8 +48,14 @@ export function flowOps(r: Runner): FlowOps {
     async settleEdge(conn, f, parent, child, state, error) {
       return (await r.run(conn, st().settleEdge(f, parent, child, state, error))).rowCount;
     },
-    async countDown(conn, f, parent, dead): Promise<FlowParent | null> {
-      await r.run(conn, st().countDown(f, parent, dead));
+    async settleDone(conn, f, parent, children) {
+      let took = 0;
+      for (let i = 0; i < children.length; i += CHUNK)
+        took += (await r.run(conn, st().settleEdges(f, parent, children.slice(i, i + CHUNK)))).rowCount;
+      return took;
+    },
+    async countDown(conn, f, parent, dead, by = 1): Promise<FlowParent | null> {
+      await r.run(conn, st().countDown(f, parent, dead, by));
       const row = (await r.rows(conn, st().parentsOf(f, [parent])))[0];
       return row === undefined ? null : parentOf(row);
     },
@@ -65,6 +74,25 @@ export function flowOps(r: Runner): FlowOps {
     },
     parentsOf(conn, f, parents) {
       return chunked(parents, async (part) => (await r.rows(conn, st().parentsOf(f, part))).map(parentOf));
+    },
+    async settledEdges(conn, f, limit, after) {
+      return (await r.rows(conn, st().settledEdges(f, limit, after))).map(edgeOf);
+    },
+    async deleteEdges(conn, f, edges) {
+      let took = 0;
+      // Two values an edge: SQL Server binds at most 2,100 a statement.
+      for (let i = 0; i < edges.length; i += PAIRS)
+        took += (await r.run(conn, st().deleteEdges(f, edges.slice(i, i + PAIRS)))).rowCount;
+      return took;
+    },
+    async settledParents(conn, f, limit, after) {
+      return (await r.rows(conn, st().settledParents(f, limit, after))).map(parentOf);
+    },
+    async deleteParents(conn, f, parents) {
+      let took = 0;
+      for (let i = 0; i < parents.length; i += CHUNK)
+        took += (await r.run(conn, st().deleteParents(f, parents.slice(i, i + CHUNK)))).rowCount;
+      return took;
     },
   };
 }

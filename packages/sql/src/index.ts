@@ -5,6 +5,7 @@ export {
   columnKinds,
   compareVersions,
   describeWith,
+  featureDdl,
   informationSchemaColumn,
   informationSchemaSql,
   SqlDialect,
@@ -28,7 +29,7 @@ export { type RecordWrite, SettleStatements } from './features/settle.js';
 export { StepsStatements } from './features/steps.js';
 export { jsonStringsAsText, type ResultColumn } from './json-text.js';
 export { Params, type Placeholder, positional, type Statement } from './params.js';
-export { Feature, ID, IN_WORK, KEY, QueueSql, RANK, STATE } from './queue.js';
+export { Feature, fifoWindow, ID, IN_WORK, KEY, QueueSql, RANK, STATE } from './queue.js';
 export { ansiIdent, chunks, jsonList, qualified } from './quote.js';
 export {
   builderStatements,

@@ -14,6 +14,15 @@ export const IN_WORK = 'sqlinbox_in_work';
 export const STATE = 'sqlinbox_state';
 
 /**
+ * The rows a FIFO claim of `n` reads in id order before it looks for heads group by group (where a
+ * dialect walks the groups: PostgreSQL, SQLite): four per row it may take, at least 64, at most
+ * 1,024.
+ */
+export function fifoWindow(n: number): number {
+  return Math.min(1024, Math.max(64, 4 * n));
+}
+
+/**
  * One queue table's description read through a database's syntax: its quoted names, the
  * subscription's dead letter and skipped ids, and the fragments every feature's statements share
  * (the due condition, the FIFO group head, the claim order, the advisory key, the claims' locking
@@ -81,6 +90,19 @@ export class QueueSql<S extends SqlSyntax = SqlSyntax> {
       table: this.t.table,
       fix: `describe the ${role} column`,
     });
+  }
+
+  /**
+   * A FIFO claim's window: the first {@link fifoWindow}(n) unsettled rows by id, with the columns
+   * its heads are tested on (id, group, and the due condition's). Binds its limit where written.
+   */
+  fifoWindowSelect(p: Params, n: number): string {
+    const t = this.t;
+    const cols = [t.id.column, this.role(t.group, 'group'), t.processedAt, t.retryAfter, t.lease]
+      .filter((c): c is string => c !== undefined)
+      .map((c) => this.ident(c));
+    const live = t.processedAt === undefined ? '' : ` WHERE ${this.ident(t.processedAt)} IS NULL`;
+    return `SELECT ${cols.join(', ')} FROM ${this.table}${live} ORDER BY ${this.id} LIMIT ${p.bind(fifoWindow(n))}`;
   }
 
   /** ` AND a.processed_at IS NULL` (the bare column without `a`) where the table stamps settled rows. */

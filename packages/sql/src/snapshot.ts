@@ -180,6 +180,18 @@ export function snapshotCases(): SnapshotCase[] {
       ddl: { deadLetterTable: 'jobs_dead' },
     },
     {
+      name: 'lease, processed_at, results, dead-letter table',
+      table: inbox({
+        table: 'jobs',
+        ...base,
+        lease: 'locked_until',
+        processedAt: 'processed_at',
+        result: 'result',
+      }),
+      prepare: { deadLetter: { table: 'jobs_dead' } },
+      ddl: { deadLetterTable: 'jobs_dead' },
+    },
+    {
       name: 'row lock, failure record, dead-letter group',
       table: inbox({ table: 'jobs', ...base, group: 'fifo_group', ...record }),
       prepare: { deadLetter: { group: 'dead' } },
@@ -274,7 +286,9 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     add('heldKeys (two keys)', () => s.advisory.heldKeys(['k1', 'k2']));
   }
   const token = t.form === 'lease' ? { token: now } : {};
-  add('settle ack', () => s.settle.settle({ kind: 'finish', id: 7, ...token, now }));
+  // The row lock form counts the delivery at its settlement: its ack and its dead letter too.
+  const counted = t.form === 'rowlock' ? { countAttempt: true } : {};
+  add('settle ack', () => s.settle.settle({ kind: 'finish', id: 7, ...token, now, ...counted }));
   add('settle retry', () =>
     s.settle.settle({
       kind: 'return',
@@ -321,7 +335,21 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
         target: dead,
         inTransaction: false,
         ...(records ? { failure } : {}),
+        ...counted,
       }),
+    );
+  if (dead !== undefined && 'table' in dead && t.form === 'rowlock')
+    add(
+      'countBeforeMove',
+      () =>
+        s.settle.countBeforeMove({
+          kind: 'deadLetter',
+          id: 7,
+          now,
+          target: dead,
+          inTransaction: true,
+          ...counted,
+        })!,
     );
   if (dead !== undefined && 'table' in dead)
     add('moveToDeadLetter', () =>
@@ -404,6 +432,7 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
       }),
     );
     add('control deleteControl', () => s.control.deleteControl(control.table, row));
+    add('control sweepCancels', () => s.control.sweepCancels(control.table, control.name, ['41', '42']));
   }
   const flows = t.flows;
   if (flows !== undefined) {
@@ -413,10 +442,25 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     add('flows pendingEdges of children', () => s.flows.pendingEdges(flows, ['5', '6'], 500));
     add('flows pendingEdges after a cursor', () => s.flows.pendingEdges(flows, undefined, 500, '42'));
     add('flows settleEdge', () => s.flows.settleEdge(flows, '7', '5', 'dead', 'boom'));
+    add('flows settleEdges', () => s.flows.settleEdges(flows, '7', ['5', '6']));
     add('flows countDown', () => s.flows.countDown(flows, '7', true));
+    add('flows countDown by 3', () => s.flows.countDown(flows, '7', false, 3));
     add('flows markWoken', () => s.flows.markWoken(flows, '7'));
     add('flows edgesBy', () => s.flows.edgesBy(flows, 'parent_id', ['7']));
     add('flows parentsOf', () => s.flows.parentsOf(flows, ['7']));
+    add('flows settledEdges', () => s.flows.settledEdges(flows, 1000));
+    add('flows settledEdges after a cursor', () =>
+      s.flows.settledEdges(flows, 1000, { child: '5', parent: '7' }),
+    );
+    add('flows deleteEdges', () =>
+      s.flows.deleteEdges(flows, [
+        { child: '5', parent: '7' },
+        { child: '6', parent: '7' },
+      ]),
+    );
+    add('flows settledParents', () => s.flows.settledParents(flows, 1000));
+    add('flows settledParents after a cursor', () => s.flows.settledParents(flows, 1000, '7'));
+    add('flows deleteParents', () => s.flows.deleteParents(flows, ['7', '8']));
   }
   const steps = t.steps;
   if (steps !== undefined) {
@@ -424,6 +468,14 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
     add('steps readSteps', () => s.steps.readSteps(key));
     add('steps writeStep', () => s.steps.writeStep(key, 'charge card', '{"value":{"charge":"ch_1"}}'));
     add('steps deleteSteps', () => s.steps.deleteSteps(steps.table, steps.name, ['41', '42']));
+    add('steps stepRows', () => s.steps.stepRows(steps.table, steps.name, 500));
+    add('steps stepRows after a cursor', () => s.steps.stepRows(steps.table, steps.name, 500, '41'));
+    add('steps deleteStepsUpTo', () =>
+      s.steps.deleteStepsUpTo(steps.table, steps.name, [
+        { rowId: '41', lastMs: '1735689600000' },
+        { rowId: '42', lastMs: '1735689600500' },
+      ]),
+    );
   }
   return out;
 }

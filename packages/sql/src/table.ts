@@ -72,7 +72,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   readonly rates: RateOps;
   /** Retention's deletes ({@link pruneProcessed}, {@link markDead}, {@link pruneDead}). */
   readonly retention: RetentionOps;
-  /** The control table ({@link readControl}, {@link writeControl}, {@link deleteControl}). */
+  /** The control table ({@link readControl}, {@link writeControl}, {@link deleteControl}, {@link sweepCancels}). */
   readonly control: ControlOps;
   /** The flow tables (see `flow-ops.ts`). */
   readonly flows: FlowOps;
@@ -124,6 +124,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       readControl: (conn, table, queues) => this.readControl(conn, table, queues),
       writeControl: (conn, table, row) => this.writeControl(conn, table, row),
       deleteControl: (conn, table, row) => this.deleteControl(conn, table, row),
+      sweepCancels: (conn, table, queue, targets) => this.sweepCancels(conn, table, queue, targets),
     };
     this.flows = flowOps(this);
     this.steps = stepsOps(this);
@@ -328,7 +329,9 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async settle(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind === 'deadLetter' && 'table' in s.target) {
-      const statements = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
+      const count = this.sql.settle.countBeforeMove(s);
+      const moves = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
+      const statements = count === undefined ? moves : [count, ...moves];
       const runAll = async () => {
         let changed = 0;
         for (const st of statements) changed = (await this.run(conn, st)).rowCount;
@@ -651,6 +654,17 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   /** Writes a control row unless it is there. */
   async writeControl(conn: Connection, table: string, row: ControlRow): Promise<void> {
     await this.run(conn, this.sql.control.writeControl(table, row));
+  }
+
+  /** Deletes the stale cancels among `targets`; answers how many went. */
+  async sweepCancels(
+    conn: Connection,
+    table: string,
+    queue: string,
+    targets: readonly string[],
+  ): Promise<number> {
+    if (targets.length === 0) return 0;
+    return (await this.run(conn, this.sql.control.sweepCancels(table, queue, targets))).rowCount;
   }
 
   /** Deletes a control row; answers how many went. */

@@ -172,13 +172,13 @@ export function adminContract(c: ContractContext): void {
   describe('requeue', () => {
     check(
       c,
-      `requeue R-ADM-3 R-DLQ-2 puts picked rows of the dead-letter group back in the group asked, attempt 1, retry_after and lease cleared (${form} form)`,
+      `requeue R-ADM-3 R-DLQ-2 puts picked rows of the dead-letter group back in the group asked, attempt 0, retry_after and lease cleared (${form} form)`,
       { form, method: ['pick', 'requeue'] },
       async () => {
         const t = await b().table(form, { retryAfter: true, group: true }, { deadLetter: { group: DEAD } });
         const [x1, x2, live] = await b().insert(t, [msg(1), msg(2), msg(3)]);
         await kill(b(), t, [x1, x2], { group: DEAD });
-        expect(view(await b().row(t.name, x1))).toMatchObject({ grp: DEAD, attempt: 2 });
+        expect(view(await b().row(t.name, x1))).toMatchObject({ grp: DEAD, attempt: 1 });
         const moved = await inTransaction(b(), async (conn) => {
           const dead = rowIds(await t.ops.admin!.pick(conn, { dead: true, now: b().now }));
           expect(dead).toEqual(idsOf([x1, x2]));
@@ -190,9 +190,9 @@ export function adminContract(c: ContractContext): void {
         expect(idsOf(moved)).toEqual(idsOf([x1, x2]));
         const rows = (await b().rows(t.name)).map(view);
         expect(rows.map((row) => [row?.id, row?.grp, row?.attempt, row?.retry_after])).toEqual([
-          [String(x1), 'g2', 1, null],
-          [String(x2), null, 1, null],
-          [String(live), null, 1, null],
+          [String(x1), 'g2', 0, null],
+          [String(x2), null, 0, null],
+          [String(live), null, 0, null],
         ]);
       },
     );
@@ -228,9 +228,9 @@ export function adminContract(c: ContractContext): void {
         expect(await b().rows(t.dlq!)).toEqual([]);
         const rows = (await b().rows(t.name)).map(view);
         expect(rows.map((row) => [row?.id, row?.payload, row?.attempt, row?.retry_after])).toEqual([
-          [String(x1), { n: 1 }, 1, null],
-          [String(x2), { n: 2 }, 1, null],
-          [String(live), { n: 3 }, 1, null],
+          [String(x1), { n: 1 }, 0, null],
+          [String(x2), { n: 2 }, 0, null],
+          [String(live), { n: 3 }, 0, null],
         ]);
       },
     );

@@ -33,8 +33,8 @@ export function claimLockedContract(c: ContractContext): void {
         const ids = await b().insert(t, [msg(1), msg(2), msg(3)]);
         const rows = await b().use((conn) => claimLockedOnce(conn, t.ops, b().dialect, 2, b().now));
         expect(rowIds(rows)).toEqual(idsOf(ids.slice(0, 2)));
-        expect(rows.map((r) => Number(r.attempt))).toEqual([1, 1]);
-        expect((await b().rows(t.name)).map((r) => Number(r.attempt))).toEqual([1, 1, 1]);
+        expect(rows.map((r) => Number(r.attempt))).toEqual([0, 0]);
+        expect((await b().rows(t.name)).map((r) => Number(r.attempt))).toEqual([0, 0, 0]);
       },
     );
 
@@ -136,16 +136,16 @@ export function claimLeaseContract(c: ContractContext): void {
         const rows = await b().use((conn) => t.ops.claimLease(conn, 2, b().now, expiry));
         expect(rowIds(rows)).toEqual(idsOf([r1, r2]));
         for (const row of rows) {
-          expect(Number(row.attempt)).toBe(2);
+          expect(Number(row.attempt)).toBe(1);
           expect(view(row)?.locked_until).toBe(expiry.getTime());
         }
         // Read on another connection: the claim has committed.
         expect(
           (await b().rows(t.name)).map((r) => [String(r.id), Number(r.attempt), view(r)?.locked_until]),
         ).toEqual([
-          [String(r1), 2, expiry.getTime()],
-          [String(r2), 2, expiry.getTime()],
-          [String(r3), 1, null],
+          [String(r1), 1, expiry.getTime()],
+          [String(r2), 1, expiry.getTime()],
+          [String(r3), 0, null],
         ]);
       },
     );
@@ -164,8 +164,8 @@ export function claimLeaseContract(c: ContractContext): void {
         const second = b().at(60_000);
         const again = await b().use((conn) => t.ops.claimLease(conn, 10, first, second));
         expect(rowIds(again)).toEqual(idsOf([r1]));
-        expect(Number(again[0]!.attempt)).toBe(3);
-        expect(view(await b().row(t.name, r1))).toMatchObject({ attempt: 3, locked_until: second.getTime() });
+        expect(Number(again[0]!.attempt)).toBe(2);
+        expect(view(await b().row(t.name, r1))).toMatchObject({ attempt: 2, locked_until: second.getTime() });
       },
     );
 
@@ -255,7 +255,7 @@ export function claimLeaseByKeyContract(c: ContractContext): void {
         // Of key a: the priority-9 row, then the oldest; then b1 and the rows without a key.
         const first = await claim(t.ops, 10, b().now, token);
         expect(rowIds(first)).toEqual(idsOf([a4, a1, b1, n1, n2, n3]));
-        expect(first.map((r) => Number(r.attempt))).toEqual([2, 2, 2, 2, 2, 2]);
+        expect(first.map((r) => Number(r.attempt))).toEqual([1, 1, 1, 1, 1, 1]);
         // Key a has 2 in work: nothing more of it, whatever n.
         expect(await claim(t.ops, 10, b().now, token)).toEqual([]);
         // One of a's settled: one slot of a frees, taken by the oldest of a.

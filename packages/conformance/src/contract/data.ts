@@ -9,7 +9,7 @@ export function insertContract(c: ContractContext): void {
   describe('insert', () => {
     check(
       c,
-      `insert R-PUB-1 R-DESC-1 answers the ids in message order and stores payload, group, partition key, not-before time and extra columns, attempt 1 (${form} form)`,
+      `insert R-PUB-1 R-DESC-1 answers the ids in message order and stores payload, group, partition key, not-before time and extra columns, attempt 0 (${form} form)`,
       { form },
       async () => {
         const t = await b().table(form, {
@@ -34,7 +34,7 @@ export function insertContract(c: ContractContext): void {
           pkey: 'p1',
           retry_after: notBefore.getTime(),
           tenant: 't1',
-          attempt: 1,
+          attempt: 0,
         });
         expect(rows[1]).toMatchObject({
           payload: { n: 2 },
@@ -42,7 +42,7 @@ export function insertContract(c: ContractContext): void {
           pkey: null,
           retry_after: null,
           tenant: null,
-          attempt: 1,
+          attempt: 0,
         });
         expect(rows[2]).toMatchObject({ payload: { n: 3 }, grp: 'g2' });
         const [one] = await b().insert(t, [msg(4)]);
@@ -119,7 +119,7 @@ export function insertContract(c: ContractContext): void {
 
     check(
       c,
-      `insert R-DESC-1 R-FLOW-2 a given id (not generated) is stored and answered, keyed messages included; a given attempt column is written 1 (${form} form)`,
+      `insert R-DESC-1 R-FLOW-2 a given id (not generated) is stored and answered, keyed messages included; a given attempt column is written 0 (${form} form)`,
       { form },
       async () => {
         const t = await b().table(form, { givenId: true, attempt: 'given', uniqueKey: true });
@@ -130,8 +130,8 @@ export function insertContract(c: ContractContext): void {
         ]);
         expect(idsOf(ids)).toEqual(['101', '7', '101']);
         expect((await b().rows(t.name)).map((r) => [String(r.id), Number(r.attempt)])).toEqual([
-          ['7', 1],
-          ['101', 1],
+          ['7', 0],
+          ['101', 0],
         ]);
         expect(idsOf(await b().insert(t, [msg(4, { columns: { id: 12 } })]))).toEqual(['12']);
       },

@@ -3,8 +3,8 @@ import { describe, expect } from 'vitest';
 import { type Bench, type ContractContext, check, DEAD, idsOf, msg, type OpsTable, view } from './bench.js';
 
 /**
- * Rows ready to settle the way each form holds them: in the lease form claimed (attempt 2, the
- * lease `token`); in the others as inserted (attempt 1, no token).
+ * Rows ready to settle the way each form holds them: in the lease form claimed (attempt 1, the
+ * lease `token`); in the others as inserted (attempt 0, no token).
  */
 async function held(b: Bench, t: OpsTable, form: Form, n: number) {
   const ids = await b.insert(
@@ -16,7 +16,7 @@ async function held(b: Bench, t: OpsTable, form: Form, n: number) {
     const claimed = await b.use((conn) => t.ops.claimLease(conn, n, b.now, token));
     if (claimed.length !== n) throw new Error(`claimLease took ${claimed.length} rows of ${n}`);
   }
-  return { ids, token, attempt: form === 'lease' ? 2 : 1, lease: token?.getTime() ?? undefined };
+  return { ids, token, attempt: form === 'lease' ? 1 : 0, lease: token?.getTime() ?? undefined };
 }
 
 /** The settlement's token field as the engine writes it: absent where there is no token. */

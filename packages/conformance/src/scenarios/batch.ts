@@ -84,7 +84,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     });
     const [a, bId, c, e] = await b.publishMany(desc, [{ k: 'a' }, { k: 'b' }, { k: 'c' }, { k: 'e' }]);
     // Row d has used its first attempt already: its retry reaches maxAttempts(2).
-    await h().insertPlain(name, '{"k":"d"}', { attempt: '2' });
+    await h().insertPlain(name, '{"k":"d"}', { attempt: '1' });
     await b.start();
     const before = Date.now();
     await until(() => stopped !== undefined, 'the batch');
@@ -100,9 +100,9 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     expect([...byKey.keys()].sort()).toEqual(['b', 'e']); // a acked, c dropped, d moved
     const rb = byKey.get('b')!;
     const re = byKey.get('e')!;
-    expect(Number(rb.attempt)).toBe(2); // counted once, in every form (R-ATT-1)
+    expect(Number(rb.attempt)).toBe(1); // counted once, in every form (R-ATT-1)
     expect(rb.retry_after).toBeNull();
-    expect(Number(re.attempt)).toBe(2);
+    expect(Number(re.attempt)).toBe(1);
     expect(ms(re.retry_after)!).toBeGreaterThan(before + 50_000);
     if (form === 'lease') {
       expect(rb.locked_until).toBeNull();
@@ -190,7 +190,7 @@ export function batchScenarios(h: () => Harness, form: Form, caps: Capabilities)
     const rows = await h().rows(name);
     // The other rows are settled; the failed one stays as its form says.
     expect(rows.map((r) => String(r.id))).toEqual([String(failId)]);
-    if (form === 'rowlock') expect(Number(rows[0]!.attempt)).toBe(1); // rolled back, attempt unchanged
+    if (form === 'rowlock') expect(Number(rows[0]!.attempt)).toBe(0); // rolled back, attempt unchanged
     if (form === 'lease') expect(rows[0]!.locked_until).not.toBeNull(); // until its lease runs out
   });
 

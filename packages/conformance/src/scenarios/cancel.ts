@@ -106,44 +106,53 @@ export function cancelScenarios(h: () => Harness, form: Form): void {
     expect(delivered.filter((id) => [ready, delayed, dropped].map(String).includes(id))).toEqual([]);
   });
 
-  test(`R-LIFE-3 a row whose cancel is recorded but which no handler runs (its broker died) never runs: the broker that claims it settles it as cancelled without its handler (${form})`, {
-    timeout: 60_000,
-  }, async (ctx) => {
-    const made = await cancellable(h(), form, false);
-    if (made === null) return ctx.skip('the dialect has no control table');
-    const { desc, name, dlq, control } = made;
-    const b = await h().broker({ poolSize: 3 });
-    const [left, other] = await b.publishMany(desc, [{ n: 1 }, { n: 2 }]);
-    // The cancel a broker that died left behind: the control row of a row back in the queue.
-    const a = await h().open({ poolSize: 2 });
-    const conn = await a.pool.acquire();
-    await a.dialect.prepare(desc).control!.writeControl(conn, control, {
-      queue: name,
-      kind: 'cancel',
-      target: String(left),
-      reason: 'left behind',
+  for (const batch of [false, true])
+    test(`R-LIFE-3 a row whose cancel is recorded but which no handler runs (its broker died) never runs: the broker that claims it settles it as cancelled without its ${batch ? 'batch handler' : 'handler'} (${form})`, {
+      timeout: 60_000,
+    }, async (ctx) => {
+      const made = await cancellable(h(), form, false);
+      if (made === null) return ctx.skip('the dialect has no control table');
+      const { desc, name, dlq, control } = made;
+      const b = await h().broker({ poolSize: 3 });
+      const [left, other] = await b.publishMany(desc, [{ n: 1 }, { n: 2 }]);
+      // The cancel a broker that died left behind: the control row of a row back in the queue.
+      const a = await h().open({ poolSize: 2 });
+      const conn = await a.pool.acquire();
+      await a.dialect.prepare(desc).control!.writeControl(conn, control, {
+        queue: name,
+        kind: 'cancel',
+        target: String(left),
+        reason: 'left behind',
+      });
+      a.pool.release(conn);
+      const starts: string[] = [];
+      const cancelled: { id: unknown; inWork: boolean }[] = [];
+      b.on('cancelled', (e) => void cancelled.push(e));
+      const q = queue(desc).maxAttempts(3).deadLetter({ table: dlq });
+      if (batch)
+        b.subscribe(q.batch(5), async (items) => {
+          for (const i of items) starts.push(String(i.ctx.id));
+        });
+      else
+        b.subscribe(q, async (_m, c) => {
+          starts.push(String(c.id));
+        });
+      await b.start();
+      await until(() => starts.includes(String(other)), 'the other row delivered', WAIT_MS);
+      await until(async () => (await h().rows(dlq)).length === 1, 'the cancelled row dead-lettered', WAIT_MS);
+      const [row] = await h().rows(dlq);
+      expect(String(row?.id)).toBe(String(left));
+      expect([row?.error_class, row?.last_error]).toEqual(['cancelled', 'left behind']);
+      expect(starts, 'its handler never ran').not.toContain(String(left));
+      // The event follows the settlement's commit, which other sessions may see first.
+      await until(() => cancelled.length > 0, 'the cancelled event', WAIT_MS);
+      expect(cancelled.map((e) => [String(e.id), e.inWork])).toEqual([[String(left), false]]);
+      await until(
+        async () => (await h().target.exec(`SELECT * FROM ${control}`)).length === 0,
+        'the control row deleted',
+        WAIT_MS,
+      );
     });
-    a.pool.release(conn);
-    const starts: string[] = [];
-    const cancelled: { id: unknown; inWork: boolean }[] = [];
-    b.on('cancelled', (e) => void cancelled.push(e));
-    b.subscribe(queue(desc).maxAttempts(3).deadLetter({ table: dlq }), async (_m, c) => {
-      starts.push(String(c.id));
-    });
-    await b.start();
-    await until(() => starts.includes(String(other)), 'the other row delivered', WAIT_MS);
-    await until(async () => (await h().rows(dlq)).length === 1, 'the cancelled row dead-lettered', WAIT_MS);
-    const [row] = await h().rows(dlq);
-    expect(String(row?.id)).toBe(String(left));
-    expect([row?.error_class, row?.last_error]).toEqual(['cancelled', 'left behind']);
-    expect(starts, 'its handler never ran').not.toContain(String(left));
-    expect(cancelled.map((e) => [String(e.id), e.inWork])).toEqual([[String(left), false]]);
-    await until(
-      async () => (await h().target.exec(`SELECT * FROM ${control}`)).length === 0,
-      'the control row deleted',
-      WAIT_MS,
-    );
-  });
 
   for (const variant of [
     { deadLetter: true, answer: 'acks' },

@@ -4,6 +4,7 @@ import {
   type ChildDeadPolicy,
   type Context,
   type FlowChild,
+  type FlowNode,
   Flows,
   type Form,
   Outcome,
@@ -327,6 +328,66 @@ export function flowGraphScenarios(h: () => Harness, form: Form): void {
     const after = await t.flows.tree(t.desc, ids.root, { deadLetter: { table: t.dlq! } });
     expect(after.state).toBe('dead');
     expect(after.children[0]!.children.map((c) => c.state)).toEqual(['dead', 'dead']);
+  });
+
+  test(`R-FLOW-6 tree() shows a child shared by several parents under each of them, at any depth, with each edge's own state and the shared child's own children; children in name order (${form})`, {
+    timeout: 60_000,
+  }, async () => {
+    const { desc, name, flows } = await flowTable(h(), form);
+    const ids = await flows.publish(desc, {
+      jobs: {
+        leaf: { message: { kind: 'child', n: 1 } },
+        other: { message: { kind: 'child', n: 2 } },
+        shared: { message: { kind: 'parent', n: 3 }, after: ['leaf'] },
+        p1: { message: { kind: 'parent', n: 4 }, after: ['shared'] },
+        p2: { message: { kind: 'parent', n: 5 }, after: ['shared', 'other'] },
+        root: { message: { kind: 'parent', n: 6 }, after: ['shared', 'p2', 'p1'] },
+      },
+    });
+    const sharedNodes = (n: FlowNode): FlowNode[] => [
+      ...(n.id === String(ids.shared) ? [n] : []),
+      ...n.children.flatMap(sharedNodes),
+    ];
+    const before = await flows.tree(desc, ids.root);
+    expect(before.children.map((c) => c.name)).toEqual(['p1', 'p2', 'shared']);
+    expect(before.children[1]!.children.map((c) => c.name)).toEqual(['other', 'shared']);
+    // Under root directly, under p1 and under p2: three times, each with its edge and its leaf.
+    const waiting = sharedNodes(before);
+    expect(waiting).toHaveLength(3);
+    for (const n of waiting)
+      expect(n).toMatchObject({
+        name: 'shared',
+        state: 'waiting',
+        edge: 'pending',
+        pending: 1,
+        children: [{ id: String(ids.leaf), name: 'leaf', state: 'ready', edge: 'pending', children: [] }],
+      });
+    const ledger = new Ledger();
+    const b = await h().broker();
+    b.subscribe(queue(desc).workers(2), flowHandler(flows, desc, ledger));
+    await b.start();
+    await until(
+      async () => (await processed(h(), name)).has(String(ids.root)),
+      'the root processed',
+      WAIT_MS,
+    );
+    const after = await flows.tree(desc, ids.root);
+    const done = sharedNodes(after);
+    expect(done).toHaveLength(3);
+    for (const n of done)
+      expect(n).toMatchObject({
+        state: 'done',
+        edge: 'done',
+        pending: 0,
+        children: [{ name: 'leaf', state: 'done', edge: 'done' }],
+      });
+    // The shared child ran once, and each of its three parents read its result.
+    expect(ledger.runs(ids.shared)).toBe(1);
+    for (const p of [ids.p1, ids.p2, ids.root])
+      expect(ledger.read.get(String(p))?.find((k) => k.name === 'shared')?.result).toEqual({
+        parent: 3,
+        sum: 1,
+      });
   });
 
   test(`R-FLOW-6 R-USER-4 a missing flow table stops the start with a ConfigError naming it; a flow naming an unknown job or forming a cycle is refused before anything is written (${form})`, async () => {

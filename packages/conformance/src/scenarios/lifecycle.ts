@@ -295,7 +295,7 @@ export function lifecycleScenarios(
         // as the form counts it (row lock: rolled back; advisory: counted at the take).
         expect(acked.size).toBe(0);
         const rows = await h().rows(name);
-        expect(rows.map((r) => Number(r.attempt))).toEqual(form === 'rowlock' ? [1, 1, 1] : [2, 2, 2]);
+        expect(rows.map((r) => Number(r.attempt))).toEqual(form === 'rowlock' ? [0, 0, 0] : [1, 1, 1]);
       }
       inWork.get(2)!.open();
       await until(() => acked.size + failed.size === 3, 'the late one tried to settle');

@@ -1,4 +1,4 @@
-import { ConfigError, type Form, type MigrationReport, migrate, Outcome, queue } from '@sqlinbox/core';
+import { ConfigError, Flows, type Form, type MigrationReport, migrate, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { type Harness, payloadOf, until } from '../harness.js';
 
@@ -63,5 +63,45 @@ export function migrateScenarios(h: () => Harness, form: Form): void {
     expect(seen).toContainEqual({ n: 2 });
     await until(async () => (await h().rows(dlq!)).length === 1, 'the old row in the dead-letter table');
     expect((await h().rows(dlq!))[0]?.last_error).toMatch(/old row/);
+  });
+
+  test(`R-USER-3 R-FLOW-6 R-FLOW-7 migrate creates the flow tables and the steps table a description gained beside its queue table; a flow and a step then run on them (${form})`, async () => {
+    const extras = { retryAfter: true, processedAt: true, result: true } as const;
+    const { name } = await h().create(form, extras);
+    const flowsName = h().name('flow');
+    const stepsName = h().name('steps');
+    h().tables.push(flowsName, `${flowsName}_parent`, stepsName);
+    const wider = h().describe(form, name, { ...extras, flows: flowsName, steps: stepsName });
+    const adapter = await h().open();
+    const report = await migrate(adapter, [{ table: wider }]);
+    const created = report.steps[0]!.statements.filter((s) => /^CREATE TABLE/i.test(s.trim()));
+    for (const t of [flowsName, `${flowsName}_parent`, stepsName])
+      expect(created.some((s) => s.includes(t))).toBe(true);
+    for (const t of [flowsName, `${flowsName}_parent`, stepsName]) expect(await h().rows(t)).toEqual([]);
+    // Again: recorded, nothing new to create.
+    expect((await migrate(adapter, [{ table: wider }])).steps[0]!.recorded).toBe(true);
+    // The tables pass start()'s checks, and a parent runs after its child, which runs a step.
+    const flows = new Flows(adapter);
+    const ids = await flows.publish(wider, {
+      jobs: { child: { message: { n: 1 } }, parent: { message: { n: 2 }, after: ['child'] } },
+    });
+    const read: unknown[] = [];
+    const b = await h().broker();
+    b.subscribe(queue(wider), async (m, ctx) => {
+      if ((m as { n: number }).n === 1)
+        return Outcome.ack(await ctx.step('one', async () => ({ stepped: 1 })));
+      read.push(...(await flows.children(wider, ctx.id)).map((c) => c.result));
+      return Outcome.ack({ parent: true });
+    });
+    await b.start();
+    await until(
+      async () =>
+        (await h().rows(name)).find((r) => String(r.id) === String(ids.parent))?.processed_at != null,
+      'the parent processed',
+      30_000,
+    );
+    expect(read).toEqual([{ stepped: 1 }]);
+    await b.shutdown();
+    await h().target.exec(`DELETE FROM sqlinbox_migrations WHERE target = '${name}'`);
   });
 }

@@ -71,7 +71,7 @@ export function observabilityScenarios(h: () => Harness, form: Form): void {
     expect(of(seen, 'settlementError')).toEqual([]);
   });
 
-  test(`R-PLUS-3 events: a handler past its timeout is released (reason timeout), then claimed again (${form})`, async () => {
+  test(`R-PLUS-3 R-LIFE-1 events: a handler past its timeout fails its delivery (settled as a retry with the TIMEOUT error, no release), then is claimed again at attempt 2 (${form})`, async () => {
     const { desc } = await h().create(form);
     const b = await h().broker();
     const seen = record(b);
@@ -82,14 +82,17 @@ export function observabilityScenarios(h: () => Harness, form: Form): void {
     });
     await b.start();
     const id = await b.publish(desc, { slow: 1 });
-    await until(() => of(seen, 'settled', id).length === 1, 'the second delivery acked');
-    const [released] = of(seen, 'released', id);
-    expect(released).toEqual({ event: 'released', table: desc.table, id, attempt: 1, reason: 'timeout' });
+    await until(() => of(seen, 'settled', id).length === 2, 'the second delivery acked');
+    expect(of(seen, 'released', id)).toEqual([]);
+    const [failed, acked] = of(seen, 'settled', id);
+    expect(failed).toMatchObject({ outcome: 'retry', plan: 'return', attempt: 1 });
+    expect(codeOf((failed as { error?: unknown }).error)).toBe('TIMEOUT');
+    expect(acked).toMatchObject({ outcome: 'ack', plan: 'finish', attempt: 2 });
     const claims = of(seen, 'claimed', id);
     expect(claims).toHaveLength(2);
-    expect(seen.indexOf(released!)).toBeLessThan(seen.indexOf(claims[1]!));
-    // Row lock: the rollback undid the count; lease and advisory: the claim spent an attempt.
-    expect(claims[1]!.attempt).toBe(form === 'rowlock' ? 1 : 2);
+    expect(seen.indexOf(failed!)).toBeLessThan(seen.indexOf(claims[1]!));
+    // The timed-out delivery counts, in every form.
+    expect(claims[1]!.attempt).toBe(2);
   });
 
   test(`R-HOUSE-1 a handler past its timeout that ignores its signal: the signal aborts with TIMEOUT, the row runs again while it still runs, and its late ack is refused (${form})`, async () => {

@@ -55,7 +55,7 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     const [row] = await h().rows(name);
     // Every form counts the attempt once for one delivery: row lock at settlement, lease at claim,
     // advisory at take.
-    expect(Number(row!.attempt)).toBe(2);
+    expect(Number(row!.attempt)).toBe(1);
     if (form === 'lease') expect(row!.locked_until).toBeNull();
   });
 
@@ -173,7 +173,7 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     const rows = await h().rows(name);
     expect(rows).toHaveLength(1);
     expect(payloadOf(rows[0]!.payload)).toEqual({ ok: 'nope' });
-    expect(Number(rows[0]!.attempt)).toBeGreaterThanOrEqual(2);
+    expect(Number(rows[0]!.attempt)).toBeGreaterThanOrEqual(1);
   });
 
   test(`R-SET-5 R-ERR-1 a settlement whose statement fails surfaces its error to the handler (${form})`, async () => {
@@ -218,7 +218,7 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     expect(err).toMatchObject({ table: name, column: 'no_such_column' });
     await sleep(200);
     expect(handled).toBe(0);
-    expect(Number((await h().rows(name))[0]!.attempt)).toBe(1); // nothing claimed
+    expect(Number((await h().rows(name))[0]!.attempt)).toBe(0); // nothing claimed
   });
 
   test(`R-DESC-8 a missing table stops the subscription at start with a ConfigError (${form})`, async () => {
@@ -326,7 +326,7 @@ export function settleScenarios(h: () => Harness, form: Form, caps: Capabilities
     await h().insertPlain(name, '{"x":1}');
     if (refused) {
       await expect(b.start()).rejects.toMatchObject({ code: 'CONFIG', table: name });
-      expect(Number((await h().rows(name))[0]!.attempt)).toBe(1); // nothing claimed
+      expect(Number((await h().rows(name))[0]!.attempt)).toBe(0); // nothing claimed
     } else {
       await b.start();
       await until(async () => (await h().rows(name)).length === 0, 'the row delivered');

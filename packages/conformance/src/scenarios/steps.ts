@@ -1,4 +1,4 @@
-import { type Capabilities, ConfigError, type Form, Outcome, queue, StepError } from '@sqlinbox/core';
+import { Admin, type Capabilities, ConfigError, type Form, Outcome, queue, StepError } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
 import { exited, type Harness, payloadOf, skipWithoutChild, tableInput, until } from '../harness.js';
 import { NEEDS, only } from '../scenario-skips.js';
@@ -56,6 +56,53 @@ export function stepsScenarios(h: () => Harness, form: Form, caps: Capabilities)
     await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
   });
 
+  test(`R-FLOW-7 a row waiting for its retry with step records, removed (admin.remove) or cancelled (admin.cancel), leaves none behind: a row that comes back with its id finds none (${form})`, async () => {
+    const steps = h().name('steps');
+    const control = h().name('ctl');
+    const { desc } = await h().create(form, { steps, retryAfter: true, control });
+    const b = await h().broker();
+    let delivered = 0;
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      await ctx.step('one', () => ({ row: String(ctx.id) }));
+      delivered++;
+      return Outcome.retryAfter(3_600_000);
+    });
+    const [a, c, d] = await b.publishMany(desc, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await b.start();
+    await until(() => delivered === 3, 'three rows ran their step and wait an hour');
+    await b.shutdown();
+    const rowIds = async () =>
+      (await h().target.exec(`SELECT row_id FROM ${steps}`)).map((r) => String(r.row_id)).sort();
+    expect(await rowIds()).toEqual([a, c, d].map(String).sort());
+    const admin = new Admin(await h().open());
+    expect((await admin.remove(desc, { ids: [a] })).changed.map(String)).toEqual([String(a)]);
+    expect(await rowIds()).toEqual([c, d].map(String).sort());
+    if ((await h().open()).dialect.prepare(desc).control !== undefined) {
+      expect((await admin.cancel(desc, { ids: [c] })).changed.map(String)).toEqual([String(c)]);
+      expect(await rowIds()).toEqual([String(d)]);
+    }
+  });
+
+  test(`R-FLOW-7 R-FLOW-6 a table with steps or flows never gives a deleted row's generated id to a new row, even once the table is empty (${form})`, async () => {
+    for (const side of ['steps', 'flows'] as const) {
+      const { desc } = await h().create(form, { [side]: h().name(side), retryAfter: side === 'flows' });
+      const b = await h().broker();
+      const [first] = await b.publishMany(desc, [{ n: 1 }]);
+      let handled = 0;
+      b.subscribe(queue(desc), async () => {
+        handled++;
+      });
+      await b.start();
+      await until(
+        async () => handled === 1 && (await h().rows(desc.table)).length === 0,
+        'the row acked and deleted',
+      );
+      const [next] = await b.publishMany(desc, [{ n: 2 }]);
+      expect(String(next)).not.toBe(String(first));
+      await b.shutdown();
+    }
+  });
+
   test(`R-FLOW-7 one step name twice in a delivery is a StepError; an empty name too; undefined and null values are kept as such; a table without steps refuses ctx.step with a ConfigError saying to declare steps (${form})`, async () => {
     const steps = h().name('steps');
     const { desc } = await h().create(form, { steps });
@@ -102,6 +149,37 @@ export function stepsScenarios(h: () => Harness, form: Form, caps: Capabilities)
     expect(none).toBeInstanceOf(ConfigError);
     expect(String((none as Error).message)).toContain('declare steps: true');
     await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
+  });
+
+  test(`R-FLOW-7 orphan step records (a crash between a settlement and its delete leaves them, as does a row deleted or pruned) are swept by the brokers subscribed, from their start: the records of a row gone and of a processed row go; a live row's and another queue's stay (${form})`, async () => {
+    const steps = h().name('steps');
+    const { desc, name } = await h().create(form, { steps, retryAfter: true, processedAt: true });
+    const adapter = await h().open({ poolSize: 2 });
+    const b = await h().broker();
+    const [live] = await b.publishMany(desc, [{ n: 1 }], { notBefore: new Date(Date.now() + 3_600_000) });
+    const [done] = await b.publishMany(desc, [{ n: 2 }], { notBefore: new Date(Date.now() - 60_000) });
+    // Processed without a delivery: its stamp copied from its (past) retry_after, in the dialect's type.
+    await h().target.exec(`UPDATE ${name} SET processed_at = retry_after WHERE id = ${String(done)}`);
+    const ops = adapter.dialect.prepare(desc).steps!;
+    const conn = await adapter.pool.acquire();
+    const write = (queue: string, rowId: unknown, step: string) =>
+      ops.writeStep(conn, { table: steps, queue, rowId: String(rowId) }, step, '{"value":1}');
+    await write(name, live, 'one');
+    await write(name, done, 'one');
+    await write(name, 987654321, 'one');
+    await write(name, 987654321, 'two');
+    await write('another_queue', 987654321, 'one');
+    adapter.pool.release(conn);
+    const left = async () =>
+      (await h().target.exec(`SELECT queue_name, row_id, step_name FROM ${steps}`))
+        .map((r) => `${String(r.queue_name)}/${String(r.row_id)}/${String(r.step_name)}`)
+        .sort();
+    expect(await left()).toHaveLength(5);
+    b.subscribe(queue(desc), async () => undefined);
+    await b.start();
+    const kept = [`${name}/${String(live)}/one`, 'another_queue/987654321/one'].sort();
+    await until(async () => (await left()).join() === kept.join(), 'the orphan records swept');
+    expect(h().logger.has('info', 'orphan step records deleted')).toBe(true);
   });
 
   test(`R-FLOW-7 a broker SIGKILLed between steps (after step 1's record committed): a second broker resumes after the last finished step; step 1's fn ran exactly once across both processes (${form})`, async (ctx) => {

@@ -4,11 +4,14 @@ import type { AnyTable, Queryable } from '../description.js';
 import type { Adapter, DeadLetterTarget, TableOps } from '../dialect.js';
 import type { Connection } from '../driver.js';
 import { ConfigError, SqlInboxError } from '../errors.js';
-import { type ChildDeadPolicy, type EdgeState, type FlowEdge, HELD_UNTIL } from '../flow-table.js';
+import { type ChildDeadPolicy, type EdgeState, HELD_UNTIL } from '../flow-table.js';
 import { silentLogger } from '../logger.js';
 import { Publisher, type PublishOptions } from '../publish.js';
 import { runTransaction } from '../transaction.js';
 import { flowParts, nodeStates } from './states.js';
+import { byName, type FlowNode, flowTree } from './tree.js';
+
+export type { FlowNode, FlowParentRef } from './tree.js';
 
 /** One job of a flow: its message, and the jobs it runs after (its children). */
 export interface FlowJob {
@@ -48,22 +51,6 @@ export interface FlowChild {
   readonly error: string | null;
 }
 
-/** One node of a flow as `tree()` shows it, its children below it (a shared child under each parent). */
-export interface FlowNode {
-  /** Its id (as text). */
-  readonly id: string;
-  /** Its name in the flow ('' for the root asked for). */
-  readonly name: string;
-  /** Its row's state: `waiting` (held for its children), `ready`, `delayed`, `inWork`, `done`, `dead`, or `missing`. */
-  readonly state: string;
-  /** The edge to the node above it, where there is one. */
-  readonly edge: EdgeState | undefined;
-  /** Children not yet settled (parents only). */
-  readonly pending: number | undefined;
-  /** Its children. */
-  readonly children: FlowNode[];
-}
-
 /** A flow parent whose policy is `'fail'` read a child that died. */
 export class FlowChildDeadError extends SqlInboxError {
   /** The dead children's names. */
@@ -76,9 +63,6 @@ export class FlowChildDeadError extends SqlInboxError {
     this.children = children;
   }
 }
-
-/** Most nodes `tree()` walks. */
-const TREE_MAX = 10_000;
 
 /**
  * Flows of one adapter (R-FLOW-6): publish a parent with its children in one transaction, read a
@@ -184,41 +168,15 @@ export class Flows {
           result: states.get(e.child)?.result,
           error: e.error ?? states.get(e.child)?.error ?? null,
         }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        .sort(byName);
     });
   }
 
   /** The flow below row `id` as a tree: each node's row state, its edge, its count of children pending. */
   async tree(table: AnyTable, id: unknown, opts: { deadLetter?: DeadLetterTarget } = {}): Promise<FlowNode> {
-    return this.withConn(table, opts.deadLetter, async (conn, ops) => {
-      const { f, flows } = flowParts(table, ops, this.adapter.dialect.name);
-      const below = new Map<string, FlowEdge[]>();
-      let level = [String(id)];
-      const seen = new Set(level);
-      while (level.length > 0 && seen.size <= TREE_MAX) {
-        const edges = await flows.edgesOf(conn, f, level);
-        for (const e of edges) below.set(e.parent, [...(below.get(e.parent) ?? []), e]);
-        level = [...new Set(edges.map((e) => e.child))].filter((c) => !seen.has(c));
-        for (const c of level) seen.add(c);
-      }
-      const states = await nodeStates(conn, table, ops, [...seen]);
-      const parents = new Map((await flows.parentsOf(conn, f, [...below.keys()])).map((p) => [p.parent, p]));
-      const node = (nid: string, name: string, edge: EdgeState | undefined, depth: number): FlowNode => {
-        const p = parents.get(nid);
-        const rowState = states.get(nid)?.rowState ?? 'missing';
-        const waiting = p !== undefined && !p.woken && (rowState === 'delayed' || rowState === 'ready');
-        return {
-          id: nid,
-          name,
-          state: waiting ? 'waiting' : rowState,
-          edge,
-          pending: p?.pending,
-          children:
-            depth > 64 ? [] : (below.get(nid) ?? []).map((e) => node(e.child, e.name, e.state, depth + 1)),
-        };
-      };
-      return node(String(id), '', undefined, 0);
-    });
+    return this.withConn(table, opts.deadLetter, (conn, ops) =>
+      flowTree(conn, table, ops, this.adapter.dialect.name, id),
+    );
   }
 
   /**

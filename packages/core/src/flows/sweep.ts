@@ -13,6 +13,9 @@ export const FLOW_RECONCILE_MS = 1_000;
 /** Pending edges one sweep reads at most. */
 const SWEEP_LIMIT = 500;
 
+/** Kicked children one sweep takes at most (the rest wait in the set for the next). */
+const KICK_CHUNK = 200;
+
 /** What a sweeper needs of its subscription and broker. */
 export interface SweepDeps {
   readonly dialect: Dialect;
@@ -102,8 +105,12 @@ export class FlowSweeper {
   /** Runs one sweep at a time: the kicked children first, else a reconcile where one is due. */
   private pump(): void {
     if (this.running !== undefined || this.stopped) return;
-    const kicked = [...this.kicked];
-    this.kicked.clear();
+    const kicked: string[] = [];
+    for (const id of this.kicked) {
+      if (kicked.length >= KICK_CHUNK) break;
+      kicked.push(id);
+    }
+    for (const id of kicked) this.kicked.delete(id);
     const reconcile = kicked.length === 0 && this.reconcileDue;
     if (kicked.length === 0 && !reconcile) return;
     if (reconcile) this.reconcileDue = false;
@@ -142,11 +149,20 @@ export class FlowSweeper {
         return 0;
       }
       const states = await nodeStates(conn, this.table, this.ops, [...new Set(edges.map((e) => e.child))]);
+      // A dead child's edge in a transaction of its own (its error); the done children's edges
+      // one transaction per parent.
+      const done = new Map<string, FlowEdge[]>();
       for (const e of edges) {
         const s = states.get(e.child);
         if (s === undefined || s.state === 'live') continue;
-        settled += await this.settleEdge(conn, e, s);
+        if (s.state === 'dead') settled += await this.settleEdges(conn, e.parent, [e], s);
+        else done.set(e.parent, [...(done.get(e.parent) ?? []), e]);
       }
+      for (const [parent, group] of done) settled += await this.settleEdges(conn, parent, group, undefined);
+      // Children with more pending edges than one read takes (many parents): kicked again, so
+      // the next sweep reads on, while this one took some.
+      if (!reconcile && edges.length >= SWEEP_LIMIT && settled > 0)
+        for (const c of children) this.kicked.add(c);
     } catch (err) {
       await pool.destroy(conn).catch(() => undefined);
       throw err;
@@ -155,37 +171,42 @@ export class FlowSweeper {
     return settled;
   }
 
-  /** One edge's transaction; answers 1 where this sweep took the edge. */
-  private async settleEdge(conn: Parameters<Pool['release']>[0], e: FlowEdge, s: NodeState): Promise<number> {
+  /**
+   * One transaction on one parent's row: the edge of a dead child (`dead`, its state), or the edges
+   * of done children (in one statement, children in id order); answers how many edges it took.
+   */
+  private async settleEdges(
+    conn: Parameters<Pool['release']>[0],
+    parent: string,
+    group: readonly FlowEdge[],
+    dead: NodeState | undefined,
+  ): Promise<number> {
     const { dialect } = this.deps;
-    const dead = s.state === 'dead';
+    const first = group[0]!;
     let woke = false;
     await dialect.begin(conn, { isolation: this.table.isolation, mode: this.table.mode });
     try {
-      const took = await this.flows.settleEdge(
-        conn,
-        this.f,
-        e.parent,
-        e.child,
-        dead ? 'dead' : 'done',
-        s.error,
-      );
+      const took =
+        dead === undefined
+          ? await this.flows.settleDone(conn, this.f, parent, group.map((e) => e.child).sort())
+          : await this.flows.settleEdge(conn, this.f, parent, first.child, 'dead', dead.error);
       if (took > 0) {
-        const p = await this.flows.countDown(conn, this.f, e.parent, dead);
+        const died = dead !== undefined;
+        const p = await this.flows.countDown(conn, this.f, parent, died, took);
         if (p !== null && !p.woken) {
-          const kill = dead && p.policy === 'dead';
-          const wake = !kill && (p.pending <= 0 || (dead && p.policy === 'fail'));
-          if ((kill || wake) && (await this.flows.markWoken(conn, this.f, e.parent)) > 0) {
+          const kill = died && p.policy === 'dead';
+          const wake = !kill && (p.pending <= 0 || (died && p.policy === 'fail'));
+          if ((kill || wake) && (await this.flows.markWoken(conn, this.f, parent)) > 0) {
             if (wake) {
-              await this.ops.admin!.reschedule(conn, [e.parent], new Date());
+              await this.ops.admin!.reschedule(conn, [parent], new Date());
               woke = true;
-            } else await this.deadLetterParent(conn, e);
+            } else await this.deadLetterParent(conn, first);
           }
         }
       }
       await dialect.commit(conn);
       if (woke) this.deps.wake();
-      return took > 0 ? 1 : 0;
+      return took;
     } catch (err) {
       await dialect.rollback(conn).catch(() => undefined);
       throw err;

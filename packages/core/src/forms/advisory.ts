@@ -2,7 +2,7 @@ import type { Connection } from '../driver.js';
 import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
-  attemptBefore,
+  attemptOf,
   type ClaimForm,
   destroyQuietly,
   type FormContext,
@@ -103,7 +103,7 @@ export class AdvisoryForm implements ClaimForm {
         held.push({
           row,
           id: row[ctx.table.id.column],
-          attempt: attemptBefore(ctx, row, ctx.table.attempt !== undefined),
+          attempt: attemptOf(ctx, row, ctx.table.attempt !== undefined),
           conn,
           budgeted: true,
           key: c.key,

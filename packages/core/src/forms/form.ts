@@ -55,7 +55,7 @@ export interface Held {
    */
   row: Row;
   readonly id: unknown;
-  /** The attempt as it stood before the claim: 1 on the first delivery, in every form. */
+  /** The deliveries of the row started so far, this one included: 1 on the first, in every form. */
   readonly attempt: number;
   /** The connection the delivery holds: row lock and advisory forms, and transactional mode. */
   conn: Connection | undefined;
@@ -131,13 +131,17 @@ export interface ClaimForm {
   drained(): Promise<void>;
 }
 
-/** The attempt a delivery reports: the value before the claim counted it. */
-export function attemptBefore(ctx: FormContext, row: Row, counted: boolean): number {
+/**
+ * The attempt a delivery reports: the deliveries of the row started so far, this one included (1
+ * on the first). The lease claim and the advisory take have counted it in the row they answer
+ * (`counted`); the row lock form counts it at its settlement, so its claim reads one less.
+ */
+export function attemptOf(ctx: FormContext, row: Row, counted: boolean): number {
   const col = ctx.table.attempt?.column;
   if (col === undefined) return 1;
   const v = Number(row[col]);
   if (!Number.isFinite(v)) return 1;
-  return counted ? v - 1 : v;
+  return Math.max(1, counted ? v : v + 1);
 }
 
 /** Runs the outcome's custom statement where the description gives one, else the dialect's. */
@@ -171,13 +175,16 @@ export function settlementOf(
 ): Settlement | undefined {
   const now = instant();
   switch (plan.kind) {
-    case 'finish':
+    case 'finish': {
+      // The row lock form counts the delivery in the statement that stamps the row.
+      const counted = opts.countAttempt && ctx.table.attempt !== undefined ? COUNTED : {};
       // An ack is what every row settles by: no object beyond the settlement itself.
       if (plan.result !== undefined)
-        return { kind: 'finish', id: h.id, now, ...tokenOf(h), result: plan.result };
+        return { kind: 'finish', id: h.id, now, ...tokenOf(h), result: plan.result, ...counted };
       return h.token === undefined
-        ? { kind: 'finish', id: h.id, now }
+        ? { kind: 'finish', id: h.id, now, ...counted }
         : { kind: 'finish', id: h.id, now, token: h.token };
+    }
     case 'deadLetter':
       if (ctx.deadLetter === undefined) return undefined;
       return {
@@ -188,6 +195,7 @@ export function settlementOf(
         inTransaction: opts.inTransaction,
         ...tokenOf(h),
         ...failureOf(plan),
+        ...(opts.countAttempt && ctx.table.attempt !== undefined ? COUNTED : {}),
       };
     case 'return': {
       const countAttempt = opts.countAttempt && ctx.table.attempt !== undefined;
@@ -208,6 +216,9 @@ export function settlementOf(
     }
   }
 }
+
+/** A settlement's mark that it counts the delivery (row lock form). */
+const COUNTED = { countAttempt: true } as const;
 
 /** The plan's failure as a settlement carries it, where it has one. */
 function failureOf(plan: Plan): { failure?: FailureRecord } {

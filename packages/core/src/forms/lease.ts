@@ -4,7 +4,7 @@ import { ClosedError, ConfigError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import { Slots } from '../slots.js';
 import {
-  attemptBefore,
+  attemptOf,
   type BatchWaiter,
   type ClaimForm,
   destroyQuietly,
@@ -95,7 +95,7 @@ export class LeaseForm implements ClaimForm {
       (row): Held => ({
         row,
         id: row[ctx.table.id.column],
-        attempt: attemptBefore(ctx, row, true),
+        attempt: attemptOf(ctx, row, true),
         conn: keep ? conn : undefined,
         budgeted: keep,
         key: undefined,

@@ -2,7 +2,7 @@ import type { Connection } from '../driver.js';
 import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
-  attemptBefore,
+  attemptOf,
   type ClaimForm,
   destroyQuietly,
   type FormContext,
@@ -93,7 +93,7 @@ export class RowLockBatchForm implements ClaimForm {
       const h: Held = {
         row,
         id: row[ctx.table.id.column],
-        attempt: attemptBefore(ctx, row, false),
+        attempt: attemptOf(ctx, row, false),
         conn: undefined,
         budgeted: false,
         key: undefined,
@@ -160,7 +160,7 @@ export class RowLockBatchForm implements ClaimForm {
   private async statement(batch: Batch, h: Held, plan: Plan): Promise<void> {
     const { ctx } = this;
     if (batch.broken) throw new Error('the batch transaction failed earlier; its rows return');
-    // The attempt is counted here, in the statement that returns the row.
+    // The delivery is counted here, in the settlement statement.
     const s = settlementOf(ctx, h, plan, { countAttempt: true, clearLease: false, inTransaction: true });
     // retry() without an attempt column writes nothing: the end of the transaction returns the row.
     if (s === undefined) return;

@@ -1,7 +1,7 @@
 import { ClosedError } from '../errors.js';
 import type { Plan } from '../outcome.js';
 import {
-  attemptBefore,
+  attemptOf,
   type ClaimForm,
   destroyQuietly,
   type FormContext,
@@ -24,7 +24,10 @@ export const TRANSITIONS: Transitions = {
   in_work: ['settling', 'released'],
   settling: ['settled', 'released'],
 };
-/** The attempt is counted in the statement that returns the row; the transaction is the claim's. */
+/**
+ * The delivery is counted in the settlement statement (retry, ack or drop that stamps the row, dead
+ * letter); the transaction is the claim's, so a rollback (a crash, a release) counts nothing.
+ */
 const SETTLE_OPTIONS = { countAttempt: true, clearLease: false, inTransaction: true } as const;
 
 /**
@@ -71,7 +74,7 @@ export class RowLockForm implements ClaimForm {
     const held: Held = {
       row,
       id: row[ctx.table.id.column],
-      attempt: attemptBefore(ctx, row, false),
+      attempt: attemptOf(ctx, row, false),
       conn,
       budgeted: true,
       key: undefined,
@@ -104,7 +107,7 @@ export class RowLockForm implements ClaimForm {
         // drop settles like ack, but the handler's writes of a poisoned message are not kept.
         await ctx.dialect.rollbackToSavepoint(conn, SAVEPOINT);
       }
-      // The attempt is counted here, in the statement that returns the row.
+      // The delivery is counted here, in the settlement statement.
       const s = settlementOf(ctx, h, plan, SETTLE_OPTIONS);
       if (s === undefined) {
         // retry() without an attempt column: nothing to write, the rollback returns the row.

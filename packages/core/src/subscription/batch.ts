@@ -1,12 +1,12 @@
-import { SqlInboxError } from '../errors.js';
 import { Outcome, outcomeOf } from '../outcome.js';
 import { backoffMs, type Delivery, type DeliveryHost } from './delivery.js';
+import { isTimeout, timeoutError } from './failure-log.js';
 import type { BatchHandler, BatchItem, Context } from './handler.js';
 import { raceTimeout, TIMED_OUT } from './timeout.js';
 
 /**
- * Runs one batch: decodes each row (a row that cannot be decoded is settled on its own and never
- * reaches the handler), calls the handler once with the others, then settles each row
+ * Runs one batch: decodes each row (a row past its deadline, cancelled, or that cannot be decoded
+ * is settled on its own and never reaches the handler), calls the handler once with the others, then settles each row
  * the handler left unsettled by its outcome. Resolves once every row is settled or released;
  * never throws.
  */
@@ -20,6 +20,12 @@ export async function processBatch(host: DeliveryHost, deliveries: readonly Deli
     const deadline = d.expiredSince();
     if (deadline !== undefined) {
       pending.push(d.settleExpired(deadline));
+      continue;
+    }
+    // Cancelled before the batch started (R-LIFE-3): settled as cancelled, never handed over.
+    const cancelled = d.cancelledBeforeStart();
+    if (cancelled !== undefined) {
+      pending.push(cancelled);
       continue;
     }
     const decoded = await d.decode();
@@ -38,25 +44,16 @@ export async function processBatch(host: DeliveryHost, deliveries: readonly Deli
     let thrown: unknown;
     try {
       const result = await raceTimeout(() => run(items), timeout);
-      if (result === TIMED_OUT) {
-        // The rows the handler did not settle are dropped and return, as for a single handler.
-        host.logger.warn('batch handler timed out; its unsettled rows are dropped and return', {
-          table,
-          ids: handed.map((d) => d.held.id),
-          timeoutMs: timeout,
-        });
-        const reason = new SqlInboxError('TIMEOUT', `batch handler of ${table} timed out`, { table });
-        for (const d of handed) {
-          d.abort(reason);
-          pending.push(d.dropUnsettled('timeout'));
-        }
-        await Promise.all(pending);
-        return;
+      if (result !== TIMED_OUT) outcome = outcomeOf(result);
+      else {
+        // A failure of every row the handler left unsettled, as a throw is (backoff, record, limit).
+        const reason = timeoutError(table, undefined, timeout!, true);
+        for (const d of handed) d.abort(reason);
+        throw reason;
       }
-      outcome = outcomeOf(result);
     } catch (err) {
       // A thrown error is a retry of every row the handler left unsettled, counted.
-      host.logger.warn('batch handler failed; retrying its unsettled rows', {
+      host.logger.warn(`batch handler ${isTimeout(err) ? 'timed out' : 'failed'}; its unsettled rows fail`, {
         table,
         ids: handed.filter((d) => !d.settled).map((d) => d.held.id),
         error: err,

@@ -22,6 +22,7 @@ import { encodeResult } from '../result.js';
 import { StepError } from '../steps-table.js';
 import type { Cancels } from './cancels.js';
 import { DeliveryContext } from './context.js';
+import { logFailure, timeoutError } from './failure-log.js';
 import type { Context, Handler } from './handler.js';
 import type { PassOver } from './pass-over.js';
 import { DeliverySteps, type StepsKeeper } from './steps.js';
@@ -126,6 +127,10 @@ export class Delivery implements BatchWaiter {
   private batchedAs: Plan | undefined;
   /** Its durable steps, made at the first `ctx.step` (or where its settlement deletes the row's). */
   private stepsOf: DeliverySteps | undefined;
+  /** The handler ran past its timeout: its `ctx.tx` is closed to it before the row settles. */
+  private fenced = false;
+  /** The failure's log line said dead-lettering already: the plan says nothing more. */
+  private limitLogged = false;
 
   constructor(
     private readonly host: DeliveryHost,
@@ -197,11 +202,9 @@ export class Delivery implements BatchWaiter {
       this.ends(this.settleExpired(deadline));
       return;
     }
-    const cancel = this.host.cancels?.errorOf(this.held.id);
-    if (cancel !== undefined) {
-      // Cancelled while no handler ran it (its broker died, or it came back): it never runs.
-      this.cancelled = { err: cancel, inWork: false };
-      this.ends(this.finish(Outcome.drop()));
+    const cancelled = this.cancelledBeforeStart();
+    if (cancelled !== undefined) {
+      this.ends(cancelled);
       return;
     }
     const decoding = this.decode();
@@ -235,6 +238,17 @@ export class Delivery implements BatchWaiter {
       return;
     }
     this.ends(this.returned(result));
+  }
+
+  /**
+   * A row whose cancel is recorded before its handler starts (its broker died, or it came back)
+   * never runs: its settlement as cancelled, else undefined. Single and batch deliveries alike.
+   */
+  cancelledBeforeStart(): Promise<void> | undefined {
+    const cancel = this.host.cancels?.errorOf(this.held.id);
+    if (cancel === undefined) return undefined;
+    this.cancelled = { err: cancel, inWork: false };
+    return this.finish(Outcome.drop());
   }
 
   /** Calls the handler, inside the broker's handler hooks where it has any (`broker.aroundHandler`). */
@@ -317,14 +331,13 @@ export class Delivery implements BatchWaiter {
     try {
       const result = await raceTimeout(() => this.call(message), timeout);
       if (result === TIMED_OUT) {
-        host.logger.warn('handler timed out; its delivery is dropped and the row returns', {
-          table: this.table,
-          id: h.id,
-          timeoutMs: timeout,
-        });
-        this.abort(new SqlInboxError('TIMEOUT', `handler of ${this.table} row ${String(h.id)} timed out`));
-        host.heldBack?.add(h.id);
-        await this.dropUnsettled('timeout');
+        // A failure like a throw: backoff, the failure record, the dead letter at the limit.
+        const err = timeoutError(this.table, h.id, timeout!);
+        this.abort(err);
+        // Closed before the settlement: the handler's statements sent so far run first on the
+        // connection, and the retry's rollback to the savepoint undoes them; later ones fail.
+        this.fenced = true;
+        await this.failed(err);
         return;
       }
       outcome = outcomeOf(result);
@@ -346,13 +359,11 @@ export class Delivery implements BatchWaiter {
     // A handler that threw because shutdown aborted it did not fail its message: no backoff.
     const shutDown = this.aborted?.reason instanceof ClosedError;
     const delay = this.settled || shutDown ? 0 : backoffMs(this.host.settings, h.attempt);
+    // One line, with the outcome it leads to: retrying, or dead-lettering at the limit.
     if (this.cancelled === undefined)
-      this.host.logger.warn('handler failed; retrying', {
-        table: this.table,
-        id: h.id,
-        attempt: h.attempt,
-        error: err,
-        ...(delay > 0 ? { retryInMs: Math.round(delay) } : {}),
+      this.limitLogged = logFailure(this.host.logger, this.host.settings, h, err, {
+        settled: this.settled,
+        delay,
       });
     this.failure = err;
     await this.finish(Outcome.retry(), delay);
@@ -508,7 +519,9 @@ export class Delivery implements BatchWaiter {
         now: Date.now(),
         backoffMs: delay,
       },
-      (msg) => this.host.logger.warn(msg, { table: this.table, id: this.held.id }),
+      (msg) => {
+        if (!this.limitLogged) this.host.logger.warn(msg, { table: this.table, id: this.held.id });
+      },
     );
   }
 
@@ -639,7 +652,7 @@ export class Delivery implements BatchWaiter {
 
   private txConn() {
     const conn = this.held.conn;
-    if (conn === undefined || !this.held.tx) {
+    if (conn === undefined || !this.held.tx || this.fenced) {
       throw new SqlInboxError(
         'TX_CLOSED',
         `the transaction of ${this.table} row ${String(this.held.id)} has ended`,

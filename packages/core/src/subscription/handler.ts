@@ -9,7 +9,7 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
   readonly table: string;
   /** The row's id. */
   readonly id: unknown;
-  /** The attempt as it stood before this delivery's claim: 1 on the first delivery. */
+  /** The delivery's attempt: the row's deliveries started so far, this one included (1 on the first), as the attempt column holds it. */
   readonly attempt: number;
   /** The row as the claim read it. */
   readonly row: Readonly<Row>;

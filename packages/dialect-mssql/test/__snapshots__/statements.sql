@@ -119,12 +119,12 @@ SELECT
 -- row lock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 217 characters, sha256 8b1975a5de3df183
+-- text: 217 characters, sha256 59e0b37cbe49a8d1
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL
 );
 
@@ -165,7 +165,7 @@ WHERE
   q.[id] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -182,7 +182,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -348,10 +348,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 92 characters, sha256 dd581a301027eee1
+-- text: 92 characters, sha256 00bdb5eaa7be9fa4
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL
 FROM
   [jobs] AS q
@@ -381,12 +381,12 @@ WHERE
 -- row lock, database clock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 217 characters, sha256 8b1975a5de3df183
+-- text: 217 characters, sha256 59e0b37cbe49a8d1
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL
 );
 
@@ -427,7 +427,7 @@ WHERE
   q.[id] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -444,7 +444,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -610,10 +610,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 92 characters, sha256 dd581a301027eee1
+-- text: 92 characters, sha256 00bdb5eaa7be9fa4
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL
 FROM
   [jobs] AS q
@@ -643,12 +643,12 @@ WHERE
 -- lease (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 253 characters, sha256 49b90b7d8284bae3
+-- text: 253 characters, sha256 8577905757ed54b7
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL
 );
@@ -761,7 +761,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -778,7 +778,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -974,10 +974,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 115 characters, sha256 a434b7248a53f60f
+-- text: 115 characters, sha256 29778c185b331054
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL,
   [locked_until] = NULL
 FROM
@@ -1008,12 +1008,12 @@ WHERE
 -- advisory (table jobs, advisory form)
 -- =================================================================================================
 -- ddl
--- text: 249 characters, sha256 9f962c5c9900c8e3
+-- text: 249 characters, sha256 b3ab8ba9f9e2b6c4
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL,
   [account] NVARCHAR(255) NULL
 );
@@ -1188,7 +1188,7 @@ WHERE
   q.[id] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1"]
 -- text: 284 characters, sha256 d5682637c3829dcf
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after], [account]) OUTPUT inserted.[id]
@@ -1206,7 +1206,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1","{\"n\":2}",0]
 -- text: 311 characters, sha256 4a67df25800c594a
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after], [account]) OUTPUT inserted.[id]
@@ -1373,10 +1373,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 92 characters, sha256 dd581a301027eee1
+-- text: 92 characters, sha256 00bdb5eaa7be9fa4
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL
 FROM
   [jobs] AS q
@@ -1406,12 +1406,12 @@ WHERE
 -- row lock, FIFO (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 217 characters, sha256 bae09062303106b4
+-- text: 217 characters, sha256 d5ca6f359e50fee6
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [fifo_group] NVARCHAR(255) NULL
 );
 
@@ -1487,7 +1487,7 @@ WHERE
   q.[id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 241 characters, sha256 41eefee04ea60c48
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -1504,7 +1504,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 262 characters, sha256 18c0989ee42f4d95
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -1644,10 +1644,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 90 characters, sha256 d0b679a171e97aea
+-- text: 90 characters, sha256 1010de6f1e3c0afe
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [fifo_group] = @p1
 FROM
   [jobs] AS q
@@ -1668,12 +1668,12 @@ WHERE
 -- lease, FIFO (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 253 characters, sha256 860ead0d7ff59abc
+-- text: 253 characters, sha256 049cf34834e19531
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [fifo_group] NVARCHAR(255) NULL
 );
@@ -1803,7 +1803,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 241 characters, sha256 41eefee04ea60c48
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -1820,7 +1820,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 262 characters, sha256 18c0989ee42f4d95
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -1990,10 +1990,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 113 characters, sha256 e908a5d90c6b6979
+-- text: 113 characters, sha256 1a39ce5d1f4375c5
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL,
   [fifo_group] = @p1
 FROM
@@ -2015,12 +2015,12 @@ WHERE
 -- advisory, FIFO (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 249 characters, sha256 d82c11eb346b2bb1
+-- text: 249 characters, sha256 1c9d105f333cb4ef
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [fifo_group] NVARCHAR(255) NULL,
   [account] NVARCHAR(255) NULL
 );
@@ -2225,7 +2225,7 @@ WHERE
   q.[id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","a1"]
+-- params: ["{\"n\":1}",0,"g","a1"]
 -- text: 281 characters, sha256 68e368acb5a028d8
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [account]) OUTPUT inserted.[id]
@@ -2243,7 +2243,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","a1","{\"n\":2}",0]
 -- text: 308 characters, sha256 0a8c07b73f6f2870
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [account]) OUTPUT inserted.[id]
@@ -2385,10 +2385,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 90 characters, sha256 d0b679a171e97aea
+-- text: 90 characters, sha256 1010de6f1e3c0afe
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [fifo_group] = @p1
 FROM
   [jobs] AS q
@@ -2409,12 +2409,12 @@ WHERE
 -- lease, priority (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 255 characters, sha256 436fba7c631fd6ca
+-- text: 255 characters, sha256 4aa7cfc1e8dcb172
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [priority] INT NOT NULL DEFAULT 0
 );
@@ -2536,7 +2536,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,3]
+-- params: ["{\"n\":1}",0,3]
 -- text: 235 characters, sha256 13c7abd36e2ceb08
 INSERT INTO
   [jobs] ([payload], [attempt], [priority]) OUTPUT inserted.[id]
@@ -2553,7 +2553,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,3,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,3,"{\"n\":2}",0]
 -- text: 256 characters, sha256 0d31437648e8cdcd
 INSERT INTO
   [jobs] ([payload], [attempt], [priority]) OUTPUT inserted.[id]
@@ -2723,10 +2723,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 93 characters, sha256 fcb2f5ad2fddbf7e
+-- text: 93 characters, sha256 af9c89ea606c4541
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL
 FROM
   [jobs] AS q
@@ -2747,12 +2747,12 @@ WHERE
 -- lease, unique key, processed_at (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 289 characters, sha256 dfcd4ee3b55d8bbf
+-- text: 289 characters, sha256 c341a68d092892e5
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [processed_at] DATETIME2(3) NULL,
   [unique_key] NVARCHAR(255) NULL
@@ -2903,7 +2903,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 192 characters, sha256 35385427782b27ec
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -2919,7 +2919,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 207 characters, sha256 6a747c3848dce454
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -2936,7 +2936,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insertKeyed
--- params: ["{\"n\":1}",1,"k1"]
+-- params: ["{\"n\":1}",0,"k1"]
 -- text: 369 characters, sha256 5f00b6bf4397b547
 INSERT INTO
   [jobs] ([payload], [attempt], [unique_key]) OUTPUT inserted.[id]
@@ -2976,8 +2976,8 @@ WHERE
   AND [processed_at] IS NULL;
 
 -- insertReplacing
--- params: ["{\"n\":2}",1,"k1"]
--- text: 406 characters, sha256 2250b0319fe08a08
+-- params: ["{\"n\":2}",0,"k1"]
+-- text: 405 characters, sha256 5d2bb158bbe610e9
 MERGE INTO
   [jobs]
 WITH
@@ -2987,7 +2987,7 @@ WITH
   ) AS v ([payload], [attempt], [unique_key], [sqlinbox_pos]) ON q.[unique_key] = v.[unique_key]
   AND q.[processed_at] IS NULL
 WHEN MATCHED
-  AND q.[attempt] <= 1 THEN
+  AND q.[attempt] < 1 THEN
 UPDATE SET
   [payload] = v.[payload]
 WHEN NOT MATCHED THEN
@@ -3156,10 +3156,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 93 characters, sha256 fcb2f5ad2fddbf7e
+-- text: 93 characters, sha256 af9c89ea606c4541
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL
 FROM
   [jobs] AS q
@@ -3180,12 +3180,12 @@ WHERE
 -- lease, per-key concurrency (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 250 characters, sha256 ac0aa186f61de55d
+-- text: 250 characters, sha256 10fa0b46fbc66744
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [account] NVARCHAR(255) NULL
 );
@@ -3400,7 +3400,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 192 characters, sha256 35385427782b27ec
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -3416,7 +3416,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 207 characters, sha256 6a747c3848dce454
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -3585,10 +3585,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 93 characters, sha256 fcb2f5ad2fddbf7e
+-- text: 93 characters, sha256 af9c89ea606c4541
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL
 FROM
   [jobs] AS q
@@ -3609,12 +3609,12 @@ WHERE
 -- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 218 characters, sha256 472d656a8907e2bc
+-- text: 218 characters, sha256 71fbc8ccd7d42d1d
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL
 );
 
@@ -3762,7 +3762,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 192 characters, sha256 35385427782b27ec
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -3778,7 +3778,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 207 characters, sha256 6a747c3848dce454
 INSERT INTO
   [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -3947,10 +3947,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 93 characters, sha256 fcb2f5ad2fddbf7e
+-- text: 93 characters, sha256 af9c89ea606c4541
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL
 FROM
   [jobs] AS q
@@ -4235,6 +4235,38 @@ WHERE
   AND [kind] = @p2
   AND [target] = @p3;
 
+-- control sweepCancels
+-- params: ["jobs","cancel","41","41","42","42"]
+-- text: 233 characters, sha256 665bd45ec54b1ed2
+DELETE FROM [sqlinbox_control]
+WHERE
+  [queue_name] = @p1
+  AND [kind] = @p2
+  AND (
+    (
+      [target] = @p3
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          [jobs] x
+        WHERE
+          x.[id] = @p4
+      )
+    )
+    OR (
+      [target] = @p5
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          [jobs] x
+        WHERE
+          x.[id] = @p6
+      )
+    )
+  );
+
 -- steps readSteps
 -- params: ["jobs","41"]
 -- text: 142 characters, sha256 7855b19078896a31
@@ -4290,17 +4322,71 @@ WHERE
   [queue_name] = @p1
   AND [row_id] IN (@p2, @p3);
 
+-- steps stepRows
+-- params: ["jobs",500]
+-- text: 189 characters, sha256 d573c6266c6925c2
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p2) [row_id],
+  MAX([finished_at]) AS [last_ms]
+FROM
+  [sqlinbox_steps]
+WHERE
+  [queue_name] = @p1
+GROUP BY
+  [row_id]
+ORDER BY
+  [row_id];
+
+-- steps stepRows after a cursor
+-- params: ["jobs","41",500]
+-- text: 208 characters, sha256 e2c86920265b70cb
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p3) [row_id],
+  MAX([finished_at]) AS [last_ms]
+FROM
+  [sqlinbox_steps]
+WHERE
+  [queue_name] = @p1
+  AND [row_id] > @p2
+GROUP BY
+  [row_id]
+ORDER BY
+  [row_id];
+
+-- steps deleteStepsUpTo
+-- params: ["jobs","41","1735689600000","42","1735689600500"]
+-- text: 146 characters, sha256 63002419eea80d7e
+DELETE FROM [sqlinbox_steps]
+WHERE
+  [queue_name] = @p1
+  AND (
+    (
+      [row_id] = @p2
+      AND [finished_at] <= @p3
+    )
+    OR (
+      [row_id] = @p4
+      AND [finished_at] <= @p5
+    )
+  );
+
 
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 253 characters, sha256 49b90b7d8284bae3
+-- text: 253 characters, sha256 8577905757ed54b7
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL
 );
@@ -4438,7 +4524,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -4455,7 +4541,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -4651,10 +4737,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 115 characters, sha256 a434b7248a53f60f
+-- text: 115 characters, sha256 29778c185b331054
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL,
   [locked_until] = NULL
 FROM
@@ -4777,6 +4863,21 @@ WHERE
   AND [parent_id] = @p5
   AND [state] = 'pending';
 
+-- flows settleEdges
+-- params: ["jobs","7","5","6"]
+-- text: 251 characters, sha256 3c43c6092d0c692c
+UPDATE f
+SET
+  [state] = 'done',
+  [settled_ms] = DATEDIFF_BIG(MILLISECOND, CAST('1970-01-01' AS DATETIME2(3)), SYSUTCDATETIME())
+FROM
+  [sqlinbox_flow] AS f
+WHERE
+  [queue_name] = @p1
+  AND [parent_id] = @p2
+  AND [child_id] IN (@p3, @p4)
+  AND [state] = 'pending';
+
 -- flows countDown
 -- params: ["jobs","7"]
 -- text: 139 characters, sha256 a5274010422ee684
@@ -4789,6 +4890,18 @@ FROM
 WHERE
   [queue_name] = @p1
   AND [parent_id] = @p2;
+
+-- flows countDown by 3
+-- params: [3,"jobs","7"]
+-- text: 120 characters, sha256 3cccac74e3f6075d
+UPDATE f
+SET
+  [pending] = [pending] - @p1
+FROM
+  [sqlinbox_flow_parent] AS f
+WHERE
+  [queue_name] = @p2
+  AND [parent_id] = @p3;
 
 -- flows markWoken
 -- params: ["jobs","7"]
@@ -4836,17 +4949,135 @@ WHERE
   [queue_name] = @p1
   AND [parent_id] IN (@p2);
 
+-- flows settledEdges
+-- params: ["jobs",1000]
+-- text: 226 characters, sha256 b9fe122be23d89cf
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p2) [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow] f
+WHERE
+  [queue_name] = @p1
+  AND [state] <> 'pending'
+ORDER BY
+  [child_id],
+  [parent_id];
+
+-- flows settledEdges after a cursor
+-- params: ["jobs","5","5","7",1000]
+-- text: 292 characters, sha256 72ef883e9c7e8cf3
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p5) [parent_id],
+  [child_id],
+  [child_name],
+  [state],
+  [error]
+FROM
+  [sqlinbox_flow] f
+WHERE
+  [queue_name] = @p1
+  AND [state] <> 'pending'
+  AND [child_id] >= @p2
+  AND (
+    [child_id] > @p3
+    OR [parent_id] > @p4
+  )
+ORDER BY
+  [child_id],
+  [parent_id];
+
+-- flows deleteEdges
+-- params: ["jobs","5","7","6","7"]
+-- text: 168 characters, sha256 fa7885fe7768526c
+DELETE FROM [sqlinbox_flow]
+WHERE
+  [queue_name] = @p1
+  AND [state] <> 'pending'
+  AND (
+    (
+      [child_id] = @p2
+      AND [parent_id] = @p3
+    )
+    OR (
+      [child_id] = @p4
+      AND [parent_id] = @p5
+    )
+  );
+
+-- flows settledParents
+-- params: ["jobs",1000]
+-- text: 225 characters, sha256 bee8e1b1490ff903
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p2) [parent_id],
+  [pending],
+  [dead],
+  [policy],
+  [woken]
+FROM
+  [sqlinbox_flow_parent] f
+WHERE
+  [queue_name] = @p1
+  AND [woken] = 1
+  AND [pending] <= 0
+ORDER BY
+  [parent_id];
+
+-- flows settledParents after a cursor
+-- params: ["jobs","7",1000]
+-- text: 247 characters, sha256 98d19126b53e2fe5
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p3) [parent_id],
+  [pending],
+  [dead],
+  [policy],
+  [woken]
+FROM
+  [sqlinbox_flow_parent] f
+WHERE
+  [queue_name] = @p1
+  AND [woken] = 1
+  AND [pending] <= 0
+  AND [parent_id] > @p2
+ORDER BY
+  [parent_id];
+
+-- flows deleteParents
+-- params: ["jobs","7","8"]
+-- text: 124 characters, sha256 89ccebd667aadf11
+DELETE FROM [sqlinbox_flow_parent]
+WHERE
+  [queue_name] = @p1
+  AND [woken] = 1
+  AND [pending] <= 0
+  AND [parent_id] IN (@p2, @p3);
+
 
 -- =================================================================================================
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 220 characters, sha256 de725e07d4282626
+-- text: 220 characters, sha256 e797b10e3e4830e5
 IF OBJECT_ID(N'[outbox]', N'U') IS NULL
 CREATE TABLE [outbox] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [relayed_at] DATETIME2(3) NULL
 );
 
@@ -4887,10 +5118,11 @@ ORDER BY
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7]
--- text: 69 characters, sha256 efc189d9cdd4f6fd
+-- text: 96 characters, sha256 585c0b5fd680dbc2
 UPDATE q
 SET
-  [relayed_at] = @p1
+  [relayed_at] = @p1,
+  [attempt] = [attempt] + 1
 FROM
   [outbox] AS q
 WHERE
@@ -4908,7 +5140,7 @@ WHERE
   q.[id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 194 characters, sha256 04b66f973cd82b0f
 INSERT INTO
   [outbox] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -4924,7 +5156,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 209 characters, sha256 3e4ff4ec6bc362cd
 INSERT INTO
   [outbox] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -5091,10 +5323,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 72 characters, sha256 ac06c72b5c9b73e1
+-- text: 72 characters, sha256 9c25a0ead4ad91dd
 UPDATE q
 SET
-  [attempt] = 1
+  [attempt] = 0
 FROM
   [outbox] AS q
 WHERE
@@ -5114,12 +5346,12 @@ WHERE
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 256 characters, sha256 2f164609f1947ebb
+-- text: 256 characters, sha256 73b8f40ebc4081f0
 IF OBJECT_ID(N'[outbox]', N'U') IS NULL
 CREATE TABLE [outbox] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [relayed_at] DATETIME2(3) NULL
 );
@@ -5259,7 +5491,7 @@ WHERE
   AND q.[locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 194 characters, sha256 04b66f973cd82b0f
 INSERT INTO
   [outbox] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -5275,7 +5507,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 209 characters, sha256 3e4ff4ec6bc362cd
 INSERT INTO
   [outbox] ([payload], [attempt]) OUTPUT inserted.[id]
@@ -5469,10 +5701,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 95 characters, sha256 b17e3dc3191c607f
+-- text: 95 characters, sha256 7590cad955c0d744
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [locked_until] = NULL
 FROM
   [outbox] AS q
@@ -5493,12 +5725,12 @@ WHERE
 -- lease, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 288 characters, sha256 acf19f75f6975d51
+-- text: 288 characters, sha256 a40cf7dd4e95e1c7
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL,
   [fifo_group] NVARCHAR(255) NULL
@@ -5651,7 +5883,7 @@ WHERE
   AND q.[locked_until] = @p3;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 293 characters, sha256 7df28b2587e4ebe9
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [retry_after]) OUTPUT inserted.[id]
@@ -5669,7 +5901,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 320 characters, sha256 d2ecb5c2029cbfa6
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [retry_after]) OUTPUT inserted.[id]
@@ -5912,10 +6144,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 135 characters, sha256 c91d83855f048a33
+-- text: 135 characters, sha256 9ecd661067781f1f
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL,
   [locked_until] = NULL,
   [fifo_group] = @p1
@@ -5947,12 +6179,12 @@ WHERE
 -- row lock, dead-letter table, schema-qualified (table app.jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 265 characters, sha256 6da7b994c8cec542
+-- text: 265 characters, sha256 6fd7900344361932
 IF OBJECT_ID(N'[app].[jobs]', N'U') IS NULL
 CREATE TABLE [app].[jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL,
   [processed_at] DATETIME2(3) NULL
 );
@@ -5973,12 +6205,12 @@ WHERE
   [processed_at] IS NULL;
 
 -- ddl, 3 of 3
--- text: 261 characters, sha256 7f2ab2b043d0e93d
+-- text: 261 characters, sha256 bb99e904011b0995
 IF OBJECT_ID(N'[app].[jobs_dead]', N'U') IS NULL
 CREATE TABLE [app].[jobs_dead] (
   [id] BIGINT NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL,
   [processed_at] DATETIME2(3) NULL
 );
@@ -6003,10 +6235,11 @@ ORDER BY
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7]
--- text: 75 characters, sha256 765d8e97cec3afda
+-- text: 102 characters, sha256 27093d1ddd577503
 UPDATE q
 SET
-  [processed_at] = @p1
+  [processed_at] = @p1,
+  [attempt] = [attempt] + 1
 FROM
   [app].[jobs] AS q
 WHERE
@@ -6024,6 +6257,17 @@ FROM
 WHERE
   q.[id] = @p2;
 
+-- countBeforeMove
+-- params: [7]
+-- text: 80 characters, sha256 75f02b2ec458bbd7
+UPDATE q
+SET
+  [attempt] = [attempt] + 1
+FROM
+  [app].[jobs] AS q
+WHERE
+  q.[id] = @p1;
+
 -- moveToDeadLetter
 -- params: [7]
 -- text: 81 characters, sha256 8dcd1389c08a6060
@@ -6034,7 +6278,7 @@ WHERE
   [id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 250 characters, sha256 c2ef1b525d8d25cd
 INSERT INTO
   [app].[jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -6051,7 +6295,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 271 characters, sha256 e10c70784944463e
 INSERT INTO
   [app].[jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -6236,10 +6480,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 98 characters, sha256 7e36cf5fb08fe41d
+-- text: 98 characters, sha256 3b28dea9856e6cf9
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL
 FROM
   [app].[jobs] AS q
@@ -6298,12 +6542,12 @@ WHERE
 -- lease, retention, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 355 characters, sha256 a1f53f182230d5df
+-- text: 355 characters, sha256 a996483d8ef3e49b
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL,
   [processed_at] DATETIME2(3) NULL,
@@ -6510,7 +6754,7 @@ WHERE
   AND q.[locked_until] = @p3;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 293 characters, sha256 7df28b2587e4ebe9
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [retry_after]) OUTPUT inserted.[id]
@@ -6528,7 +6772,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 320 characters, sha256 d2ecb5c2029cbfa6
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group], [retry_after]) OUTPUT inserted.[id]
@@ -6781,10 +7025,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 135 characters, sha256 c91d83855f048a33
+-- text: 135 characters, sha256 9ecd661067781f1f
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL,
   [locked_until] = NULL,
   [fifo_group] = @p1
@@ -6851,23 +7095,23 @@ WHERE
 -- row lock, retention, dead-letter table (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 248 characters, sha256 9e06d5de099fb112
+-- text: 248 characters, sha256 4baa9ef3afd1e692
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL,
   [dead_at] DATETIME2(3) NULL
 );
 
 -- ddl, 2 of 3
--- text: 244 characters, sha256 c50879dcddeda028
+-- text: 244 characters, sha256 99240a77e5b5f0f2
 IF OBJECT_ID(N'[jobs_dead]', N'U') IS NULL
 CREATE TABLE [jobs_dead] (
   [id] BIGINT NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [retry_after] DATETIME2(3) NULL,
   [dead_at] DATETIME2(3) NULL
 );
@@ -6916,6 +7160,17 @@ FROM
 WHERE
   q.[id] = @p2;
 
+-- countBeforeMove
+-- params: [7]
+-- text: 74 characters, sha256 113f11acdf55c0a7
+UPDATE q
+SET
+  [attempt] = [attempt] + 1
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p1;
+
 -- moveToDeadLetter
 -- params: [7]
 -- text: 69 characters, sha256 f05b7c59bd0059bc
@@ -6926,7 +7181,7 @@ WHERE
   [id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -6943,7 +7198,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -7122,10 +7377,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 92 characters, sha256 dd581a301027eee1
+-- text: 92 characters, sha256 00bdb5eaa7be9fa4
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL
 FROM
   [jobs] AS q
@@ -7206,22 +7461,22 @@ WHERE
 -- advisory, dead-letter table (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 214 characters, sha256 f6c385e3b389633e
+-- text: 214 characters, sha256 00fd7f405da2515d
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [account] NVARCHAR(255) NULL
 );
 
 -- ddl, 2 of 2
--- text: 210 characters, sha256 5ee56f517d6e4609
+-- text: 210 characters, sha256 4979877a6d70294e
 IF OBJECT_ID(N'[jobs_dead]', N'U') IS NULL
 CREATE TABLE [jobs_dead] (
   [id] BIGINT NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [account] NVARCHAR(255) NULL
 );
 
@@ -7394,7 +7649,7 @@ WHERE
   [id] = @p1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"a1"]
+-- params: ["{\"n\":1}",0,"a1"]
 -- text: 232 characters, sha256 a85cb887069c3dda
 INSERT INTO
   [jobs] ([payload], [attempt], [account]) OUTPUT inserted.[id]
@@ -7411,7 +7666,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"a1","{\"n\":2}",0]
 -- text: 253 characters, sha256 9c4c553235aec3bf
 INSERT INTO
   [jobs] ([payload], [attempt], [account]) OUTPUT inserted.[id]
@@ -7568,10 +7823,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 70 characters, sha256 1daf103d09c9ae0c
+-- text: 70 characters, sha256 0bdb6872e1cc03f5
 UPDATE q
 SET
-  [attempt] = 1
+  [attempt] = 0
 FROM
   [jobs] AS q
 WHERE
@@ -7619,12 +7874,12 @@ WHERE
 -- lease, failure record, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 411 characters, sha256 7d0b91200696f033
+-- text: 411 characters, sha256 f2061dab512aff59
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL,
   [last_error] NVARCHAR(MAX),
@@ -7634,12 +7889,12 @@ CREATE TABLE [jobs] (
 );
 
 -- ddl, 2 of 2
--- text: 407 characters, sha256 1dbda1b4137b57bc
+-- text: 407 characters, sha256 5ed2f9b0853809a5
 IF OBJECT_ID(N'[jobs_dead]', N'U') IS NULL
 CREATE TABLE [jobs_dead] (
   [id] BIGINT NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
   [locked_until] DATETIME2(3) NULL,
   [retry_after] DATETIME2(3) NULL,
   [last_error] NVARCHAR(MAX),
@@ -7810,7 +8065,7 @@ WHERE
   AND [locked_until] = @p2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 244 characters, sha256 1ae6b8b49c1e1180
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -7827,7 +8082,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0]
 -- text: 265 characters, sha256 1862331b3e52d676
 INSERT INTO
   [jobs] ([payload], [attempt], [retry_after]) OUTPUT inserted.[id]
@@ -8035,10 +8290,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 115 characters, sha256 a434b7248a53f60f
+-- text: 115 characters, sha256 29778c185b331054
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [retry_after] = NULL,
   [locked_until] = NULL
 FROM
@@ -8109,15 +8364,435 @@ WHERE
 
 
 -- =================================================================================================
--- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- lease, processed_at, results, dead-letter table (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 2
--- text: 375 characters, sha256 9fd95558c25cecaa
+-- ddl, 1 of 3
+-- text: 280 characters, sha256 ec18ad2e94d93e7b
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
   [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
   [payload] NVARCHAR(MAX) NOT NULL,
-  [attempt] INT NOT NULL DEFAULT 1,
+  [attempt] INT NOT NULL DEFAULT 0,
+  [locked_until] DATETIME2(3) NULL,
+  [processed_at] DATETIME2(3) NULL,
+  [result] NVARCHAR(MAX)
+);
+
+-- ddl, 2 of 3
+-- text: 210 characters, sha256 dbc208d836081c58
+IF NOT EXISTS (
+  SELECT
+    1
+  FROM
+    sys.indexes
+  WHERE
+    name = N'sqlinbox_claim'
+    AND object_id = OBJECT_ID(N'[jobs]')
+)
+CREATE INDEX [sqlinbox_claim] ON [jobs] ([id]) INCLUDE ([locked_until])
+WHERE
+  [processed_at] IS NULL;
+
+-- ddl, 3 of 3
+-- text: 276 characters, sha256 4534375e366247c4
+IF OBJECT_ID(N'[jobs_dead]', N'U') IS NULL
+CREATE TABLE [jobs_dead] (
+  [id] BIGINT NOT NULL PRIMARY KEY,
+  [payload] NVARCHAR(MAX) NOT NULL,
+  [attempt] INT NOT NULL DEFAULT 0,
+  [locked_until] DATETIME2(3) NULL,
+  [processed_at] DATETIME2(3) NULL,
+  [result] NVARCHAR(MAX)
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:00.000Z",10,"2025-01-01T00:00:30.000Z"]
+-- text: 338 characters, sha256 d6bc9a25a6459b0f
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+WITH
+  sqlinbox_claim AS (
+    SELECT
+      TOP (@p2) q.*
+    FROM
+      [jobs] q
+    WITH
+      (UPDLOCK, READPAST, ROWLOCK)
+    WHERE
+      q.[processed_at] IS NULL
+      AND (
+        q.[locked_until] IS NULL
+        OR q.[locked_until] <= @p1
+      )
+    ORDER BY
+      q.[id]
+  )
+UPDATE sqlinbox_claim
+SET
+  [locked_until] = @p3,
+  [attempt] = [attempt] + 1 OUTPUT inserted.*;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 125 characters, sha256 622d9b5ac6da2cd1
+UPDATE t
+SET
+  [locked_until] = @p1 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[locked_until] = @p2
+  AND t.[id] IN (@p3, @p4);
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 197 characters, sha256 dd9ec9bb438072d5
+UPDATE t
+SET
+  [locked_until] = @p1 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p2, @p3)
+  AND (
+    (
+      t.[locked_until] = @p4
+      AND t.[id] IN (@p5)
+    )
+    OR (
+      t.[locked_until] = @p6
+      AND t.[id] IN (@p7)
+    )
+  );
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 148 characters, sha256 7cb0e44e0ebb009a
+UPDATE t
+SET
+  [processed_at] = @p1,
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[locked_until] = @p2
+  AND t.[id] IN (@p3, @p4);
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 119 characters, sha256 246d4db8ff4c8909
+UPDATE q
+SET
+  [processed_at] = @p1,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p2
+  AND q.[locked_until] = @p3;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 124 characters, sha256 5d6ddb36269ed8f7
+UPDATE q
+SET
+  [attempt] = [attempt] + 1,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p1
+  AND q.[locked_until] = @p2;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 124 characters, sha256 0883cdbca5c062cb
+UPDATE q
+SET
+  [attempt] = [attempt] - 1,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p1
+  AND q.[locked_until] = @p2;
+
+-- moveToDeadLetter
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 94 characters, sha256 89fa891e5ecbce7f
+DELETE FROM [jobs] OUTPUT deleted.*
+INTO
+  [jobs_dead]
+WHERE
+  [id] = @p1
+  AND [locked_until] = @p2;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",0]
+-- text: 192 characters, sha256 35385427782b27ec
+INSERT INTO
+  [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
+SELECT
+  v.[payload],
+  v.[attempt]
+FROM
+  (
+    VALUES
+      (@p1, @p2, 0)
+  ) AS v ([payload], [attempt], [sqlinbox_pos])
+ORDER BY
+  v.[sqlinbox_pos];
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
+-- text: 207 characters, sha256 6a747c3848dce454
+INSERT INTO
+  [jobs] ([payload], [attempt]) OUTPUT inserted.[id]
+SELECT
+  v.[payload],
+  v.[attempt]
+FROM
+  (
+    VALUES
+      (@p1, @p2, 0),
+      (@p3, @p4, 1)
+  ) AS v ([payload], [attempt], [sqlinbox_pos])
+ORDER BY
+  v.[sqlinbox_pos];
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 452 characters, sha256 2aa40ecd267aa52f
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.[processed_at] IS NULL
+        AND q.[locked_until] > @p1 THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS [in_work],
+  0 AS [delayed],
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.[processed_at] IS NULL
+        AND (
+          q.[locked_until] IS NULL
+          OR q.[locked_until] <= @p2
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS [ready],
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      [jobs_dead]
+    WITH
+      (READCOMMITTEDLOCK, READPAST)
+  ) AS [dead]
+FROM
+  [jobs] q
+WITH
+  (READCOMMITTEDLOCK, READPAST);
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 224 characters, sha256 257a3a7d1367dfc2
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  NULL AS [key],
+  NULL AS [due_at]
+FROM
+  [jobs] q
+WITH
+  (READCOMMITTEDLOCK, READPAST)
+WHERE
+  q.[processed_at] IS NULL
+  AND (
+    q.[locked_until] IS NULL
+    OR q.[locked_until] <= @p1
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 234 characters, sha256 c3eeae2418b40c40
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  COUNT(*) AS [n]
+FROM
+  (
+    SELECT
+      1 AS [one]
+    FROM
+      [jobs] q
+    WITH
+      (UPDLOCK, READPAST, ROWLOCK)
+    WHERE
+      q.[processed_at] IS NULL
+      AND (
+        q.[locked_until] IS NULL
+        OR q.[locked_until] <= @p1
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 328 characters, sha256 fda0fac1df3ed3bd
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p4) x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.[processed_at] IS NOT NULL THEN 'done'
+        WHEN r.[locked_until] > @p1 THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      [jobs] r
+    WITH
+      (READCOMMITTEDLOCK, READPAST)
+  ) x
+WHERE
+  x.sqlinbox_state = @p2
+  AND x.[id] > @p3
+ORDER BY
+  x.[id];
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 238 characters, sha256 578e5138383efa97
+SET
+TRANSACTION ISOLATION LEVEL READ COMMITTED;
+
+SELECT
+  TOP (@p4) x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      [jobs_dead] r
+    WITH
+      (READCOMMITTEDLOCK, READPAST)
+  ) x
+WHERE
+  x.sqlinbox_state = @p1
+  AND x.[id] IN (@p2, @p3)
+ORDER BY
+  x.[id];
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 188 characters, sha256 fe6ce7cfb1550927
+SELECT
+  r.*
+FROM
+  [jobs] r
+WITH
+  (UPDLOCK, READPAST, ROWLOCK)
+WHERE
+  r.[processed_at] IS NULL
+  AND (
+    r.[locked_until] IS NULL
+    OR r.[locked_until] <= @p1
+  )
+  AND r.[id] IN (@p2, @p3)
+ORDER BY
+  r.[id];
+
+-- admin pick (dead)
+-- text: 79 characters, sha256 4975a50aef68ab6e
+SELECT
+  r.*
+FROM
+  [jobs_dead] r
+WITH
+  (UPDLOCK, READPAST, ROWLOCK)
+ORDER BY
+  r.[id];
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 93 characters, sha256 af9c89ea606c4541
+UPDATE q
+SET
+  [attempt] = 0,
+  [locked_until] = NULL
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] IN (@p1, @p2);
+
+-- admin copyBack
+-- params: [4,5]
+-- text: 271 characters, sha256 fbe489265102c32d
+SET
+IDENTITY_INSERT [jobs] ON;
+
+INSERT INTO
+  [jobs] ([id], [payload], [attempt], [locked_until], [processed_at], [result])
+SELECT
+  [id],
+  [payload],
+  [attempt],
+  [locked_until],
+  [processed_at],
+  [result]
+FROM
+  [jobs_dead]
+WHERE
+  [id] IN (@p1, @p2);
+
+SET
+IDENTITY_INSERT [jobs] OFF;;
+
+-- admin remove (dead)
+-- params: [4,5]
+-- text: 48 characters, sha256 a6c993f0461ff199
+DELETE FROM [jobs_dead]
+WHERE
+  [id] IN (@p1, @p2);
+
+-- admin remove
+-- params: [4,5]
+-- text: 43 characters, sha256 51aba2db308f48f3
+DELETE FROM [jobs]
+WHERE
+  [id] IN (@p1, @p2);
+
+-- admin reschedule: none
+
+
+-- =================================================================================================
+-- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 2
+-- text: 375 characters, sha256 81c954987e06ee1c
+IF OBJECT_ID(N'[jobs]', N'U') IS NULL
+CREATE TABLE [jobs] (
+  [id] BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY,
+  [payload] NVARCHAR(MAX) NOT NULL,
+  [attempt] INT NOT NULL DEFAULT 0,
   [fifo_group] NVARCHAR(255) NULL,
   [last_error] NVARCHAR(MAX),
   [error_class] NVARCHAR(255) NULL,
@@ -8215,10 +8890,11 @@ WHERE
 
 -- settle dead letter (group)
 -- params: ["dead","boom","TypeError","2025-01-01T00:00:00.000Z",7]
--- text: 127 characters, sha256 b553c51c970b6e68
+-- text: 154 characters, sha256 41696f598bbfdd99
 UPDATE q
 SET
   [fifo_group] = @p1,
+  [attempt] = [attempt] + 1,
   [last_error] = @p2,
   [error_class] = @p3,
   [failed_at] = @p4
@@ -8228,7 +8904,7 @@ WHERE
   q.[id] = @p5;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 241 characters, sha256 41eefee04ea60c48
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -8245,7 +8921,7 @@ ORDER BY
   v.[sqlinbox_pos];
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 262 characters, sha256 18c0989ee42f4d95
 INSERT INTO
   [jobs] ([payload], [attempt], [fifo_group]) OUTPUT inserted.[id]
@@ -8427,10 +9103,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 90 characters, sha256 d0b679a171e97aea
+-- text: 90 characters, sha256 1010de6f1e3c0afe
 UPDATE q
 SET
-  [attempt] = 1,
+  [attempt] = 0,
   [fifo_group] = @p1
 FROM
   [jobs] AS q

@@ -73,11 +73,11 @@ SELECT
 -- row lock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 232 characters, sha256 e67611c331b07cdc
+-- text: 232 characters, sha256 18478f678bf92038
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
@@ -118,7 +118,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -126,7 +126,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -262,10 +262,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 81 characters, sha256 9aaf903749dcf4bb
+-- text: 81 characters, sha256 421846f502714e62
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -305,11 +305,11 @@ UPDATE SKIP LOCKED;
 -- row lock, database clock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 232 characters, sha256 e67611c331b07cdc
+-- text: 232 characters, sha256 18478f678bf92038
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
@@ -350,7 +350,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -358,7 +358,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -494,10 +494,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 81 characters, sha256 9aaf903749dcf4bb
+-- text: 81 characters, sha256 421846f502714e62
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -537,11 +537,11 @@ UPDATE SKIP LOCKED;
 -- lease (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 267 characters, sha256 28dbe563e7b1c2ec
+-- text: 267 characters, sha256 011173975c3f4a07
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
@@ -638,7 +638,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -646,7 +646,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -812,10 +812,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 9ee91e9446829172
+-- text: 104 characters, sha256 b005f104775a6a6a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL,
   `locked_until` = NULL
 WHERE
@@ -896,11 +896,11 @@ WHERE
 -- advisory (table jobs, advisory form)
 -- =================================================================================================
 -- ddl
--- text: 263 characters, sha256 c00fcda20e7192b0
+-- text: 263 characters, sha256 50231d996af39ae6
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   `account` VARCHAR(255) NULL,
   PRIMARY KEY (`id`)
@@ -1097,7 +1097,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","a1"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","a1"]
 -- text: 87 characters, sha256 df9b11a804e873fb
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`, `account`)
@@ -1105,7 +1105,7 @@ VALUES
   (?, ?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","a1","{\"n\":2}",0]
 -- text: 113 characters, sha256 fad5979f6129b579
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`, `account`)
@@ -1241,10 +1241,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 81 characters, sha256 9aaf903749dcf4bb
+-- text: 81 characters, sha256 421846f502714e62
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -1323,11 +1323,11 @@ WHERE
 -- row lock, FIFO (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 278 characters, sha256 486263b03744c28d
+-- text: 278 characters, sha256 6a4b464bb07f149d
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `fifo_group` VARCHAR(255) NULL,
   PRIMARY KEY (`id`),
   INDEX `sqlinbox_fifo` (`fifo_group`, `id`)
@@ -1388,7 +1388,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 72 characters, sha256 5f9b87010e2360d8
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -1396,7 +1396,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 89 characters, sha256 2d8d89a9a16ba12f
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -1506,10 +1506,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 77 characters, sha256 0598243a3e11175c
+-- text: 77 characters, sha256 feb128e982683eeb
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `fifo_group` = ?
 WHERE
   q.`id` IN (?, ?);
@@ -1570,11 +1570,11 @@ UPDATE SKIP LOCKED;
 -- lease, FIFO (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 313 characters, sha256 5633a94a4f05ee5c
+-- text: 313 characters, sha256 86374064b6649876
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `fifo_group` VARCHAR(255) NULL,
   PRIMARY KEY (`id`),
@@ -1677,7 +1677,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 72 characters, sha256 5f9b87010e2360d8
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -1685,7 +1685,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 89 characters, sha256 2d8d89a9a16ba12f
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -1825,10 +1825,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 100 characters, sha256 bc3304575fd5a2d0
+-- text: 100 characters, sha256 a1175075af179b79
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL,
   `fifo_group` = ?
 WHERE
@@ -1934,11 +1934,11 @@ UPDATE;
 -- advisory, FIFO (table jobs, advisory form)
 -- =================================================================================================
 -- ddl
--- text: 309 characters, sha256 a46028d84a573489
+-- text: 309 characters, sha256 462f806c3bb0b11b
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `fifo_group` VARCHAR(255) NULL,
   `account` VARCHAR(255) NULL,
   PRIMARY KEY (`id`),
@@ -2147,7 +2147,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","a1"]
+-- params: ["{\"n\":1}",0,"g","a1"]
 -- text: 86 characters, sha256 98508c68f9b3e4f3
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `account`)
@@ -2155,7 +2155,7 @@ VALUES
   (?, ?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","a1","{\"n\":2}",0]
 -- text: 112 characters, sha256 cb045370abb36c68
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `account`)
@@ -2266,10 +2266,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 77 characters, sha256 0598243a3e11175c
+-- text: 77 characters, sha256 feb128e982683eeb
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `fifo_group` = ?
 WHERE
   q.`id` IN (?, ?);
@@ -2370,11 +2370,11 @@ WHERE
 -- lease, priority (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 323 characters, sha256 0d3cd1f7df5e5d33
+-- text: 323 characters, sha256 8b6257c583defefe
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `priority` INT NOT NULL DEFAULT 0,
   PRIMARY KEY (`id`),
@@ -2468,7 +2468,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,3]
+-- params: ["{\"n\":1}",0,3]
 -- text: 70 characters, sha256 8f601805d02222ea
 INSERT INTO
   `jobs` (`payload`, `attempt`, `priority`)
@@ -2476,7 +2476,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,3,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,3,"{\"n\":2}",0]
 -- text: 87 characters, sha256 b1cf7ad8cab5c0be
 INSERT INTO
   `jobs` (`payload`, `attempt`, `priority`)
@@ -2616,10 +2616,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 af3c4647ba417d48
+-- text: 82 characters, sha256 b5445cc229e01b3a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -2693,11 +2693,11 @@ WHERE
 -- lease, unique key, processed_at (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 527 characters, sha256 a798cb35283410c7
+-- text: 527 characters, sha256 68b54f2533d2b13c
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `processed_at` DATETIME(3) NULL,
   `unique_key` VARCHAR(255) NULL,
@@ -2800,7 +2800,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 55 characters, sha256 e702c7f9a4f0e3fe
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -2808,7 +2808,7 @@ VALUES
   (?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 63 characters, sha256 5b42acf176c2b051
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -2817,7 +2817,7 @@ VALUES
   (?, ?);
 
 -- insertKeyed
--- params: ["{\"n\":1}",1,"k1"]
+-- params: ["{\"n\":1}",0,"k1"]
 -- text: 124 characters, sha256 64b0a9d7ec66898f
 INSERT INTO
   `jobs` (`payload`, `attempt`, `unique_key`)
@@ -2838,15 +2838,15 @@ WHERE
   AND `processed_at` IS NULL;
 
 -- insertReplacing
--- params: ["{\"n\":2}",1,"k1"]
--- text: 186 characters, sha256 0734be703c96cd72
+-- params: ["{\"n\":2}",0,"k1"]
+-- text: 185 characters, sha256 a6a9a535c3f81346
 INSERT INTO
   `jobs` (`payload`, `attempt`, `unique_key`)
 VALUES
   (?, ?, ?)
 ON DUPLICATE KEY UPDATE
   `payload` = IF (
-    `attempt` <= 1,
+    `attempt` < 1,
     VALUES
       (`payload`),
       `payload`
@@ -2992,10 +2992,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 af3c4647ba417d48
+-- text: 82 characters, sha256 b5445cc229e01b3a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -3071,11 +3071,11 @@ WHERE
 -- lease, per-key concurrency (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 324 characters, sha256 2cbf325935ff238b
+-- text: 324 characters, sha256 8d86662d03afdb71
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `account` VARCHAR(255) NULL,
   PRIMARY KEY (`id`),
@@ -3274,7 +3274,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 55 characters, sha256 e702c7f9a4f0e3fe
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -3282,7 +3282,7 @@ VALUES
   (?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 63 characters, sha256 5b42acf176c2b051
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -3422,10 +3422,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 af3c4647ba417d48
+-- text: 82 characters, sha256 b5445cc229e01b3a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -3641,11 +3641,11 @@ SELECT
 -- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 233 characters, sha256 7978d2bc6a6c0724
+-- text: 233 characters, sha256 ffea7d92e6695f09
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
@@ -3777,7 +3777,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 55 characters, sha256 e702c7f9a4f0e3fe
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -3785,7 +3785,7 @@ VALUES
   (?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 63 characters, sha256 5b42acf176c2b051
 INSERT INTO
   `jobs` (`payload`, `attempt`)
@@ -3925,10 +3925,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 af3c4647ba417d48
+-- text: 82 characters, sha256 b5445cc229e01b3a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -4135,6 +4135,38 @@ WHERE
   AND `kind` = ?
   AND `target` = ?;
 
+-- control sweepCancels
+-- params: ["jobs","cancel","41","41","42","42"]
+-- text: 221 characters, sha256 79f3f919099cfbf5
+DELETE FROM `sqlinbox_control`
+WHERE
+  `queue_name` = ?
+  AND `kind` = ?
+  AND (
+    (
+      `target` = ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          `jobs` x
+        WHERE
+          x.`id` = ?
+      )
+    )
+    OR (
+      `target` = ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          `jobs` x
+        WHERE
+          x.`id` = ?
+      )
+    )
+  );
+
 -- steps readSteps
 -- params: ["jobs","41"]
 -- text: 90 characters, sha256 ff85345d401e1a0f
@@ -4168,6 +4200,58 @@ DELETE FROM `sqlinbox_steps`
 WHERE
   `queue_name` = ?
   AND `row_id` IN (?, ?);
+
+-- steps stepRows
+-- params: ["jobs",500]
+-- text: 137 characters, sha256 9989ff493d0bd9ac
+SELECT
+  `row_id`,
+  MAX(`finished_at`) AS `last_ms`
+FROM
+  `sqlinbox_steps`
+WHERE
+  `queue_name` = ?
+GROUP BY
+  `row_id`
+ORDER BY
+  `row_id`
+LIMIT
+  ?;
+
+-- steps stepRows after a cursor
+-- params: ["jobs","41",500]
+-- text: 154 characters, sha256 bbed47e5f7f02998
+SELECT
+  `row_id`,
+  MAX(`finished_at`) AS `last_ms`
+FROM
+  `sqlinbox_steps`
+WHERE
+  `queue_name` = ?
+  AND `row_id` > ?
+GROUP BY
+  `row_id`
+ORDER BY
+  `row_id`
+LIMIT
+  ?;
+
+-- steps deleteStepsUpTo
+-- params: ["jobs","41","1735689600000","42","1735689600500"]
+-- text: 136 characters, sha256 fa6d44ed6d0577c3
+DELETE FROM `sqlinbox_steps`
+WHERE
+  `queue_name` = ?
+  AND (
+    (
+      `row_id` = ?
+      AND `finished_at` <= ?
+    )
+    OR (
+      `row_id` = ?
+      AND `finished_at` <= ?
+    )
+  );
 
 -- claim, then: the update of the rows it locked
 -- params: ["2025-01-01 00:00:30.000",1,2]
@@ -4228,11 +4312,11 @@ WHERE
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 267 characters, sha256 28dbe563e7b1c2ec
+-- text: 267 characters, sha256 011173975c3f4a07
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
@@ -4354,7 +4438,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -4362,7 +4446,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -4528,10 +4612,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 9ee91e9446829172
+-- text: 104 characters, sha256 b005f104775a6a6a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL,
   `locked_until` = NULL
 WHERE
@@ -4645,6 +4729,19 @@ WHERE
   AND `parent_id` = ?
   AND `state` = 'pending';
 
+-- flows settleEdges
+-- params: ["jobs","7","5","6"]
+-- text: 235 characters, sha256 d26182833f886031
+UPDATE `sqlinbox_flow` AS f
+SET
+  `state` = 'done',
+  `settled_ms` = (TIMESTAMPDIFF (MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP (3)) DIV 1000)
+WHERE
+  `queue_name` = ?
+  AND `parent_id` = ?
+  AND `child_id` IN (?, ?)
+  AND `state` = 'pending';
+
 -- flows countDown
 -- params: ["jobs","7"]
 -- text: 128 characters, sha256 dc714a070360bd2b
@@ -4652,6 +4749,16 @@ UPDATE `sqlinbox_flow_parent` AS f
 SET
   `pending` = `pending` - 1,
   `dead` = `dead` + 1
+WHERE
+  `queue_name` = ?
+  AND `parent_id` = ?;
+
+-- flows countDown by 3
+-- params: [3,"jobs","7"]
+-- text: 107 characters, sha256 a9e6e64056edbf2c
+UPDATE `sqlinbox_flow_parent` AS f
+SET
+  `pending` = `pending` - ?
 WHERE
   `queue_name` = ?
   AND `parent_id` = ?;
@@ -4696,6 +4803,120 @@ FROM
 WHERE
   `queue_name` = ?
   AND `parent_id` IN (?);
+
+-- flows settledEdges
+-- params: ["jobs",1000]
+-- text: 174 characters, sha256 9eb60b9a1df8bc45
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow` f
+WHERE
+  `queue_name` = ?
+  AND `state` <> 'pending'
+ORDER BY
+  `child_id`,
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows settledEdges after a cursor
+-- params: ["jobs","5","5","7",1000]
+-- text: 234 characters, sha256 fcc5ac5a3148e542
+SELECT
+  `parent_id`,
+  `child_id`,
+  `child_name`,
+  `state`,
+  `error`
+FROM
+  `sqlinbox_flow` f
+WHERE
+  `queue_name` = ?
+  AND `state` <> 'pending'
+  AND `child_id` >= ?
+  AND (
+    `child_id` > ?
+    OR `parent_id` > ?
+  )
+ORDER BY
+  `child_id`,
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows deleteEdges
+-- params: ["jobs","5","7","6","7"]
+-- text: 158 characters, sha256 99b4bf78316292d0
+DELETE FROM `sqlinbox_flow`
+WHERE
+  `queue_name` = ?
+  AND `state` <> 'pending'
+  AND (
+    (
+      `child_id` = ?
+      AND `parent_id` = ?
+    )
+    OR (
+      `child_id` = ?
+      AND `parent_id` = ?
+    )
+  );
+
+-- flows settledParents
+-- params: ["jobs",1000]
+-- text: 173 characters, sha256 d91f1e556ff9b524
+SELECT
+  `parent_id`,
+  `pending`,
+  `dead`,
+  `policy`,
+  `woken`
+FROM
+  `sqlinbox_flow_parent` f
+WHERE
+  `queue_name` = ?
+  AND `woken` = 1
+  AND `pending` <= 0
+ORDER BY
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows settledParents after a cursor
+-- params: ["jobs","7",1000]
+-- text: 193 characters, sha256 90d791b5511281d6
+SELECT
+  `parent_id`,
+  `pending`,
+  `dead`,
+  `policy`,
+  `woken`
+FROM
+  `sqlinbox_flow_parent` f
+WHERE
+  `queue_name` = ?
+  AND `woken` = 1
+  AND `pending` <= 0
+  AND `parent_id` > ?
+ORDER BY
+  `parent_id`
+LIMIT
+  ?;
+
+-- flows deleteParents
+-- params: ["jobs","7","8"]
+-- text: 118 characters, sha256 bb3bbf7d5e11140c
+DELETE FROM `sqlinbox_flow_parent`
+WHERE
+  `queue_name` = ?
+  AND `woken` = 1
+  AND `pending` <= 0
+  AND `parent_id` IN (?, ?);
 
 -- claim, then: the update of the rows it locked
 -- params: ["2025-01-01 00:00:30.000",1,2]
@@ -4756,11 +4977,11 @@ WHERE
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl
--- text: 280 characters, sha256 03a8bda29166b1d1
+-- text: 280 characters, sha256 d3e6e2a47cc22ebd
 CREATE TABLE IF NOT EXISTS `outbox` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `relayed_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`),
   INDEX `sqlinbox_claim` (`relayed_at`, `id`)
@@ -4784,10 +5005,11 @@ UPDATE SKIP LOCKED;
 
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7]
--- text: 58 characters, sha256 507de41a649f7a3d
+-- text: 85 characters, sha256 38646b2a47bdf55d
 UPDATE `outbox` AS q
 SET
-  `relayed_at` = ?
+  `relayed_at` = ?,
+  `attempt` = `attempt` + 1
 WHERE
   q.`id` = ?;
 
@@ -4801,7 +5023,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 57 characters, sha256 33e7f1e04646a185
 INSERT INTO
   `outbox` (`payload`, `attempt`)
@@ -4809,7 +5031,7 @@ VALUES
   (?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 65 characters, sha256 881cc8c1d08c09b4
 INSERT INTO
   `outbox` (`payload`, `attempt`)
@@ -4932,10 +5154,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 61 characters, sha256 510eae8ab43e1232
+-- text: 61 characters, sha256 743420bb93757631
 UPDATE `outbox` AS q
 SET
-  `attempt` = 1
+  `attempt` = 0
 WHERE
   q.`id` IN (?, ?);
 
@@ -4965,11 +5187,11 @@ UPDATE SKIP LOCKED;
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl
--- text: 315 characters, sha256 3337aebb542be642
+-- text: 315 characters, sha256 c5b3deb180097774
 CREATE TABLE IF NOT EXISTS `outbox` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `relayed_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`),
@@ -5070,7 +5292,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 57 characters, sha256 33e7f1e04646a185
 INSERT INTO
   `outbox` (`payload`, `attempt`)
@@ -5078,7 +5300,7 @@ VALUES
   (?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 65 characters, sha256 881cc8c1d08c09b4
 INSERT INTO
   `outbox` (`payload`, `attempt`)
@@ -5228,10 +5450,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 84 characters, sha256 8f4ee55573bbeace
+-- text: 84 characters, sha256 272e17626f52daac
 UPDATE `outbox` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `locked_until` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -5307,11 +5529,11 @@ WHERE
 -- lease, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl
--- text: 347 characters, sha256 f2dfea40117b33b4
+-- text: 347 characters, sha256 825453654ec292b0
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   `fifo_group` VARCHAR(255) NULL,
@@ -5432,7 +5654,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01 00:00:30.000"]
 -- text: 90 characters, sha256 0d8be757d0aba185
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `retry_after`)
@@ -5440,7 +5662,7 @@ VALUES
   (?, ?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 116 characters, sha256 7520b8a6eafc30b7
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `retry_after`)
@@ -5633,10 +5855,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 122 characters, sha256 59bce87809a8262c
+-- text: 122 characters, sha256 acaf8532b9ad36b2
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL,
   `locked_until` = NULL,
   `fifo_group` = ?
@@ -5750,11 +5972,11 @@ UPDATE;
 -- row lock, dead-letter table, schema-qualified (table app.jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 322 characters, sha256 9f4225f02284ee6c
+-- text: 322 characters, sha256 3f29a7b321c001b2
 CREATE TABLE IF NOT EXISTS `app`.`jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   `processed_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`),
@@ -5762,11 +5984,11 @@ CREATE TABLE IF NOT EXISTS `app`.`jobs` (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
 -- ddl, 2 of 2
--- text: 263 characters, sha256 7939ab5f7498be98
+-- text: 263 characters, sha256 a2a93e2b1acbefff
 CREATE TABLE IF NOT EXISTS `app`.`jobs_dead` (
   `id` BIGINT NOT NULL,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   `processed_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
@@ -5793,10 +6015,11 @@ UPDATE SKIP LOCKED;
 
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7]
--- text: 64 characters, sha256 d09e573ce9d3b73c
+-- text: 91 characters, sha256 1a77124da7b81cd3
 UPDATE `app`.`jobs` AS q
 SET
-  `processed_at` = ?
+  `processed_at` = ?,
+  `attempt` = `attempt` + 1
 WHERE
   q.`id` = ?;
 
@@ -5807,6 +6030,15 @@ UPDATE `app`.`jobs` AS q
 SET
   `attempt` = `attempt` + 1,
   `retry_after` = ?
+WHERE
+  q.`id` = ?;
+
+-- countBeforeMove
+-- params: [7]
+-- text: 71 characters, sha256 1813b0e4d0478861
+UPDATE `app`.`jobs` AS q
+SET
+  `attempt` = `attempt` + 1
 WHERE
   q.`id` = ?;
 
@@ -5830,7 +6062,7 @@ WHERE
   `id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 79 characters, sha256 5b8b4d4325953f7c
 INSERT INTO
   `app`.`jobs` (`payload`, `attempt`, `retry_after`)
@@ -5838,7 +6070,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 96 characters, sha256 c3a9ab487c9bd15a
 INSERT INTO
   `app`.`jobs` (`payload`, `attempt`, `retry_after`)
@@ -5990,10 +6222,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 87 characters, sha256 e60e83be98594ad8
+-- text: 87 characters, sha256 db8ae71ece0b3394
 UPDATE `app`.`jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -6053,11 +6285,11 @@ UPDATE SKIP LOCKED;
 -- lease, retention, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 477 characters, sha256 ec94ef66731d1ef6
+-- text: 477 characters, sha256 25fe0106e5ac5405
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   `processed_at` DATETIME(3) NULL,
@@ -6197,7 +6429,7 @@ WHERE
   AND q.`locked_until` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01 00:00:30.000"]
 -- text: 90 characters, sha256 0d8be757d0aba185
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `retry_after`)
@@ -6205,7 +6437,7 @@ VALUES
   (?, ?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 116 characters, sha256 7520b8a6eafc30b7
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`, `retry_after`)
@@ -6408,10 +6640,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 122 characters, sha256 59bce87809a8262c
+-- text: 122 characters, sha256 acaf8532b9ad36b2
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL,
   `locked_until` = NULL,
   `fifo_group` = ?
@@ -6627,22 +6859,22 @@ WHERE
 -- row lock, retention, dead-letter table (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 262 characters, sha256 d18bedbb575597a4
+-- text: 262 characters, sha256 f09c48870af8a7fd
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   `dead_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
 -- ddl, 2 of 3
--- text: 252 characters, sha256 28c87010d8988218
+-- text: 252 characters, sha256 bc1bf992bd5261fc
 CREATE TABLE IF NOT EXISTS `jobs_dead` (
   `id` BIGINT NOT NULL,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `retry_after` DATETIME(3) NULL,
   `dead_at` DATETIME(3) NULL,
   PRIMARY KEY (`id`)
@@ -6691,6 +6923,15 @@ SET
 WHERE
   q.`id` = ?;
 
+-- countBeforeMove
+-- params: [7]
+-- text: 65 characters, sha256 6c4cdeb66e387e68
+UPDATE `jobs` AS q
+SET
+  `attempt` = `attempt` + 1
+WHERE
+  q.`id` = ?;
+
 -- moveToDeadLetter, 1 of 2
 -- params: [7]
 -- text: 59 characters, sha256 4c298efd16246e61
@@ -6711,7 +6952,7 @@ WHERE
   `id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -6719,7 +6960,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -6865,10 +7106,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 81 characters, sha256 9aaf903749dcf4bb
+-- text: 81 characters, sha256 421846f502714e62
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL
 WHERE
   q.`id` IN (?, ?);
@@ -6991,21 +7232,21 @@ UPDATE SKIP LOCKED;
 -- advisory, dead-letter table (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 229 characters, sha256 5dd4c337140d801a
+-- text: 229 characters, sha256 f54643284d20bb1c
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `account` VARCHAR(255) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
 -- ddl, 2 of 2
--- text: 219 characters, sha256 1896d6e8de178f73
+-- text: 219 characters, sha256 e7c2dd3029f041a0
 CREATE TABLE IF NOT EXISTS `jobs_dead` (
   `id` BIGINT NOT NULL,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `account` VARCHAR(255) NULL,
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
@@ -7210,7 +7451,7 @@ WHERE
   `id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"a1"]
+-- params: ["{\"n\":1}",0,"a1"]
 -- text: 69 characters, sha256 3f93c5a70ced88d1
 INSERT INTO
   `jobs` (`payload`, `attempt`, `account`)
@@ -7218,7 +7459,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"a1","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"a1","{\"n\":2}",0]
 -- text: 86 characters, sha256 a4427c8cb27d7cec
 INSERT INTO
   `jobs` (`payload`, `attempt`, `account`)
@@ -7342,10 +7583,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 59 characters, sha256 b6c6669361042e38
+-- text: 59 characters, sha256 5f284aaaa82abf1c
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1
+  `attempt` = 0
 WHERE
   q.`id` IN (?, ?);
 
@@ -7432,11 +7673,11 @@ WHERE
 -- lease, failure record, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 422 characters, sha256 976105806a975346
+-- text: 422 characters, sha256 c575abbd71c2e1b3
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   `last_error` TEXT NULL,
@@ -7447,11 +7688,11 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
 -- ddl, 2 of 2
--- text: 412 characters, sha256 38cbc7656e5bd764
+-- text: 412 characters, sha256 a52337932c3edddd
 CREATE TABLE IF NOT EXISTS `jobs_dead` (
   `id` BIGINT NOT NULL,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
   `locked_until` DATETIME(3) NULL,
   `retry_after` DATETIME(3) NULL,
   `last_error` TEXT NULL,
@@ -7613,7 +7854,7 @@ WHERE
   `id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000"]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000"]
 -- text: 73 characters, sha256 e758fdece6ba46cc
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -7621,7 +7862,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01 00:00:30.000","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"2025-01-01 00:00:30.000","{\"n\":2}",0]
 -- text: 90 characters, sha256 fe584f03095bdfab
 INSERT INTO
   `jobs` (`payload`, `attempt`, `retry_after`)
@@ -7796,10 +8037,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 9ee91e9446829172
+-- text: 104 characters, sha256 b005f104775a6a6a
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `retry_after` = NULL,
   `locked_until` = NULL
 WHERE
@@ -7896,14 +8137,423 @@ WHERE
 
 
 -- =================================================================================================
--- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- lease, processed_at, results, dead-letter table (table jobs, lease form)
 -- =================================================================================================
--- ddl
--- text: 433 characters, sha256 1790ac077f794ee4
+-- ddl, 1 of 2
+-- text: 339 characters, sha256 8e35febc91e65bf2
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
   `payload` JSON NOT NULL,
-  `attempt` INT NOT NULL DEFAULT 1,
+  `attempt` INT NOT NULL DEFAULT 0,
+  `locked_until` DATETIME(3) NULL,
+  `processed_at` DATETIME(3) NULL,
+  `result` JSON NULL,
+  PRIMARY KEY (`id`),
+  INDEX `sqlinbox_claim` (`processed_at`, `id`)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- ddl, 2 of 2
+-- text: 280 characters, sha256 ad2c3894aed5be74
+CREATE TABLE IF NOT EXISTS `jobs_dead` (
+  `id` BIGINT NOT NULL,
+  `payload` JSON NOT NULL,
+  `attempt` INT NOT NULL DEFAULT 0,
+  `locked_until` DATETIME(3) NULL,
+  `processed_at` DATETIME(3) NULL,
+  `result` JSON NULL,
+  PRIMARY KEY (`id`)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- claimLease (n 10)
+-- params: ["2025-01-01 00:00:00.000",10]
+-- text: 161 characters, sha256 dc934dc14af65bd3
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01 00:00:30.000","2025-01-01 00:00:00.000",1,2]
+-- text: 89 characters, sha256 e42fc82b5e8e1b73
+UPDATE `jobs` AS t
+SET
+  `locked_until` = ?
+WHERE
+  t.`locked_until` = ?
+  AND t.`id` IN (?, ?);
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01 00:00:30.000",1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 155 characters, sha256 ad24bc4c8a462f76
+UPDATE `jobs` AS t
+SET
+  `locked_until` = ?
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
+-- settleMany
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",1,2]
+-- text: 112 characters, sha256 b3aac2e1d40b71a6
+UPDATE `jobs` AS t
+SET
+  `processed_at` = ?,
+  `locked_until` = NULL
+WHERE
+  t.`locked_until` = ?
+  AND t.`id` IN (?, ?);
+
+-- settle ack
+-- params: ["2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]
+-- text: 106 characters, sha256 1ed9077d3d476069
+UPDATE `jobs` AS q
+SET
+  `processed_at` = ?,
+  `locked_until` = NULL
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 113 characters, sha256 296f6a6799918faa
+UPDATE `jobs` AS q
+SET
+  `attempt` = `attempt` + 1,
+  `locked_until` = NULL
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 113 characters, sha256 efdbbffa2746532c
+UPDATE `jobs` AS q
+SET
+  `attempt` = `attempt` - 1,
+  `locked_until` = NULL
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
+-- moveToDeadLetter, 1 of 3
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 82 characters, sha256 9cddc891ff2009ed
+INSERT INTO
+  `jobs_dead`
+SELECT
+  *
+FROM
+  `jobs`
+WHERE
+  `id` = ?
+  AND `locked_until` = ?;
+
+-- moveToDeadLetter, 2 of 3
+-- params: [7,"2025-01-01 00:00:00.000"]
+-- text: 56 characters, sha256 85d298d2c4323e3b
+DELETE FROM `jobs`
+WHERE
+  `id` = ?
+  AND `locked_until` = ?;
+
+-- moveToDeadLetter, 3 of 3
+-- params: [7]
+-- text: 59 characters, sha256 4da8a0b9cae3695a
+UPDATE `jobs_dead`
+SET
+  `locked_until` = NULL
+WHERE
+  `id` = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",0]
+-- text: 55 characters, sha256 e702c7f9a4f0e3fe
+INSERT INTO
+  `jobs` (`payload`, `attempt`)
+VALUES
+  (?, ?);
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
+-- text: 63 characters, sha256 5b42acf176c2b051
+INSERT INTO
+  `jobs` (`payload`, `attempt`)
+VALUES
+  (?, ?),
+  (?, ?);
+
+-- stats
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000"]
+-- text: 330 characters, sha256 3a527cb7b2303543
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.`processed_at` IS NULL
+        AND q.`locked_until` > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS `in_work`,
+  0 AS `delayed`,
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q.`processed_at` IS NULL
+        AND (
+          q.`locked_until` IS NULL
+          OR q.`locked_until` <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS `ready`,
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      `jobs_dead`
+  ) AS `dead`
+FROM
+  `jobs` q;
+
+-- dueRows
+-- params: ["2025-01-01 00:00:00.000"]
+-- text: 139 characters, sha256 0b3c1e0f68fec326
+SELECT
+  NULL AS `key`,
+  NULL AS `due_at`
+FROM
+  `jobs` q
+WHERE
+  q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01 00:00:00.000"]
+-- text: 173 characters, sha256 07b4172c976667ee
+SELECT
+  COUNT(*) AS `n`
+FROM
+  (
+    SELECT
+      1 AS `one`
+    FROM
+      `jobs` q
+    WHERE
+      q.`processed_at` IS NULL
+      AND (
+        q.`locked_until` IS NULL
+        OR q.`locked_until` <= ?
+      ) FOR
+    UPDATE SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01 00:00:00.000","ready",3,50]
+-- text: 237 characters, sha256 0074a5ef0c82f8d6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r.`processed_at` IS NOT NULL THEN 'done'
+        WHEN r.`locked_until` > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      `jobs` r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x.`id` > ?
+ORDER BY
+  x.`id`
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 147 characters, sha256 8a5a846e69328ddc
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      `jobs_dead` r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x.`id` IN (?, ?)
+ORDER BY
+  x.`id`
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01 00:00:00.000",4,5]
+-- text: 171 characters, sha256 ec9b3ee8a7bc1927
+SELECT
+  r.*
+FROM
+  `jobs` r
+WHERE
+  r.`processed_at` IS NULL
+  AND (
+    r.`locked_until` IS NULL
+    OR r.`locked_until` <= ?
+  )
+  AND r.`id` IN (?, ?)
+ORDER BY
+  r.`id` FOR
+UPDATE SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 68 characters, sha256 f775c79fc524e913
+SELECT
+  r.*
+FROM
+  `jobs_dead` r
+ORDER BY
+  r.`id` FOR
+UPDATE SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 b5445cc229e01b3a
+UPDATE `jobs` AS q
+SET
+  `attempt` = 0,
+  `locked_until` = NULL
+WHERE
+  q.`id` IN (?, ?);
+
+-- admin copyBack
+-- params: [4,5]
+-- text: 65 characters, sha256 27d30e802a93331e
+INSERT INTO
+  `jobs`
+SELECT
+  *
+FROM
+  `jobs_dead`
+WHERE
+  `id` IN (?, ?);
+
+-- admin remove (dead)
+-- params: [4,5]
+-- text: 44 characters, sha256 d49b00db016aef56
+DELETE FROM `jobs_dead`
+WHERE
+  `id` IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ebeccd5b4e2144ff
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?);
+
+-- admin reschedule: none
+
+-- claim, then: the update of the rows it locked
+-- params: ["2025-01-01 00:00:30.000",1,2]
+-- text: 91 characters, sha256 f87fcbf5fcf31d6d
+UPDATE `jobs` AS q
+SET
+  `locked_until` = ?,
+  `attempt` = `attempt` + 1
+WHERE
+  q.`id` IN (?, ?);
+
+-- claim, then: the rows it leased
+-- params: [1,2]
+-- text: 63 characters, sha256 2c4460829d9a93f2
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  q.`id` IN (?, ?)
+ORDER BY
+  q.`id`;
+
+-- extendLeases, then: the ids it moved
+-- params: [1,2,"2025-01-01 00:00:30.000"]
+-- text: 67 characters, sha256 e6d9921498d7f386
+SELECT
+  `id`
+FROM
+  `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND `locked_until` = ?;
+
+-- settleMany: the rows still held, locked
+-- params: ["2025-01-01 00:00:00.000",1]
+-- text: 89 characters, sha256 af4c134e168e8ef7
+SELECT
+  `id`
+FROM
+  `jobs`
+WHERE
+  `locked_until` = ?
+  AND `id` IN (?)
+ORDER BY
+  `id` FOR
+UPDATE;
+
+-- settleMany: then their ack
+-- params: ["2025-01-01 00:00:00.000",1,2]
+-- text: 87 characters, sha256 90a98319f5b2c09d
+UPDATE `jobs` AS q
+SET
+  `processed_at` = ?,
+  `locked_until` = NULL
+WHERE
+  q.`id` IN (?, ?);
+
+
+-- =================================================================================================
+-- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl
+-- text: 433 characters, sha256 9ab772d20539f870
+CREATE TABLE IF NOT EXISTS `jobs` (
+  `id` BIGINT NOT NULL AUTO_INCREMENT,
+  `payload` JSON NOT NULL,
+  `attempt` INT NOT NULL DEFAULT 0,
   `fifo_group` VARCHAR(255) NULL,
   `last_error` TEXT NULL,
   `error_class` VARCHAR(255) NULL,
@@ -7981,10 +8631,11 @@ WHERE
 
 -- settle dead letter (group)
 -- params: ["dead","boom","TypeError","2025-01-01 00:00:00.000",7]
--- text: 110 characters, sha256 78be390780fe2280
+-- text: 137 characters, sha256 1de74988ebef3cf5
 UPDATE `jobs` AS q
 SET
   `fifo_group` = ?,
+  `attempt` = `attempt` + 1,
   `last_error` = ?,
   `error_class` = ?,
   `failed_at` = ?
@@ -7992,7 +8643,7 @@ WHERE
   q.`id` = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 72 characters, sha256 5f9b87010e2360d8
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -8000,7 +8651,7 @@ VALUES
   (?, ?, ?);
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0]
 -- text: 89 characters, sha256 2d8d89a9a16ba12f
 INSERT INTO
   `jobs` (`payload`, `attempt`, `fifo_group`)
@@ -8139,10 +8790,10 @@ UPDATE SKIP LOCKED;
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 77 characters, sha256 0598243a3e11175c
+-- text: 77 characters, sha256 feb128e982683eeb
 UPDATE `jobs` AS q
 SET
-  `attempt` = 1,
+  `attempt` = 0,
   `fifo_group` = ?
 WHERE
   q.`id` IN (?, ?);

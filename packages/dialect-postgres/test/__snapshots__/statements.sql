@@ -50,11 +50,11 @@ SELECT
 -- row lock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 4
--- text: 276 characters, sha256 908e7aca3f8adbee
+-- text: 276 characters, sha256 66cd6392f0aae2a9
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz
 )
 WITH
@@ -127,7 +127,7 @@ WHERE
   q."id" = $2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -149,7 +149,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -291,10 +291,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 81 characters, sha256 43f457c481b7edaf
+-- text: 81 characters, sha256 a08b1d08a6848156
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -316,7 +316,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -380,11 +380,11 @@ FROM
 -- row lock, database clock (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 4
--- text: 276 characters, sha256 908e7aca3f8adbee
+-- text: 276 characters, sha256 66cd6392f0aae2a9
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz
 )
 WITH
@@ -457,7 +457,7 @@ WHERE
   q."id" = $2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -479,7 +479,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -621,10 +621,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 81 characters, sha256 43f457c481b7edaf
+-- text: 81 characters, sha256 a08b1d08a6848156
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -646,7 +646,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -710,11 +710,11 @@ FROM
 -- lease (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 4
--- text: 323 characters, sha256 d7bae4b9ed5bc8b3
+-- text: 323 characters, sha256 7fd9248ca4633bc3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz
 )
@@ -867,7 +867,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -889,7 +889,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -1047,10 +1047,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 104 characters, sha256 9f7f1e755e3ca382
+-- text: 104 characters, sha256 1b31ade02b2f9cd1
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -1073,7 +1073,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -1156,11 +1156,11 @@ ORDER BY
 -- advisory (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 4
--- text: 294 characters, sha256 cd755a61e7f4d6e5
+-- text: 294 characters, sha256 141e8a48c3baab9d
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz,
   "account" text
 )
@@ -1391,7 +1391,7 @@ WHERE
   q."id" = $2;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1","sqlinbox_jobs"]
 -- text: 254 characters, sha256 0342bdde4766bb3e
 WITH
   sqlinbox_ins AS (
@@ -1413,7 +1413,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 294 characters, sha256 6ac4ac47a41baff6
 WITH
   sqlinbox_ins AS (
@@ -1555,10 +1555,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 81 characters, sha256 43f457c481b7edaf
+-- text: 81 characters, sha256 a08b1d08a6848156
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -1580,7 +1580,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -1658,11 +1658,11 @@ FROM
 -- row lock, FIFO (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 268 characters, sha256 e913cd1aa49c3c75
+-- text: 268 characters, sha256 3a70fd78144b3f5e
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "fifo_group" text
 )
 WITH
@@ -1703,8 +1703,8 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- claimLocked (n 10)
--- params: ["sqlinbox.fifo:jobs:",10]
--- text: 598 characters, sha256 65ed3123c985a67b
+-- params: ["sqlinbox.fifo:jobs:",64,10,10]
+-- text: 1625 characters, sha256 74f2ed9ea6696ba4
 WITH
   sqlinbox_heads AS (
     SELECT
@@ -1712,25 +1712,157 @@ WITH
     FROM
       (
         SELECT
-          q."id" AS sqlinbox_id,
-          q."fifo_group" AS sqlinbox_group
+          *
         FROM
-          "jobs" q
-        WHERE
-          TRUE
-          AND NOT EXISTS (
+          (
             SELECT
-              1
+              w."id" AS sqlinbox_id,
+              w."fifo_group" AS sqlinbox_group
             FROM
-              "jobs" s
+              (
+                SELECT
+                  "id",
+                  "fifo_group"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  $2
+              ) w
             WHERE
-              s."fifo_group" = q."fifo_group"
-              AND s."id" < q."id"
-          )
-        ORDER BY
-          q."id"
-        OFFSET
-          0
+              TRUE
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            OFFSET
+              0
+          ) a
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            WITH RECURSIVE
+              sqlinbox_g (g) AS (
+                (
+                  SELECT
+                    x."fifo_group"
+                  FROM
+                    "jobs" x
+                  WHERE
+                    x."fifo_group" IS NOT NULL
+                  ORDER BY
+                    x."fifo_group"
+                  LIMIT
+                    1
+                )
+                UNION ALL
+                SELECT
+                  (
+                    SELECT
+                      x."fifo_group"
+                    FROM
+                      "jobs" x
+                    WHERE
+                      x."fifo_group" > r.g
+                    ORDER BY
+                      x."fifo_group"
+                    LIMIT
+                      1
+                  )
+                FROM
+                  sqlinbox_g r
+                WHERE
+                  r.g IS NOT NULL
+              ),
+              sqlinbox_last (m) AS (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      $2
+                  ) y
+              )
+            SELECT
+              u.*
+            FROM
+              (
+                SELECT
+                  q."id" AS sqlinbox_id,
+                  q."fifo_group" AS sqlinbox_group
+                FROM
+                  "jobs" q
+                WHERE
+                  q."id" IN (
+                    SELECT
+                      (
+                        SELECT
+                          x."id"
+                        FROM
+                          "jobs" x
+                        WHERE
+                          x."fifo_group" = r.g
+                        ORDER BY
+                          x."id"
+                        LIMIT
+                          1
+                      )
+                    FROM
+                      sqlinbox_g r
+                    WHERE
+                      r.g IS NOT NULL
+                  )
+                  AND q."id" > (
+                    SELECT
+                      m
+                    FROM
+                      sqlinbox_last
+                  )
+                  AND TRUE
+                UNION ALL
+                (
+                  SELECT
+                    q."id" AS sqlinbox_id,
+                    q."fifo_group" AS sqlinbox_group
+                  FROM
+                    "jobs" q
+                  WHERE
+                    q."fifo_group" IS NULL
+                    AND q."id" > (
+                      SELECT
+                        m
+                      FROM
+                        sqlinbox_last
+                    )
+                    AND TRUE
+                  ORDER BY
+                    q."id"
+                  LIMIT
+                    $3
+                )
+              ) u
+            ORDER BY
+              u.sqlinbox_id
+            OFFSET
+              0
+          ) b
       ) h
     WHERE
       pg_try_advisory_xact_lock(
@@ -1743,7 +1875,7 @@ WITH
         )
       )
     LIMIT
-      $2
+      $4
   )
 SELECT
   q.*
@@ -1783,7 +1915,7 @@ WHERE
   q."id" = $1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","sqlinbox_jobs"]
 -- text: 225 characters, sha256 bc408def5f6860de
 WITH
   sqlinbox_ins AS (
@@ -1805,7 +1937,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 256 characters, sha256 4f69ade54bd40aae
 WITH
   sqlinbox_ins AS (
@@ -1926,10 +2058,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 78 characters, sha256 4ad0dbe7fb7172e6
+-- text: 78 characters, sha256 0c623646b4c1d616
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "fifo_group" = $1
 WHERE
   q."id" = ANY ($2);
@@ -1944,7 +2076,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -1995,11 +2127,11 @@ FROM
 -- lease, FIFO (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 315 characters, sha256 8f79cb49e49d09cd
+-- text: 315 characters, sha256 f3714676a98a9958
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "fifo_group" text
 )
@@ -2042,8 +2174,8 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- claimLease (n 10)
--- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z"]
--- text: 933 characters, sha256 e77f047b5bb58a51
+-- params: ["sqlinbox.fifo:jobs:",64,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10,10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 2100 characters, sha256 b7641ff8bbaa090e
 WITH
   sqlinbox_heads AS (
     SELECT
@@ -2051,25 +2183,159 @@ WITH
     FROM
       (
         SELECT
-          q."id" AS sqlinbox_id,
-          q."fifo_group" AS sqlinbox_group
+          *
         FROM
-          "jobs" q
-        WHERE
-          coalesce(q."locked_until", '-infinity') <= $2::timestamptz
-          AND NOT EXISTS (
+          (
             SELECT
-              1
+              w."id" AS sqlinbox_id,
+              w."fifo_group" AS sqlinbox_group
             FROM
-              "jobs" s
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "locked_until"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  $2
+              ) w
             WHERE
-              s."fifo_group" = q."fifo_group"
-              AND s."id" < q."id"
-          )
-        ORDER BY
-          q."id"
-        OFFSET
-          0
+              coalesce(w."locked_until", '-infinity') <= $3::timestamptz
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            OFFSET
+              0
+          ) a
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            WITH RECURSIVE
+              sqlinbox_g (g) AS (
+                (
+                  SELECT
+                    x."fifo_group"
+                  FROM
+                    "jobs" x
+                  WHERE
+                    x."fifo_group" IS NOT NULL
+                  ORDER BY
+                    x."fifo_group"
+                  LIMIT
+                    1
+                )
+                UNION ALL
+                SELECT
+                  (
+                    SELECT
+                      x."fifo_group"
+                    FROM
+                      "jobs" x
+                    WHERE
+                      x."fifo_group" > r.g
+                    ORDER BY
+                      x."fifo_group"
+                    LIMIT
+                      1
+                  )
+                FROM
+                  sqlinbox_g r
+                WHERE
+                  r.g IS NOT NULL
+              ),
+              sqlinbox_last (m) AS (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      $2
+                  ) y
+              )
+            SELECT
+              u.*
+            FROM
+              (
+                SELECT
+                  q."id" AS sqlinbox_id,
+                  q."fifo_group" AS sqlinbox_group
+                FROM
+                  "jobs" q
+                WHERE
+                  q."id" IN (
+                    SELECT
+                      (
+                        SELECT
+                          x."id"
+                        FROM
+                          "jobs" x
+                        WHERE
+                          x."fifo_group" = r.g
+                        ORDER BY
+                          x."id"
+                        LIMIT
+                          1
+                      )
+                    FROM
+                      sqlinbox_g r
+                    WHERE
+                      r.g IS NOT NULL
+                  )
+                  AND q."id" > (
+                    SELECT
+                      m
+                    FROM
+                      sqlinbox_last
+                  )
+                  AND coalesce(q."locked_until", '-infinity') <= $4::timestamptz
+                UNION ALL
+                (
+                  SELECT
+                    q."id" AS sqlinbox_id,
+                    q."fifo_group" AS sqlinbox_group
+                  FROM
+                    "jobs" q
+                  WHERE
+                    q."fifo_group" IS NULL
+                    AND q."id" > (
+                      SELECT
+                        m
+                      FROM
+                        sqlinbox_last
+                    )
+                    AND coalesce(q."locked_until", '-infinity') <= $4::timestamptz
+                  ORDER BY
+                    q."id"
+                  LIMIT
+                    $5
+                )
+              ) u
+            ORDER BY
+              u.sqlinbox_id
+            OFFSET
+              0
+          ) b
       ) h
     WHERE
       pg_try_advisory_xact_lock(
@@ -2082,12 +2348,12 @@ WITH
         )
       )
     LIMIT
-      $3
+      $6
   ),
   sqlinbox_claimed AS (
     UPDATE "jobs" AS t
     SET
-      "locked_until" = $4::timestamptz,
+      "locked_until" = $7::timestamptz,
       "attempt" = "attempt" + 1
     WHERE
       t."id" = ANY (
@@ -2105,7 +2371,7 @@ WITH
                   sqlinbox_heads
               )
             )
-            AND coalesce(q."locked_until", '-infinity') <= $5::timestamptz
+            AND coalesce(q."locked_until", '-infinity') <= $8::timestamptz
           ORDER BY
             q."id"
           FOR UPDATE OF
@@ -2196,7 +2462,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","sqlinbox_jobs"]
 -- text: 225 characters, sha256 bc408def5f6860de
 WITH
   sqlinbox_ins AS (
@@ -2218,7 +2484,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 256 characters, sha256 4f69ade54bd40aae
 WITH
   sqlinbox_ins AS (
@@ -2355,10 +2621,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 101 characters, sha256 fe83308d25a54609
+-- text: 101 characters, sha256 bb8ae6765c78cd38
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL,
   "fifo_group" = $1
 WHERE
@@ -2374,7 +2640,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -2408,11 +2674,11 @@ FROM
 -- advisory, FIFO (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 286 characters, sha256 74e50f15f0fb0ae1
+-- text: 286 characters, sha256 6a8884d568f12d53
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "fifo_group" text,
   "account" text
 )
@@ -2630,7 +2896,7 @@ WHERE
   q."id" = $1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","a1","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","a1","sqlinbox_jobs"]
 -- text: 240 characters, sha256 76c43376c1987eb8
 WITH
   sqlinbox_ins AS (
@@ -2652,7 +2918,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","a1","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 280 characters, sha256 6a1d66db50bd3ee3
 WITH
   sqlinbox_ins AS (
@@ -2774,10 +3040,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 78 characters, sha256 4ad0dbe7fb7172e6
+-- text: 78 characters, sha256 0c623646b4c1d616
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "fifo_group" = $1
 WHERE
   q."id" = ANY ($2);
@@ -2792,7 +3058,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -2861,11 +3127,11 @@ FROM
 -- lease, priority (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 335 characters, sha256 d6cb6fa505e5b88d
+-- text: 335 characters, sha256 8c9a38b2f25f0736
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "priority" integer NOT NULL DEFAULT 0
 )
@@ -3019,7 +3285,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,3,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,3,"sqlinbox_jobs"]
 -- text: 223 characters, sha256 e657ca060db3cbee
 WITH
   sqlinbox_ins AS (
@@ -3041,7 +3307,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,3,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,3,"{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 254 characters, sha256 e05f524d8f914e17
 WITH
   sqlinbox_ins AS (
@@ -3178,10 +3444,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 82 characters, sha256 feaedcc5107d16fc
+-- text: 82 characters, sha256 48c95a2879d7288d
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -3196,7 +3462,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -3230,11 +3496,11 @@ FROM
 -- lease, unique key, processed_at (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 6
--- text: 345 characters, sha256 f6397dc55ab0c63d
+-- text: 345 characters, sha256 a922a643683a0483
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "processed_at" timestamptz,
   "unique_key" text
@@ -3402,7 +3668,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"sqlinbox_jobs"]
 -- text: 207 characters, sha256 6786080a9309a8f4
 WITH
   sqlinbox_ins AS (
@@ -3424,7 +3690,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 229 characters, sha256 d5c1686e34ed0506
 WITH
   sqlinbox_ins AS (
@@ -3447,7 +3713,7 @@ FROM
   sqlinbox_wake;
 
 -- insertKeyed
--- params: ["{\"n\":1}",1,"k1","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"k1","sqlinbox_jobs"]
 -- text: 306 characters, sha256 32916eb6a45e1ca7
 WITH
   sqlinbox_ins AS (
@@ -3485,8 +3751,8 @@ WHERE
   AND "processed_at" IS NULL;
 
 -- insertReplacing
--- params: ["{\"n\":2}",1,"k1","sqlinbox_jobs"]
--- text: 368 characters, sha256 e1bd94ddd8b1e226
+-- params: ["{\"n\":2}",0,"k1","sqlinbox_jobs"]
+-- text: 367 characters, sha256 58f7779f4451f1a9
 WITH
   sqlinbox_ins AS (
     INSERT INTO
@@ -3499,7 +3765,7 @@ WITH
     SET
       "payload" = EXCLUDED."payload"
     WHERE
-      q."attempt" <= 1
+      q."attempt" < 1
     RETURNING
       "id",
       "unique_key"
@@ -3636,10 +3902,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 82 characters, sha256 feaedcc5107d16fc
+-- text: 82 characters, sha256 48c95a2879d7288d
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -3654,7 +3920,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -3738,11 +4004,11 @@ ORDER BY
 -- lease, per-key concurrency (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 312 characters, sha256 3085b8b1304be886
+-- text: 312 characters, sha256 a7e874e145fc71e3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "account" text
 )
@@ -4085,7 +4351,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"sqlinbox_jobs"]
 -- text: 207 characters, sha256 6786080a9309a8f4
 WITH
   sqlinbox_ins AS (
@@ -4107,7 +4373,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 229 characters, sha256 d5c1686e34ed0506
 WITH
   sqlinbox_ins AS (
@@ -4244,10 +4510,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 82 characters, sha256 feaedcc5107d16fc
+-- text: 82 characters, sha256 48c95a2879d7288d
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -4262,7 +4528,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -4296,11 +4562,11 @@ FROM
 -- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 8
--- text: 294 characters, sha256 d166734e55cc5f5d
+-- text: 294 characters, sha256 e53ddd140832f231
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz
 )
 WITH
@@ -4484,7 +4750,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"sqlinbox_jobs"]
 -- text: 207 characters, sha256 6786080a9309a8f4
 WITH
   sqlinbox_ins AS (
@@ -4506,7 +4772,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 229 characters, sha256 d5c1686e34ed0506
 WITH
   sqlinbox_ins AS (
@@ -4643,10 +4909,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 82 characters, sha256 feaedcc5107d16fc
+-- text: 82 characters, sha256 48c95a2879d7288d
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -4895,57 +5161,116 @@ WHERE
 
 -- control writeControl
 -- params: ["jobs","pause_group","acme"]
--- text: 191 characters, sha256 c45e926fdefbd813
-INSERT INTO
-  "sqlinbox_control" ("queue_name", "kind", "target", "requested_at")
-VALUES
-  (
-    $1,
-    $2,
-    $3,
-    CAST(
-      FLOOR(
-        EXTRACT(
-          EPOCH
-          FROM
-            CURRENT_TIMESTAMP
-        ) * 1000
-      ) AS BIGINT
-    )
+-- text: 299 characters, sha256 ca5b297b3082f419
+WITH
+  sqlinbox_changed AS (
+    INSERT INTO
+      "sqlinbox_control" ("queue_name", "kind", "target", "requested_at")
+    VALUES
+      (
+        $1,
+        $2,
+        $3,
+        CAST(
+          FLOOR(
+            EXTRACT(
+              EPOCH
+              FROM
+                CURRENT_TIMESTAMP
+            ) * 1000
+          ) AS BIGINT
+        )
+      )
+    ON CONFLICT DO NOTHING
+    RETURNING
+      1
   )
-ON CONFLICT DO NOTHING;
+SELECT
+  pg_notify (E'sqlinbox:control:jobs', '')
+FROM
+  sqlinbox_changed;
 
 -- control writeControl cancel
 -- params: ["jobs","cancel","41","withdrawn"]
--- text: 211 characters, sha256 60bf98405b49543f
-INSERT INTO
-  "sqlinbox_control" ("queue_name", "kind", "target", "reason", "requested_at")
-VALUES
-  (
-    $1,
-    $2,
-    $3,
-    $4::text,
-    CAST(
-      FLOOR(
-        EXTRACT(
-          EPOCH
-          FROM
-            CURRENT_TIMESTAMP
-        ) * 1000
-      ) AS BIGINT
-    )
+-- text: 319 characters, sha256 cb04b92c8de26c64
+WITH
+  sqlinbox_changed AS (
+    INSERT INTO
+      "sqlinbox_control" ("queue_name", "kind", "target", "reason", "requested_at")
+    VALUES
+      (
+        $1,
+        $2,
+        $3,
+        $4::text,
+        CAST(
+          FLOOR(
+            EXTRACT(
+              EPOCH
+              FROM
+                CURRENT_TIMESTAMP
+            ) * 1000
+          ) AS BIGINT
+        )
+      )
+    ON CONFLICT DO NOTHING
+    RETURNING
+      1
   )
-ON CONFLICT DO NOTHING;
+SELECT
+  pg_notify (E'sqlinbox:control:jobs', '')
+FROM
+  sqlinbox_changed;
 
 -- control deleteControl
 -- params: ["jobs","pause_group","acme"]
--- text: 88 characters, sha256 274005cd33cdb482
+-- text: 196 characters, sha256 36947429b1ae0a94
+WITH
+  sqlinbox_changed AS (
+    DELETE FROM "sqlinbox_control"
+    WHERE
+      "queue_name" = $1
+      AND "kind" = $2
+      AND "target" = $3
+    RETURNING
+      1
+  )
+SELECT
+  pg_notify (E'sqlinbox:control:jobs', '')
+FROM
+  sqlinbox_changed;
+
+-- control sweepCancels
+-- params: ["jobs","cancel","41","41","42","42"]
+-- text: 227 characters, sha256 5b4042d61a6d4f06
 DELETE FROM "sqlinbox_control"
 WHERE
   "queue_name" = $1
   AND "kind" = $2
-  AND "target" = $3;
+  AND (
+    (
+      "target" = $3
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" x
+        WHERE
+          x."id" = $4
+      )
+    )
+    OR (
+      "target" = $5
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" x
+        WHERE
+          x."id" = $6
+      )
+    )
+  );
 
 -- steps readSteps
 -- params: ["jobs","41"]
@@ -4990,8 +5315,60 @@ WHERE
   "queue_name" = $1
   AND "row_id" = ANY ($2);
 
+-- steps stepRows
+-- params: ["jobs",500]
+-- text: 139 characters, sha256 da58dfed3be20851
+SELECT
+  "row_id",
+  MAX("finished_at") AS "last_ms"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = $1
+GROUP BY
+  "row_id"
+ORDER BY
+  "row_id"
+LIMIT
+  $2;
+
+-- steps stepRows after a cursor
+-- params: ["jobs","41",500]
+-- text: 157 characters, sha256 baba408eb95e3e2c
+SELECT
+  "row_id",
+  MAX("finished_at") AS "last_ms"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = $1
+  AND "row_id" > $2
+GROUP BY
+  "row_id"
+ORDER BY
+  "row_id"
+LIMIT
+  $3;
+
+-- steps deleteStepsUpTo
+-- params: ["jobs","41","1735689600000","42","1735689600500"]
+-- text: 141 characters, sha256 d41e3d926302dff6
+DELETE FROM "sqlinbox_steps"
+WHERE
+  "queue_name" = $1
+  AND (
+    (
+      "row_id" = $2
+      AND "finished_at" <= $3
+    )
+    OR (
+      "row_id" = $4
+      AND "finished_at" <= $5
+    )
+  );
+
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -5062,11 +5439,11 @@ ORDER BY
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 6
--- text: 323 characters, sha256 d7bae4b9ed5bc8b3
+-- text: 323 characters, sha256 7fd9248ca4633bc3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz
 )
@@ -5244,7 +5621,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -5266,7 +5643,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -5424,10 +5801,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 104 characters, sha256 9f7f1e755e3ca382
+-- text: 104 characters, sha256 1b31ade02b2f9cd1
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -5549,6 +5926,27 @@ WHERE
   AND "parent_id" = $5
   AND "state" = 'pending';
 
+-- flows settleEdges
+-- params: ["jobs","7",["5","6"]]
+-- text: 226 characters, sha256 7726614aee43d6c3
+UPDATE "sqlinbox_flow" AS f
+SET
+  "state" = 'done',
+  "settled_ms" = CAST(
+    FLOOR(
+      EXTRACT(
+        EPOCH
+        FROM
+          CURRENT_TIMESTAMP
+      ) * 1000
+    ) AS BIGINT
+  )
+WHERE
+  "queue_name" = $1
+  AND "parent_id" = $2
+  AND "child_id" = ANY ($3)
+  AND "state" = 'pending';
+
 -- flows countDown
 -- params: ["jobs","7"]
 -- text: 130 characters, sha256 a36f3b6cef93f73f
@@ -5559,6 +5957,16 @@ SET
 WHERE
   "queue_name" = $1
   AND "parent_id" = $2;
+
+-- flows countDown by 3
+-- params: [3,"jobs","7"]
+-- text: 110 characters, sha256 31633f21c8bd788e
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "pending" = "pending" - $1
+WHERE
+  "queue_name" = $2
+  AND "parent_id" = $3;
 
 -- flows markWoken
 -- params: ["jobs","7"]
@@ -5601,8 +6009,122 @@ WHERE
   "queue_name" = $1
   AND "parent_id" = ANY ($2);
 
+-- flows settledEdges
+-- params: ["jobs",1000]
+-- text: 176 characters, sha256 5a483b6081428b57
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = $1
+  AND "state" <> 'pending'
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  $2;
+
+-- flows settledEdges after a cursor
+-- params: ["jobs","5","5","7",1000]
+-- text: 239 characters, sha256 3a2d3902575361b4
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = $1
+  AND "state" <> 'pending'
+  AND "child_id" >= $2
+  AND (
+    "child_id" > $3
+    OR "parent_id" > $4
+  )
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  $5;
+
+-- flows deleteEdges
+-- params: ["jobs","5","7","6","7"]
+-- text: 163 characters, sha256 cbc3c1a9e564f7a3
+DELETE FROM "sqlinbox_flow"
+WHERE
+  "queue_name" = $1
+  AND "state" <> 'pending'
+  AND (
+    (
+      "child_id" = $2
+      AND "parent_id" = $3
+    )
+    OR (
+      "child_id" = $4
+      AND "parent_id" = $5
+    )
+  );
+
+-- flows settledParents
+-- params: ["jobs",1000]
+-- text: 175 characters, sha256 2878e1583f91dff0
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent" f
+WHERE
+  "queue_name" = $1
+  AND "woken" = 1
+  AND "pending" <= 0
+ORDER BY
+  "parent_id"
+LIMIT
+  $2;
+
+-- flows settledParents after a cursor
+-- params: ["jobs","7",1000]
+-- text: 196 characters, sha256 704e0ebbb28f4e1b
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent" f
+WHERE
+  "queue_name" = $1
+  AND "woken" = 1
+  AND "pending" <= 0
+  AND "parent_id" > $2
+ORDER BY
+  "parent_id"
+LIMIT
+  $3;
+
+-- flows deleteParents
+-- params: ["jobs",["7","8"]]
+-- text: 119 characters, sha256 19f034cd004c884f
+DELETE FROM "sqlinbox_flow_parent"
+WHERE
+  "queue_name" = $1
+  AND "woken" = 1
+  AND "pending" <= 0
+  AND "parent_id" = ANY ($2);
+
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -5685,11 +6207,11 @@ ORDER BY
 -- row lock, processed_at, skipped ids (a relay) (table outbox, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 277 characters, sha256 6398313126a97276
+-- text: 277 characters, sha256 90f191afa98e0edf
 CREATE TABLE IF NOT EXISTS "outbox" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "relayed_at" timestamptz
 )
 WITH
@@ -5750,10 +6272,11 @@ FOR UPDATE OF
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7]
--- text: 73 characters, sha256 4c1a8663c5122c20
+-- text: 100 characters, sha256 1d19eed0131bb429
 UPDATE "outbox" AS q
 SET
-  "relayed_at" = $1::timestamptz
+  "relayed_at" = $1::timestamptz,
+  "attempt" = "attempt" + 1
 WHERE
   q."id" = $2;
 
@@ -5767,7 +6290,7 @@ WHERE
   q."id" = $1;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"sqlinbox_outbox"]
+-- params: ["{\"n\":1}",0,"sqlinbox_outbox"]
 -- text: 209 characters, sha256 ded9079b4190611b
 WITH
   sqlinbox_ins AS (
@@ -5789,7 +6312,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_outbox"]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_outbox"]
 -- text: 231 characters, sha256 25317bf67cfb3e1a
 WITH
   sqlinbox_ins AS (
@@ -5923,10 +6446,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 61 characters, sha256 82e473fc5718dc1f
+-- text: 61 characters, sha256 f4c8475e22fe26e3
 UPDATE "outbox" AS q
 SET
-  "attempt" = 1
+  "attempt" = 0
 WHERE
   q."id" = ANY ($1);
 
@@ -5940,7 +6463,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 234 characters, sha256 2f471690258cf679
 WITH
   sqlinbox_ins AS (
@@ -5994,11 +6517,11 @@ FROM
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 324 characters, sha256 4ba605bce015fa97
+-- text: 324 characters, sha256 209990f1b7dd4c4e
 CREATE TABLE IF NOT EXISTS "outbox" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "relayed_at" timestamptz
 )
@@ -6160,7 +6683,7 @@ WHERE
   AND q."locked_until" = $2::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"sqlinbox_outbox"]
+-- params: ["{\"n\":1}",0,"sqlinbox_outbox"]
 -- text: 209 characters, sha256 ded9079b4190611b
 WITH
   sqlinbox_ins AS (
@@ -6182,7 +6705,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1,"sqlinbox_outbox"]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_outbox"]
 -- text: 231 characters, sha256 25317bf67cfb3e1a
 WITH
   sqlinbox_ins AS (
@@ -6329,10 +6852,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 84 characters, sha256 ab11eaeffd996ae8
+-- text: 84 characters, sha256 6dcee00cd5b4b52b
 UPDATE "outbox" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -6347,7 +6870,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 234 characters, sha256 2f471690258cf679
 WITH
   sqlinbox_ins AS (
@@ -6420,11 +6943,11 @@ ORDER BY
 -- lease, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 344 characters, sha256 ca5865a259a163ae
+-- text: 344 characters, sha256 ed51af0284a59970
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz,
   "fifo_group" text
@@ -6468,8 +6991,8 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- claimLease (n 10)
--- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
--- text: 1147 characters, sha256 30544e6b7d01fa8c
+-- params: ["sqlinbox.fifo:jobs:",64,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 2563 characters, sha256 c599da2b3ac9e3b2
 WITH
   sqlinbox_heads AS (
     SELECT
@@ -6477,30 +7000,176 @@ WITH
     FROM
       (
         SELECT
-          q."id" AS sqlinbox_id,
-          q."fifo_group" AS sqlinbox_group
+          *
         FROM
-          "jobs" q
-        WHERE
           (
-            q."retry_after" IS NULL
-            OR q."retry_after" <= $2::timestamptz
-          )
-          AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
-          AND q."fifo_group" IS DISTINCT FROM $4
-          AND NOT EXISTS (
             SELECT
-              1
+              w."id" AS sqlinbox_id,
+              w."fifo_group" AS sqlinbox_group
             FROM
-              "jobs" s
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "retry_after",
+                  "locked_until"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  $2
+              ) w
             WHERE
-              s."fifo_group" = q."fifo_group"
-              AND s."id" < q."id"
-          )
-        ORDER BY
-          q."id"
-        OFFSET
-          0
+              (
+                w."retry_after" IS NULL
+                OR w."retry_after" <= $3::timestamptz
+              )
+              AND coalesce(w."locked_until", '-infinity') <= $4::timestamptz
+              AND w."fifo_group" IS DISTINCT FROM $5
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            OFFSET
+              0
+          ) a
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            WITH RECURSIVE
+              sqlinbox_g (g) AS (
+                (
+                  SELECT
+                    x."fifo_group"
+                  FROM
+                    "jobs" x
+                  WHERE
+                    x."fifo_group" IS NOT NULL
+                  ORDER BY
+                    x."fifo_group"
+                  LIMIT
+                    1
+                )
+                UNION ALL
+                SELECT
+                  (
+                    SELECT
+                      x."fifo_group"
+                    FROM
+                      "jobs" x
+                    WHERE
+                      x."fifo_group" > r.g
+                    ORDER BY
+                      x."fifo_group"
+                    LIMIT
+                      1
+                  )
+                FROM
+                  sqlinbox_g r
+                WHERE
+                  r.g IS NOT NULL
+              ),
+              sqlinbox_last (m) AS (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "retry_after",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      $2
+                  ) y
+              )
+            SELECT
+              u.*
+            FROM
+              (
+                SELECT
+                  q."id" AS sqlinbox_id,
+                  q."fifo_group" AS sqlinbox_group
+                FROM
+                  "jobs" q
+                WHERE
+                  q."id" IN (
+                    SELECT
+                      (
+                        SELECT
+                          x."id"
+                        FROM
+                          "jobs" x
+                        WHERE
+                          x."fifo_group" = r.g
+                        ORDER BY
+                          x."id"
+                        LIMIT
+                          1
+                      )
+                    FROM
+                      sqlinbox_g r
+                    WHERE
+                      r.g IS NOT NULL
+                  )
+                  AND q."id" > (
+                    SELECT
+                      m
+                    FROM
+                      sqlinbox_last
+                  )
+                  AND (
+                    q."retry_after" IS NULL
+                    OR q."retry_after" <= $6::timestamptz
+                  )
+                  AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+                  AND q."fifo_group" IS DISTINCT FROM $8
+                UNION ALL
+                (
+                  SELECT
+                    q."id" AS sqlinbox_id,
+                    q."fifo_group" AS sqlinbox_group
+                  FROM
+                    "jobs" q
+                  WHERE
+                    q."fifo_group" IS NULL
+                    AND q."id" > (
+                      SELECT
+                        m
+                      FROM
+                        sqlinbox_last
+                    )
+                    AND (
+                      q."retry_after" IS NULL
+                      OR q."retry_after" <= $6::timestamptz
+                    )
+                    AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+                    AND q."fifo_group" IS DISTINCT FROM $8
+                  ORDER BY
+                    q."id"
+                  LIMIT
+                    $9
+                )
+              ) u
+            ORDER BY
+              u.sqlinbox_id
+            OFFSET
+              0
+          ) b
       ) h
     WHERE
       pg_try_advisory_xact_lock(
@@ -6513,12 +7182,12 @@ WITH
         )
       )
     LIMIT
-      $5
+      $10
   ),
   sqlinbox_claimed AS (
     UPDATE "jobs" AS t
     SET
-      "locked_until" = $6::timestamptz,
+      "locked_until" = $11::timestamptz,
       "attempt" = "attempt" + 1
     WHERE
       t."id" = ANY (
@@ -6538,10 +7207,10 @@ WITH
             )
             AND (
               q."retry_after" IS NULL
-              OR q."retry_after" <= $7::timestamptz
+              OR q."retry_after" <= $12::timestamptz
             )
-            AND coalesce(q."locked_until", '-infinity') <= $8::timestamptz
-            AND q."fifo_group" IS DISTINCT FROM $9
+            AND coalesce(q."locked_until", '-infinity') <= $13::timestamptz
+            AND q."fifo_group" IS DISTINCT FROM $14
           ORDER BY
             q."id"
           FOR UPDATE OF
@@ -6644,7 +7313,7 @@ WHERE
   AND q."locked_until" = $3::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 257 characters, sha256 6dc70ae1e08e498f
 WITH
   sqlinbox_ins AS (
@@ -6666,7 +7335,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 297 characters, sha256 66fcec00139ee7df
 WITH
   sqlinbox_ins AS (
@@ -6847,10 +7516,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 123 characters, sha256 f1982cafed873551
+-- text: 123 characters, sha256 8c5b7cb24a1b5e61
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL,
   "fifo_group" = $1
@@ -6874,7 +7543,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -6917,11 +7586,11 @@ FROM
 -- row lock, dead-letter table, schema-qualified (table app.jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 6
--- text: 312 characters, sha256 29219e4880993dcd
+-- text: 312 characters, sha256 ed38bc53afd29f21
 CREATE TABLE IF NOT EXISTS "app"."jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz,
   "processed_at" timestamptz
 )
@@ -6965,11 +7634,11 @@ AFTER INSERT ON "app"."jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "app"."sqlinbox_wakeup" (E'sqlinbox_app.jobs');
 
 -- ddl, 6 of 6
--- text: 201 characters, sha256 671f439dd5a5534b
+-- text: 201 characters, sha256 27ca119c9190cca8
 CREATE TABLE IF NOT EXISTS "app"."jobs_dead" (
   "id" bigint PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz,
   "processed_at" timestamptz
 );
@@ -6996,10 +7665,11 @@ FOR UPDATE OF
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7]
--- text: 79 characters, sha256 fdac1e65461314c3
+-- text: 106 characters, sha256 506b6de2202c8bbf
 UPDATE "app"."jobs" AS q
 SET
-  "processed_at" = $1::timestamptz
+  "processed_at" = $1::timestamptz,
+  "attempt" = "attempt" + 1
 WHERE
   q."id" = $2;
 
@@ -7012,6 +7682,15 @@ SET
   "retry_after" = $1::timestamptz
 WHERE
   q."id" = $2;
+
+-- countBeforeMove
+-- params: [7]
+-- text: 72 characters, sha256 ae93a4e0ccae7f13
+UPDATE "app"."jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
 
 -- moveToDeadLetter
 -- params: [7]
@@ -7032,7 +7711,7 @@ FROM
   sqlinbox_moved;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_app.jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_app.jobs"]
 -- text: 245 characters, sha256 5c7b78a538b5afe1
 WITH
   sqlinbox_ins AS (
@@ -7054,7 +7733,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_app.jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_app.jobs"]
 -- text: 276 characters, sha256 f1f3dd02cd72d66f
 WITH
   sqlinbox_ins AS (
@@ -7213,10 +7892,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 87 characters, sha256 5fc0af0a3a3cc796
+-- text: 87 characters, sha256 9c6ff8abc22f23dc
 UPDATE "app"."jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -7257,7 +7936,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 238 characters, sha256 61e829a3497b0ceb
 WITH
   sqlinbox_ins AS (
@@ -7324,11 +8003,11 @@ FROM
 -- lease, retention, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 8
--- text: 399 characters, sha256 af48dfd4e538dac4
+-- text: 399 characters, sha256 c503fd8e96ba5bf0
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz,
   "processed_at" timestamptz,
@@ -7392,8 +8071,8 @@ EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" text NOT NULL, "tick" timestamptz NOT NULL, PRIMARY KEY ("name", "tick"));
 
 -- claimLease (n 10)
--- params: ["sqlinbox.fifo:jobs:","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
--- text: 1234 characters, sha256 eecadac59b9c66f8
+-- params: ["sqlinbox.fifo:jobs:",64,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,10,"2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead"]
+-- text: 2885 characters, sha256 1f455d0a19f6679a
 WITH
   sqlinbox_heads AS (
     SELECT
@@ -7401,32 +8080,189 @@ WITH
     FROM
       (
         SELECT
-          q."id" AS sqlinbox_id,
-          q."fifo_group" AS sqlinbox_group
+          *
         FROM
-          "jobs" q
-        WHERE
-          q."processed_at" IS NULL
-          AND (
-            q."retry_after" IS NULL
-            OR q."retry_after" <= $2::timestamptz
-          )
-          AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
-          AND q."fifo_group" IS DISTINCT FROM $4
-          AND NOT EXISTS (
+          (
             SELECT
-              1
+              w."id" AS sqlinbox_id,
+              w."fifo_group" AS sqlinbox_group
             FROM
-              "jobs" s
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "processed_at",
+                  "retry_after",
+                  "locked_until"
+                FROM
+                  "jobs"
+                WHERE
+                  "processed_at" IS NULL
+                ORDER BY
+                  "id"
+                LIMIT
+                  $2
+              ) w
             WHERE
-              s."fifo_group" = q."fifo_group"
-              AND s."id" < q."id"
-              AND s."processed_at" IS NULL
-          )
-        ORDER BY
-          q."id"
-        OFFSET
-          0
+              w."processed_at" IS NULL
+              AND (
+                w."retry_after" IS NULL
+                OR w."retry_after" <= $3::timestamptz
+              )
+              AND coalesce(w."locked_until", '-infinity') <= $4::timestamptz
+              AND w."fifo_group" IS DISTINCT FROM $5
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+                  AND s."processed_at" IS NULL
+              )
+            ORDER BY
+              w."id"
+            OFFSET
+              0
+          ) a
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            WITH RECURSIVE
+              sqlinbox_g (g) AS (
+                (
+                  SELECT
+                    x."fifo_group"
+                  FROM
+                    "jobs" x
+                  WHERE
+                    x."fifo_group" IS NOT NULL
+                    AND x."processed_at" IS NULL
+                  ORDER BY
+                    x."fifo_group"
+                  LIMIT
+                    1
+                )
+                UNION ALL
+                SELECT
+                  (
+                    SELECT
+                      x."fifo_group"
+                    FROM
+                      "jobs" x
+                    WHERE
+                      x."fifo_group" > r.g
+                      AND x."processed_at" IS NULL
+                    ORDER BY
+                      x."fifo_group"
+                    LIMIT
+                      1
+                  )
+                FROM
+                  sqlinbox_g r
+                WHERE
+                  r.g IS NOT NULL
+              ),
+              sqlinbox_last (m) AS (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "processed_at",
+                      "retry_after",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    WHERE
+                      "processed_at" IS NULL
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      $2
+                  ) y
+              )
+            SELECT
+              u.*
+            FROM
+              (
+                SELECT
+                  q."id" AS sqlinbox_id,
+                  q."fifo_group" AS sqlinbox_group
+                FROM
+                  "jobs" q
+                WHERE
+                  q."id" IN (
+                    SELECT
+                      (
+                        SELECT
+                          x."id"
+                        FROM
+                          "jobs" x
+                        WHERE
+                          x."fifo_group" = r.g
+                          AND x."processed_at" IS NULL
+                        ORDER BY
+                          x."id"
+                        LIMIT
+                          1
+                      )
+                    FROM
+                      sqlinbox_g r
+                    WHERE
+                      r.g IS NOT NULL
+                  )
+                  AND q."id" > (
+                    SELECT
+                      m
+                    FROM
+                      sqlinbox_last
+                  )
+                  AND q."processed_at" IS NULL
+                  AND (
+                    q."retry_after" IS NULL
+                    OR q."retry_after" <= $6::timestamptz
+                  )
+                  AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+                  AND q."fifo_group" IS DISTINCT FROM $8
+                UNION ALL
+                (
+                  SELECT
+                    q."id" AS sqlinbox_id,
+                    q."fifo_group" AS sqlinbox_group
+                  FROM
+                    "jobs" q
+                  WHERE
+                    q."fifo_group" IS NULL
+                    AND q."id" > (
+                      SELECT
+                        m
+                      FROM
+                        sqlinbox_last
+                    )
+                    AND q."processed_at" IS NULL
+                    AND (
+                      q."retry_after" IS NULL
+                      OR q."retry_after" <= $6::timestamptz
+                    )
+                    AND coalesce(q."locked_until", '-infinity') <= $7::timestamptz
+                    AND q."fifo_group" IS DISTINCT FROM $8
+                  ORDER BY
+                    q."id"
+                  LIMIT
+                    $9
+                )
+              ) u
+            ORDER BY
+              u.sqlinbox_id
+            OFFSET
+              0
+          ) b
       ) h
     WHERE
       pg_try_advisory_xact_lock(
@@ -7439,12 +8275,12 @@ WITH
         )
       )
     LIMIT
-      $5
+      $10
   ),
   sqlinbox_claimed AS (
     UPDATE "jobs" AS t
     SET
-      "locked_until" = $6::timestamptz,
+      "locked_until" = $11::timestamptz,
       "attempt" = "attempt" + 1
     WHERE
       t."id" = ANY (
@@ -7465,10 +8301,10 @@ WITH
             AND q."processed_at" IS NULL
             AND (
               q."retry_after" IS NULL
-              OR q."retry_after" <= $7::timestamptz
+              OR q."retry_after" <= $12::timestamptz
             )
-            AND coalesce(q."locked_until", '-infinity') <= $8::timestamptz
-            AND q."fifo_group" IS DISTINCT FROM $9
+            AND coalesce(q."locked_until", '-infinity') <= $13::timestamptz
+            AND q."fifo_group" IS DISTINCT FROM $14
           ORDER BY
             q."id"
           FOR UPDATE OF
@@ -7577,7 +8413,7 @@ WHERE
   AND q."locked_until" = $3::timestamptz;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 257 characters, sha256 6dc70ae1e08e498f
 WITH
   sqlinbox_ins AS (
@@ -7599,7 +8435,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 297 characters, sha256 66fcec00139ee7df
 WITH
   sqlinbox_ins AS (
@@ -7790,10 +8626,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 123 characters, sha256 f1982cafed873551
+-- text: 123 characters, sha256 8c5b7cb24a1b5e61
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL,
   "fifo_group" = $1
@@ -7872,7 +8708,7 @@ WHERE
   );
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -7916,11 +8752,11 @@ FROM
 -- row lock, retention, dead-letter table (table jobs, rowlock form)
 -- =================================================================================================
 -- ddl, 1 of 6
--- text: 301 characters, sha256 f273c29def88671f
+-- text: 301 characters, sha256 b443154ceba774cc
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz,
   "dead_at" timestamptz
 )
@@ -7958,11 +8794,11 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- ddl, 5 of 6
--- text: 190 characters, sha256 c478fdfeecb9efc6
+-- text: 190 characters, sha256 423c798a3b858610
 CREATE TABLE IF NOT EXISTS "jobs_dead" (
   "id" bigint PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "retry_after" timestamptz,
   "dead_at" timestamptz
 );
@@ -8007,6 +8843,15 @@ SET
 WHERE
   q."id" = $2;
 
+-- countBeforeMove
+-- params: [7]
+-- text: 66 characters, sha256 490963b4fc231e28
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1
+WHERE
+  q."id" = $1;
+
 -- moveToDeadLetter
 -- params: [7]
 -- text: 124 characters, sha256 731449e2188e3f14
@@ -8026,7 +8871,7 @@ FROM
   sqlinbox_moved;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -8048,7 +8893,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -8201,10 +9046,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 81 characters, sha256 43f457c481b7edaf
+-- text: 81 characters, sha256 a08b1d08a6848156
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" = ANY ($1);
@@ -8276,7 +9121,7 @@ WHERE
   );
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -8340,11 +9185,11 @@ FROM
 -- advisory, dead-letter table (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 265 characters, sha256 a44df73edc6803da
+-- text: 265 characters, sha256 c489c07611a98449
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "account" text
 )
 WITH
@@ -8381,11 +9226,11 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- ddl, 5 of 5
--- text: 154 characters, sha256 857edbca82a7e0aa
+-- text: 154 characters, sha256 a398e14a2d7fe285
 CREATE TABLE IF NOT EXISTS "jobs_dead" (
   "id" bigint PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "account" text
 );
 
@@ -8588,7 +9433,7 @@ FROM
   sqlinbox_moved;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"a1","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"a1","sqlinbox_jobs"]
 -- text: 222 characters, sha256 66bd2b40a13ba0dd
 WITH
   sqlinbox_ins AS (
@@ -8610,7 +9455,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"a1","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"a1","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 253 characters, sha256 b3159522711dedec
 WITH
   sqlinbox_ins AS (
@@ -8746,10 +9591,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 59 characters, sha256 8974bb13e693a569
+-- text: 59 characters, sha256 4d21f32601b97b3b
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1
+  "attempt" = 0
 WHERE
   q."id" = ANY ($1);
 
@@ -8782,7 +9627,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -8851,11 +9696,11 @@ FROM
 -- lease, failure record, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 435 characters, sha256 62f1fbac40b9ccbb
+-- text: 435 characters, sha256 56378040a00c545e
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz,
   "last_error" text,
@@ -8898,11 +9743,11 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- ddl, 5 of 5
--- text: 307 characters, sha256 32a879dc57da7c8c
+-- text: 307 characters, sha256 2e59fb2b2e371ddd
 CREATE TABLE IF NOT EXISTS "jobs_dead" (
   "id" bigint PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
   "locked_until" timestamptz,
   "retry_after" timestamptz,
   "last_error" text,
@@ -9076,7 +9921,7 @@ FROM
   sqlinbox_moved;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","sqlinbox_jobs"]
 -- text: 239 characters, sha256 b4c7dd634189469a
 WITH
   sqlinbox_ins AS (
@@ -9098,7 +9943,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 270 characters, sha256 5549a320a298d1ac
 WITH
   sqlinbox_ins AS (
@@ -9266,10 +10111,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: [[4,5]]
--- text: 104 characters, sha256 9f7f1e755e3ca382
+-- text: 104 characters, sha256 1b31ade02b2f9cd1
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -9311,7 +10156,7 @@ WHERE
   q."id" = ANY ($2);
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (
@@ -9391,14 +10236,521 @@ ORDER BY
 
 
 -- =================================================================================================
--- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- lease, processed_at, results, dead-letter table (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 5
--- text: 380 characters, sha256 dea64a8fb0e09957
+-- ddl, 1 of 6
+-- text: 342 characters, sha256 864d2fee46682827
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
   "payload" jsonb NOT NULL,
-  "attempt" integer NOT NULL DEFAULT 1,
+  "attempt" integer NOT NULL DEFAULT 0,
+  "locked_until" timestamptz,
+  "processed_at" timestamptz,
+  "result" jsonb
+)
+WITH
+  (
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 10000,
+    autovacuum_vacuum_cost_delay = 0
+  );
+
+-- ddl, 2 of 6
+-- text: 92 characters, sha256 c7b2d8e01c584636
+CREATE INDEX IF NOT EXISTS "jobs_sqlinbox_due" ON "jobs" ("id")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 6
+-- text: 392 characters, sha256 770b58b2b5470dff
+DO $sqlinbox_ddl$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('sqlinbox.wakeup_function', 0));
+  CREATE OR REPLACE FUNCTION "sqlinbox_wakeup"() RETURNS trigger LANGUAGE plpgsql AS $sqlinbox$
+  BEGIN
+    IF coalesce(current_setting('sqlinbox.quiet', true), '') <> 'on' THEN
+      PERFORM pg_notify(TG_ARGV[0], '');
+    END IF;
+    RETURN NULL;
+  END
+  $sqlinbox$;
+END
+$sqlinbox_ddl$;
+
+-- ddl, 4 of 6
+-- text: 50 characters, sha256 1b64c1322413f900
+DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
+
+-- ddl, 5 of 6
+-- text: 127 characters, sha256 a6e52fc35f675e85
+CREATE TRIGGER "sqlinbox_wakeup"
+AFTER INSERT ON "jobs" FOR EACH STATEMENT
+EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
+
+-- ddl, 6 of 6
+-- text: 214 characters, sha256 0ef46336f9226b51
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" bigint PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 0,
+  "locked_until" timestamptz,
+  "processed_at" timestamptz,
+  "result" jsonb
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 402 characters, sha256 e80d049bb0d1387c
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."processed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $3
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 132 characters, sha256 f70bd5ac6b21338f
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."locked_until" = $2::timestamptz
+  AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 218 characters, sha256 2c2e9f98003bfc33
+UPDATE "jobs" AS t
+SET
+  "locked_until" = $1::timestamptz
+WHERE
+  t."id" = ANY ($2)
+  AND (
+    (
+      t."locked_until" = $3::timestamptz
+      AND t."id" = ANY ($4)
+    )
+    OR (
+      t."locked_until" = $5::timestamptz
+      AND t."id" = ANY ($6)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 316 characters, sha256 5b85d7974535ec07
+WITH
+  sqlinbox_settled AS (
+    UPDATE "jobs" AS t
+    SET
+      "processed_at" = $1::timestamptz,
+      "locked_until" = NULL
+    WHERE
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    RETURNING
+      "id"
+  )
+SELECT
+  sqlinbox_settled.*,
+  pg_notify (E'sqlinbox:result:jobs', sqlinbox_settled."id"::text) AS sqlinbox_notified
+FROM
+  sqlinbox_settled;
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 311 characters, sha256 7d31d01ba7462bb8
+WITH
+  sqlinbox_settled AS (
+    UPDATE "jobs" AS q
+    SET
+      "processed_at" = $1::timestamptz,
+      "locked_until" = NULL
+    WHERE
+      q."id" = $2
+      AND q."locked_until" = $3::timestamptz
+    RETURNING
+      "id"
+  )
+SELECT
+  sqlinbox_settled.*,
+  pg_notify (E'sqlinbox:result:jobs', sqlinbox_settled."id"::text) AS sqlinbox_notified
+FROM
+  sqlinbox_settled;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 8b0938bf19d22a56
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 128 characters, sha256 1416c4b7deb39133
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = $1
+  AND q."locked_until" = $2::timestamptz;
+
+-- moveToDeadLetter
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 283 characters, sha256 0927e12a70f5c1a2
+WITH
+  sqlinbox_moved AS (
+    DELETE FROM "jobs"
+    WHERE
+      "id" = $1
+      AND "locked_until" = $2::timestamptz
+    RETURNING
+      *
+  ),
+  sqlinbox_dead AS (
+    INSERT INTO
+      "jobs_dead"
+    SELECT
+      *
+    FROM
+      sqlinbox_moved
+    RETURNING
+      "id"
+  )
+SELECT
+  pg_notify (E'sqlinbox:result:jobs', sqlinbox_dead."id"::text)
+FROM
+  sqlinbox_dead;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",0,"sqlinbox_jobs"]
+-- text: 207 characters, sha256 6786080a9309a8f4
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($3, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0,"sqlinbox_jobs"]
+-- text: 229 characters, sha256 d5c1686e34ed0506
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2),
+      ($3::text::json, $4)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_wake AS (
+    SELECT
+      pg_notify ($5, '')
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_wake;
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 307 characters, sha256 49ea14b47421dd73
+SELECT
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND q."locked_until" > $1::timestamptz
+  ) AS "in_work",
+  0 AS "delayed",
+  count(*) FILTER (
+    WHERE
+      q."processed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $2::timestamptz
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 146 characters, sha256 f33a046a994bab14
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz;
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 185 characters, sha256 3db73043f9372921
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND coalesce(q."locked_until", '-infinity') <= $1::timestamptz
+    FOR UPDATE OF
+      q SKIP LOCKED
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 254 characters, sha256 0a1f1c83937e2cf2
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > $1::timestamptz THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = $2
+  AND x."id" > $3
+ORDER BY
+  x."id"
+LIMIT
+  $4;
+
+-- admin list (dead, ids)
+-- params: ["dead",[4,5],50]
+-- text: 149 characters, sha256 4229da0ec2aab5b3
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = $1
+  AND x."id" = ANY ($2)
+ORDER BY
+  x."id"
+LIMIT
+  $3;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",[4,5]]
+-- text: 190 characters, sha256 c83ebcbf9151e15e
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= $1::timestamptz
+  )
+  AND r."id" = ANY ($2)
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin pick (dead)
+-- text: 73 characters, sha256 691e229e376833dd
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id"
+FOR UPDATE OF
+  r SKIP LOCKED;
+
+-- admin fresh (to group g)
+-- params: [[4,5]]
+-- text: 82 characters, sha256 48c95a2879d7288d
+UPDATE "jobs" AS q
+SET
+  "attempt" = 0,
+  "locked_until" = NULL
+WHERE
+  q."id" = ANY ($1);
+
+-- admin copyBack
+-- params: [[4,5]]
+-- text: 65 characters, sha256 1f27624a87a3cb9e
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove (dead)
+-- params: [[4,5]]
+-- text: 44 characters, sha256 18ec80e8bf1e1536
+DELETE FROM "jobs_dead"
+WHERE
+  "id" = ANY ($1);
+
+-- admin remove
+-- params: [[4,5]]
+-- text: 39 characters, sha256 aa78284b8cb63bba
+DELETE FROM "jobs"
+WHERE
+  "id" = ANY ($1);
+
+-- admin reschedule: none
+
+-- insert without its wake-up (a quiet publish)
+-- params: ["{\"n\":1}",0]
+-- text: 232 characters, sha256 7418be1c9389aa63
+WITH
+  sqlinbox_ins AS (
+    INSERT INTO
+      "jobs" ("payload", "attempt")
+    VALUES
+      ($1::text::json, $2)
+    RETURNING
+      "id"
+  ),
+  sqlinbox_quiet AS (
+    SELECT
+      set_config('sqlinbox.quiet', 'on', true)
+  )
+SELECT
+  sqlinbox_ins.*
+FROM
+  sqlinbox_ins,
+  sqlinbox_quiet;
+
+-- statsInWork
+-- text: 59 characters, sha256 0bce639c162a2914
+SELECT
+  0 AS busy,
+  NULL::timestamptz AS oldest
+FROM
+  "jobs" q;
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["2025-01-01T00:00:30.000Z","4000","2025-01-01T00:00:00.000Z",10]
+-- text: 425 characters, sha256 8f01c332d56493c2
+WITH
+  sqlinbox_claimed AS (
+    UPDATE "jobs" AS t
+    SET
+      "locked_until" = $1::timestamptz,
+      "attempt" = "attempt" + 1
+    WHERE
+      t."id" = ANY (
+        ARRAY(
+          SELECT
+            q."id" AS sqlinbox_id
+          FROM
+            "jobs" q
+          WHERE
+            q."id" >= $2::int8
+            AND q."processed_at" IS NULL
+            AND coalesce(q."locked_until", '-infinity') <= $3::timestamptz
+          ORDER BY
+            q."id"
+          LIMIT
+            $4
+          FOR UPDATE OF
+            q SKIP LOCKED
+        )
+      )
+    RETURNING
+      t.*
+  )
+SELECT
+  *
+FROM
+  sqlinbox_claimed
+ORDER BY
+  sqlinbox_claimed."id";
+
+
+-- =================================================================================================
+-- row lock, failure record, dead-letter group (table jobs, rowlock form)
+-- =================================================================================================
+-- ddl, 1 of 5
+-- text: 380 characters, sha256 fdd9ce0d8f96774b
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" bigserial PRIMARY KEY,
+  "payload" jsonb NOT NULL,
+  "attempt" integer NOT NULL DEFAULT 0,
   "fifo_group" text,
   "last_error" text,
   "error_class" text,
@@ -9443,8 +10795,8 @@ AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
 -- claimLocked (n 10)
--- params: ["sqlinbox.fifo:jobs:","dead",10,"dead"]
--- text: 658 characters, sha256 1b430e544a64c514
+-- params: ["sqlinbox.fifo:jobs:",64,"dead","dead",10,10,"dead"]
+-- text: 1745 characters, sha256 6377d437c1160265
 WITH
   sqlinbox_heads AS (
     SELECT
@@ -9452,25 +10804,157 @@ WITH
     FROM
       (
         SELECT
-          q."id" AS sqlinbox_id,
-          q."fifo_group" AS sqlinbox_group
+          *
         FROM
-          "jobs" q
-        WHERE
-          q."fifo_group" IS DISTINCT FROM $2
-          AND NOT EXISTS (
+          (
             SELECT
-              1
+              w."id" AS sqlinbox_id,
+              w."fifo_group" AS sqlinbox_group
             FROM
-              "jobs" s
+              (
+                SELECT
+                  "id",
+                  "fifo_group"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  $2
+              ) w
             WHERE
-              s."fifo_group" = q."fifo_group"
-              AND s."id" < q."id"
-          )
-        ORDER BY
-          q."id"
-        OFFSET
-          0
+              w."fifo_group" IS DISTINCT FROM $3
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            OFFSET
+              0
+          ) a
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            WITH RECURSIVE
+              sqlinbox_g (g) AS (
+                (
+                  SELECT
+                    x."fifo_group"
+                  FROM
+                    "jobs" x
+                  WHERE
+                    x."fifo_group" IS NOT NULL
+                  ORDER BY
+                    x."fifo_group"
+                  LIMIT
+                    1
+                )
+                UNION ALL
+                SELECT
+                  (
+                    SELECT
+                      x."fifo_group"
+                    FROM
+                      "jobs" x
+                    WHERE
+                      x."fifo_group" > r.g
+                    ORDER BY
+                      x."fifo_group"
+                    LIMIT
+                      1
+                  )
+                FROM
+                  sqlinbox_g r
+                WHERE
+                  r.g IS NOT NULL
+              ),
+              sqlinbox_last (m) AS (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      $2
+                  ) y
+              )
+            SELECT
+              u.*
+            FROM
+              (
+                SELECT
+                  q."id" AS sqlinbox_id,
+                  q."fifo_group" AS sqlinbox_group
+                FROM
+                  "jobs" q
+                WHERE
+                  q."id" IN (
+                    SELECT
+                      (
+                        SELECT
+                          x."id"
+                        FROM
+                          "jobs" x
+                        WHERE
+                          x."fifo_group" = r.g
+                        ORDER BY
+                          x."id"
+                        LIMIT
+                          1
+                      )
+                    FROM
+                      sqlinbox_g r
+                    WHERE
+                      r.g IS NOT NULL
+                  )
+                  AND q."id" > (
+                    SELECT
+                      m
+                    FROM
+                      sqlinbox_last
+                  )
+                  AND q."fifo_group" IS DISTINCT FROM $4
+                UNION ALL
+                (
+                  SELECT
+                    q."id" AS sqlinbox_id,
+                    q."fifo_group" AS sqlinbox_group
+                  FROM
+                    "jobs" q
+                  WHERE
+                    q."fifo_group" IS NULL
+                    AND q."id" > (
+                      SELECT
+                        m
+                      FROM
+                        sqlinbox_last
+                    )
+                    AND q."fifo_group" IS DISTINCT FROM $4
+                  ORDER BY
+                    q."id"
+                  LIMIT
+                    $5
+                )
+              ) u
+            ORDER BY
+              u.sqlinbox_id
+            OFFSET
+              0
+          ) b
       ) h
     WHERE
       pg_try_advisory_xact_lock(
@@ -9483,7 +10967,7 @@ WITH
         )
       )
     LIMIT
-      $3
+      $6
   )
 SELECT
   q.*
@@ -9498,7 +10982,7 @@ WHERE
         sqlinbox_heads
     )
   )
-  AND q."fifo_group" IS DISTINCT FROM $4
+  AND q."fifo_group" IS DISTINCT FROM $7
 ORDER BY
   q."id"
 FOR UPDATE OF
@@ -9536,10 +11020,11 @@ WHERE
 
 -- settle dead letter (group)
 -- params: ["dead","boom","TypeError","2025-01-01T00:00:00.000Z",7]
--- text: 140 characters, sha256 0c6b284b99e6116c
+-- text: 167 characters, sha256 209c0408543ea514
 UPDATE "jobs" AS q
 SET
   "fifo_group" = $1,
+  "attempt" = "attempt" + 1,
   "last_error" = $2::text,
   "error_class" = $3::text,
   "failed_at" = $4::timestamptz
@@ -9547,7 +11032,7 @@ WHERE
   q."id" = $5;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","sqlinbox_jobs"]
 -- text: 225 characters, sha256 bc408def5f6860de
 WITH
   sqlinbox_ins AS (
@@ -9569,7 +11054,7 @@ FROM
   sqlinbox_wake;
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"g","{\"n\":2}",1,"sqlinbox_jobs"]
+-- params: ["{\"n\":1}",0,"g","{\"n\":2}",0,"sqlinbox_jobs"]
 -- text: 256 characters, sha256 4f69ade54bd40aae
 WITH
   sqlinbox_ins AS (
@@ -9715,10 +11200,10 @@ FOR UPDATE OF
 
 -- admin fresh (to group g)
 -- params: ["g",[4,5]]
--- text: 78 characters, sha256 4ad0dbe7fb7172e6
+-- text: 78 characters, sha256 0c623646b4c1d616
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "fifo_group" = $1
 WHERE
   q."id" = ANY ($2);
@@ -9733,7 +11218,7 @@ WHERE
 -- admin reschedule: none
 
 -- insert without its wake-up (a quiet publish)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 232 characters, sha256 7418be1c9389aa63
 WITH
   sqlinbox_ins AS (

@@ -50,11 +50,11 @@ SELECT
 -- lease (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 182 characters, sha256 aa64172c12867e9a
+-- text: 182 characters, sha256 5fea90075bf5fbc9
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER
 );
@@ -168,7 +168,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -178,7 +178,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -188,7 +188,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -353,10 +353,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 3e14cb52fae31bdf
+-- text: 104 characters, sha256 3247d2e862b4b919
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -383,11 +383,11 @@ WHERE
 -- advisory (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 174 characters, sha256 84ea8e84c2239e2b
+-- text: 174 characters, sha256 dd04ab0ef071fa48
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "retry_after" INTEGER,
   "account" TEXT
 );
@@ -490,7 +490,7 @@ WHERE
   q."id" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1"]
 -- text: 102 characters, sha256 b26fa6b39ca46f92
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after", "account")
@@ -500,7 +500,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z","a1"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z","a1"]
 -- text: 102 characters, sha256 b26fa6b39ca46f92
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after", "account")
@@ -510,7 +510,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -651,10 +651,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 81 characters, sha256 fbb2e118fac9169d
+-- text: 81 characters, sha256 ca402ddbb7b06128
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -680,11 +680,11 @@ WHERE
 -- lease, FIFO (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 178 characters, sha256 e9039b87c4e44457
+-- text: 178 characters, sha256 e5969e386be11366
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "fifo_group" TEXT
 );
@@ -698,8 +698,8 @@ CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until");
 CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id");
 
 -- claimLease (n 10)
--- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
--- text: 306 characters, sha256 49037be7af029f0c
+-- params: ["2025-01-01T00:00:30.000Z",64,"2025-01-01T00:00:00.000Z",10,10,64,10,10,"2025-01-01T00:00:00.000Z",10]
+-- text: 1436 characters, sha256 7b12e1d80e36166a
 UPDATE "jobs" AS t
 SET
   "locked_until" = ?,
@@ -711,7 +711,153 @@ WHERE
     FROM
       "jobs" q
     WHERE
-      (
+      q."id" IN (
+        WITH RECURSIVE
+          sqlinbox_w (i) AS (
+            SELECT
+              w."id"
+            FROM
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "locked_until"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  ?
+              ) w
+            WHERE
+              (
+                w."locked_until" IS NULL
+                OR w."locked_until" <= ?
+              )
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            LIMIT
+              ?
+          ),
+          sqlinbox_g (g) AS (
+            SELECT
+              *
+            FROM
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" IS NOT NULL
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  (
+                    (
+                      SELECT
+                        count(*)
+                      FROM
+                        sqlinbox_w
+                    ) < ?
+                  )
+              )
+            UNION ALL
+            SELECT
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" > r.g
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  1
+              )
+            FROM
+              sqlinbox_g r
+            WHERE
+              r.g IS NOT NULL
+          )
+        SELECT
+          i
+        FROM
+          sqlinbox_w
+        UNION ALL
+        SELECT
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" = r.g
+            ORDER BY
+              x."id"
+            LIMIT
+              1
+          )
+        FROM
+          sqlinbox_g r
+        WHERE
+          r.g IS NOT NULL
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" IS NULL
+              AND + x."id" > (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      ?
+                  ) y
+              )
+            ORDER BY
+              x."fifo_group",
+              x."id"
+            LIMIT
+              (
+                CASE
+                  WHEN (
+                    SELECT
+                      count(*)
+                    FROM
+                      sqlinbox_w
+                  ) < ? THEN ?
+                  ELSE 0
+                END
+              )
+          )
+      )
+      AND (
         q."locked_until" IS NULL
         OR q."locked_until" <= ?
       )
@@ -806,7 +952,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 87 characters, sha256 f9924d68a9086c0c
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group")
@@ -816,7 +962,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"g"]
+-- params: ["{\"n\":1}",0,"g"]
 -- text: 87 characters, sha256 f9924d68a9086c0c
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group")
@@ -826,7 +972,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -965,10 +1111,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 100 characters, sha256 a470362f673cf6f9
+-- text: 100 characters, sha256 9d63301a081f190e
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL,
   "fifo_group" = ?
 WHERE
@@ -988,11 +1134,11 @@ WHERE
 -- advisory, FIFO (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 170 characters, sha256 f964080ed67bdec0
+-- text: 170 characters, sha256 b32748a755f4a63a
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "fifo_group" TEXT,
   "account" TEXT
 );
@@ -1112,7 +1258,7 @@ WHERE
   q."id" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","a1"]
+-- params: ["{\"n\":1}",0,"g","a1"]
 -- text: 101 characters, sha256 a8a130052f4652c4
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "account")
@@ -1122,7 +1268,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"g","a1"]
+-- params: ["{\"n\":1}",0,"g","a1"]
 -- text: 101 characters, sha256 a8a130052f4652c4
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "account")
@@ -1132,7 +1278,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -1248,10 +1394,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 77 characters, sha256 9abdc546cb4c17fb
+-- text: 77 characters, sha256 6015598c4e2e8f9c
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "fifo_group" = ?
 WHERE
   q."id" IN (?, ?);
@@ -1270,11 +1416,11 @@ WHERE
 -- lease, priority (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 198 characters, sha256 9c3c95feb05929e3
+-- text: 198 characters, sha256 3686d6e059030f37
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "priority" INTEGER NOT NULL DEFAULT 0
 );
@@ -1388,7 +1534,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,3]
+-- params: ["{\"n\":1}",0,3]
 -- text: 85 characters, sha256 8cb26d4c65dafe7c
 INSERT INTO
   "jobs" ("payload", "attempt", "priority")
@@ -1398,7 +1544,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,3]
+-- params: ["{\"n\":1}",0,3]
 -- text: 85 characters, sha256 8cb26d4c65dafe7c
 INSERT INTO
   "jobs" ("payload", "attempt", "priority")
@@ -1408,7 +1554,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -1547,10 +1693,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 f24a1a238c4a98bb
+-- text: 82 characters, sha256 05288c4779249410
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -1569,11 +1715,11 @@ WHERE
 -- lease, unique key, processed_at (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 204 characters, sha256 439d143da0ef17fd
+-- text: 204 characters, sha256 9175c7ae8b1563d8
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "processed_at" INTEGER,
   "unique_key" TEXT
@@ -1698,7 +1844,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -1708,7 +1854,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 78 characters, sha256 f032042e39d0642b
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -1719,7 +1865,7 @@ RETURNING
   "id";
 
 -- insertKeyed
--- params: ["{\"n\":1}",1,"k1"]
+-- params: ["{\"n\":1}",0,"k1"]
 -- text: 154 characters, sha256 d6ec6b3db57b1c4b
 INSERT INTO
   "jobs" ("payload", "attempt", "unique_key")
@@ -1743,8 +1889,8 @@ WHERE
   AND "processed_at" IS NULL;
 
 -- insertReplacing
--- params: ["{\"n\":2}",1,"k1"]
--- text: 216 characters, sha256 d5ed900a55b6594e
+-- params: ["{\"n\":2}",0,"k1"]
+-- text: 215 characters, sha256 4ad91a94a0d77723
 INSERT INTO
   "jobs" AS q ("payload", "attempt", "unique_key")
 VALUES
@@ -1755,7 +1901,7 @@ WHERE
 SET
   "payload" = EXCLUDED."payload"
 WHERE
-  q."attempt" <= 1
+  q."attempt" < 1
 RETURNING
   "id";
 
@@ -1896,10 +2042,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 f24a1a238c4a98bb
+-- text: 82 characters, sha256 05288c4779249410
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -1918,11 +2064,11 @@ WHERE
 -- lease, per-key concurrency (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 175 characters, sha256 031dbccbbb0b3c79
+-- text: 175 characters, sha256 a06bebbb8f585603
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "account" TEXT
 );
@@ -2115,7 +2261,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -2125,7 +2271,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 78 characters, sha256 f032042e39d0642b
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -2265,10 +2411,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 f24a1a238c4a98bb
+-- text: 82 characters, sha256 05288c4779249410
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -2287,11 +2433,11 @@ WHERE
 -- lease, rate limit, schedules, control, steps (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 6
--- text: 157 characters, sha256 be480e0abc2e4b79
+-- text: 171 characters, sha256 e3b2d3653b941900
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER
 );
 
@@ -2436,7 +2582,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -2446,7 +2592,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 78 characters, sha256 f032042e39d0642b
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -2586,10 +2732,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 82 characters, sha256 f24a1a238c4a98bb
+-- text: 82 characters, sha256 05288c4779249410
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -2824,6 +2970,38 @@ WHERE
   AND "kind" = ?
   AND "target" = ?;
 
+-- control sweepCancels
+-- params: ["jobs","cancel","41","41","42","42"]
+-- text: 221 characters, sha256 dcb2de30879fce70
+DELETE FROM "sqlinbox_control"
+WHERE
+  "queue_name" = ?
+  AND "kind" = ?
+  AND (
+    (
+      "target" = ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" x
+        WHERE
+          x."id" = ?
+      )
+    )
+    OR (
+      "target" = ?
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          "jobs" x
+        WHERE
+          x."id" = ?
+      )
+    )
+  );
+
 -- steps readSteps
 -- params: ["jobs","41"]
 -- text: 90 characters, sha256 4b070893fd6d8eea
@@ -2861,16 +3039,68 @@ WHERE
   "queue_name" = ?
   AND "row_id" IN (?, ?);
 
+-- steps stepRows
+-- params: ["jobs",500]
+-- text: 137 characters, sha256 d0a6536757ad364f
+SELECT
+  "row_id",
+  MAX("finished_at") AS "last_ms"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = ?
+GROUP BY
+  "row_id"
+ORDER BY
+  "row_id"
+LIMIT
+  ?;
+
+-- steps stepRows after a cursor
+-- params: ["jobs","41",500]
+-- text: 154 characters, sha256 ae2ef3788942ae14
+SELECT
+  "row_id",
+  MAX("finished_at") AS "last_ms"
+FROM
+  "sqlinbox_steps"
+WHERE
+  "queue_name" = ?
+  AND "row_id" > ?
+GROUP BY
+  "row_id"
+ORDER BY
+  "row_id"
+LIMIT
+  ?;
+
+-- steps deleteStepsUpTo
+-- params: ["jobs","41","1735689600000","42","1735689600500"]
+-- text: 136 characters, sha256 fa0e4fd6dc763dfd
+DELETE FROM "sqlinbox_steps"
+WHERE
+  "queue_name" = ?
+  AND (
+    (
+      "row_id" = ?
+      AND "finished_at" <= ?
+    )
+    OR (
+      "row_id" = ?
+      AND "finished_at" <= ?
+    )
+  );
+
 
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 4
--- text: 182 characters, sha256 aa64172c12867e9a
+-- text: 196 characters, sha256 aee4993429a84a1f
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER
 );
@@ -3009,7 +3239,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -3019,7 +3249,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -3029,7 +3259,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -3194,10 +3424,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 3e14cb52fae31bdf
+-- text: 104 characters, sha256 3247d2e862b4b919
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -3313,6 +3543,21 @@ WHERE
   AND "parent_id" = ?
   AND "state" = 'pending';
 
+-- flows settleEdges
+-- params: ["jobs","7","5","6"]
+-- text: 256 characters, sha256 42b44cc0bc35f189
+UPDATE "sqlinbox_flow" AS f
+SET
+  "state" = 'done',
+  "settled_ms" = (
+    CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+  )
+WHERE
+  "queue_name" = ?
+  AND "parent_id" = ?
+  AND "child_id" IN (?, ?)
+  AND "state" = 'pending';
+
 -- flows countDown
 -- params: ["jobs","7"]
 -- text: 128 characters, sha256 81cab0564213ead3
@@ -3320,6 +3565,16 @@ UPDATE "sqlinbox_flow_parent" AS f
 SET
   "pending" = "pending" - 1,
   "dead" = "dead" + 1
+WHERE
+  "queue_name" = ?
+  AND "parent_id" = ?;
+
+-- flows countDown by 3
+-- params: [3,"jobs","7"]
+-- text: 107 characters, sha256 bfa9b1baba5418c1
+UPDATE "sqlinbox_flow_parent" AS f
+SET
+  "pending" = "pending" - ?
 WHERE
   "queue_name" = ?
   AND "parent_id" = ?;
@@ -3365,16 +3620,130 @@ WHERE
   "queue_name" = ?
   AND "parent_id" IN (?);
 
+-- flows settledEdges
+-- params: ["jobs",1000]
+-- text: 174 characters, sha256 b732b7f8ea1a792d
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = ?
+  AND "state" <> 'pending'
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows settledEdges after a cursor
+-- params: ["jobs","5","5","7",1000]
+-- text: 234 characters, sha256 37bbf86c2d141334
+SELECT
+  "parent_id",
+  "child_id",
+  "child_name",
+  "state",
+  "error"
+FROM
+  "sqlinbox_flow" f
+WHERE
+  "queue_name" = ?
+  AND "state" <> 'pending'
+  AND "child_id" >= ?
+  AND (
+    "child_id" > ?
+    OR "parent_id" > ?
+  )
+ORDER BY
+  "child_id",
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows deleteEdges
+-- params: ["jobs","5","7","6","7"]
+-- text: 158 characters, sha256 4f8861ff9ee47b4a
+DELETE FROM "sqlinbox_flow"
+WHERE
+  "queue_name" = ?
+  AND "state" <> 'pending'
+  AND (
+    (
+      "child_id" = ?
+      AND "parent_id" = ?
+    )
+    OR (
+      "child_id" = ?
+      AND "parent_id" = ?
+    )
+  );
+
+-- flows settledParents
+-- params: ["jobs",1000]
+-- text: 173 characters, sha256 ec7b52e67f946a46
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent" f
+WHERE
+  "queue_name" = ?
+  AND "woken" = 1
+  AND "pending" <= 0
+ORDER BY
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows settledParents after a cursor
+-- params: ["jobs","7",1000]
+-- text: 193 characters, sha256 6941433b887874e2
+SELECT
+  "parent_id",
+  "pending",
+  "dead",
+  "policy",
+  "woken"
+FROM
+  "sqlinbox_flow_parent" f
+WHERE
+  "queue_name" = ?
+  AND "woken" = 1
+  AND "pending" <= 0
+  AND "parent_id" > ?
+ORDER BY
+  "parent_id"
+LIMIT
+  ?;
+
+-- flows deleteParents
+-- params: ["jobs","7","8"]
+-- text: 118 characters, sha256 b5f5cf815ae6f046
+DELETE FROM "sqlinbox_flow_parent"
+WHERE
+  "queue_name" = ?
+  AND "woken" = 1
+  AND "pending" <= 0
+  AND "parent_id" IN (?, ?);
+
 
 -- =================================================================================================
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 183 characters, sha256 0812da4a61935a4b
+-- text: 183 characters, sha256 c446c20f354eb36e
 CREATE TABLE IF NOT EXISTS "outbox" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "relayed_at" INTEGER
 );
@@ -3498,7 +3867,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1]
+-- params: ["{\"n\":1}",0]
 -- text: 72 characters, sha256 b1303bf3b4c02a79
 INSERT INTO
   "outbox" ("payload", "attempt")
@@ -3508,7 +3877,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns)
--- params: ["{\"n\":1}",1,"{\"n\":2}",1]
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
 -- text: 80 characters, sha256 3770bedba0264377
 INSERT INTO
   "outbox" ("payload", "attempt")
@@ -3673,10 +4042,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 84 characters, sha256 12141e4e1dc17ba1
+-- text: 84 characters, sha256 d058ede481b7553c
 UPDATE "outbox" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "locked_until" = NULL
 WHERE
   q."id" IN (?, ?);
@@ -3695,11 +4064,11 @@ WHERE
 -- lease, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 203 characters, sha256 e88b84045189df9b
+-- text: 203 characters, sha256 d8bb8209c7c53932
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER,
   "fifo_group" TEXT
@@ -3714,8 +4083,8 @@ CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_af
 CREATE INDEX IF NOT EXISTS "jobs_group_head" ON "jobs" ("fifo_group", "id");
 
 -- claimLease (n 10)
--- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
--- text: 388 characters, sha256 28f22d3b6804de1f
+-- params: ["2025-01-01T00:00:30.000Z",64,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,10,64,10,10,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
+-- text: 1630 characters, sha256 6d1e9b490f75b2e3
 UPDATE "jobs" AS t
 SET
   "locked_until" = ?,
@@ -3727,7 +4096,160 @@ WHERE
     FROM
       "jobs" q
     WHERE
-      (
+      q."id" IN (
+        WITH RECURSIVE
+          sqlinbox_w (i) AS (
+            SELECT
+              w."id"
+            FROM
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "retry_after",
+                  "locked_until"
+                FROM
+                  "jobs"
+                ORDER BY
+                  "id"
+                LIMIT
+                  ?
+              ) w
+            WHERE
+              (
+                w."retry_after" IS NULL
+                OR w."retry_after" <= ?
+              )
+              AND (
+                w."locked_until" IS NULL
+                OR w."locked_until" <= ?
+              )
+              AND w."fifo_group" IS NOT ?
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+              )
+            ORDER BY
+              w."id"
+            LIMIT
+              ?
+          ),
+          sqlinbox_g (g) AS (
+            SELECT
+              *
+            FROM
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" IS NOT NULL
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  (
+                    (
+                      SELECT
+                        count(*)
+                      FROM
+                        sqlinbox_w
+                    ) < ?
+                  )
+              )
+            UNION ALL
+            SELECT
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" > r.g
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  1
+              )
+            FROM
+              sqlinbox_g r
+            WHERE
+              r.g IS NOT NULL
+          )
+        SELECT
+          i
+        FROM
+          sqlinbox_w
+        UNION ALL
+        SELECT
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" = r.g
+            ORDER BY
+              x."id"
+            LIMIT
+              1
+          )
+        FROM
+          sqlinbox_g r
+        WHERE
+          r.g IS NOT NULL
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" IS NULL
+              AND + x."id" > (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "retry_after",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      ?
+                  ) y
+              )
+            ORDER BY
+              x."fifo_group",
+              x."id"
+            LIMIT
+              (
+                CASE
+                  WHEN (
+                    SELECT
+                      count(*)
+                    FROM
+                      sqlinbox_w
+                  ) < ? THEN ?
+                  ELSE 0
+                END
+              )
+          )
+      )
+      AND (
         q."retry_after" IS NULL
         OR q."retry_after" <= ?
       )
@@ -3839,7 +4361,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 105 characters, sha256 cfc2e1e93240bc3f
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "retry_after")
@@ -3849,7 +4371,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 105 characters, sha256 cfc2e1e93240bc3f
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "retry_after")
@@ -3859,7 +4381,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -4050,10 +4572,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 122 characters, sha256 98f318c84ae1487b
+-- text: 122 characters, sha256 f332cb08ca5a7413
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL,
   "fifo_group" = ?
@@ -4081,11 +4603,11 @@ WHERE
 -- lease, retention, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 250 characters, sha256 b8320dd9592ba6e0
+-- text: 250 characters, sha256 7e253f0de00f7be3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER,
   "processed_at" INTEGER,
@@ -4116,8 +4638,8 @@ WHERE
 CREATE TABLE IF NOT EXISTS "sqlinbox_schedules" ("name" TEXT NOT NULL, "tick" INTEGER NOT NULL, PRIMARY KEY ("name", "tick"));
 
 -- claimLease (n 10)
--- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
--- text: 446 characters, sha256 f2597299f1704f5e
+-- params: ["2025-01-01T00:00:30.000Z",64,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10,10,64,10,10,"2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","dead",10]
+-- text: 1952 characters, sha256 e39449c7a376ca81
 UPDATE "jobs" AS t
 SET
   "locked_until" = ?,
@@ -4129,7 +4651,172 @@ WHERE
     FROM
       "jobs" q
     WHERE
-      q."processed_at" IS NULL
+      q."id" IN (
+        WITH RECURSIVE
+          sqlinbox_w (i) AS (
+            SELECT
+              w."id"
+            FROM
+              (
+                SELECT
+                  "id",
+                  "fifo_group",
+                  "processed_at",
+                  "retry_after",
+                  "locked_until"
+                FROM
+                  "jobs"
+                WHERE
+                  "processed_at" IS NULL
+                ORDER BY
+                  "id"
+                LIMIT
+                  ?
+              ) w
+            WHERE
+              w."processed_at" IS NULL
+              AND (
+                w."retry_after" IS NULL
+                OR w."retry_after" <= ?
+              )
+              AND (
+                w."locked_until" IS NULL
+                OR w."locked_until" <= ?
+              )
+              AND w."fifo_group" IS NOT ?
+              AND NOT EXISTS (
+                SELECT
+                  1
+                FROM
+                  "jobs" s
+                WHERE
+                  s."fifo_group" = w."fifo_group"
+                  AND s."id" < w."id"
+                  AND s."processed_at" IS NULL
+              )
+            ORDER BY
+              w."id"
+            LIMIT
+              ?
+          ),
+          sqlinbox_g (g) AS (
+            SELECT
+              *
+            FROM
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" IS NOT NULL
+                  AND x."processed_at" IS NULL
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  (
+                    (
+                      SELECT
+                        count(*)
+                      FROM
+                        sqlinbox_w
+                    ) < ?
+                  )
+              )
+            UNION ALL
+            SELECT
+              (
+                SELECT
+                  x."fifo_group"
+                FROM
+                  "jobs" x
+                WHERE
+                  x."fifo_group" > r.g
+                  AND x."processed_at" IS NULL
+                ORDER BY
+                  x."fifo_group"
+                LIMIT
+                  1
+              )
+            FROM
+              sqlinbox_g r
+            WHERE
+              r.g IS NOT NULL
+          )
+        SELECT
+          i
+        FROM
+          sqlinbox_w
+        UNION ALL
+        SELECT
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" = r.g
+              AND x."processed_at" IS NULL
+            ORDER BY
+              x."id"
+            LIMIT
+              1
+          )
+        FROM
+          sqlinbox_g r
+        WHERE
+          r.g IS NOT NULL
+        UNION ALL
+        SELECT
+          *
+        FROM
+          (
+            SELECT
+              x."id"
+            FROM
+              "jobs" x
+            WHERE
+              x."fifo_group" IS NULL
+              AND x."processed_at" IS NULL
+              AND + x."id" > (
+                SELECT
+                  max(y."id")
+                FROM
+                  (
+                    SELECT
+                      "id",
+                      "fifo_group",
+                      "processed_at",
+                      "retry_after",
+                      "locked_until"
+                    FROM
+                      "jobs"
+                    WHERE
+                      "processed_at" IS NULL
+                    ORDER BY
+                      "id"
+                    LIMIT
+                      ?
+                  ) y
+              )
+            ORDER BY
+              x."fifo_group",
+              x."id"
+            LIMIT
+              (
+                CASE
+                  WHEN (
+                    SELECT
+                      count(*)
+                    FROM
+                      sqlinbox_w
+                  ) < ? THEN ?
+                  ELSE 0
+                END
+              )
+          )
+      )
+      AND q."processed_at" IS NULL
       AND (
         q."retry_after" IS NULL
         OR q."retry_after" <= ?
@@ -4249,7 +4936,7 @@ WHERE
   AND q."locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 105 characters, sha256 cfc2e1e93240bc3f
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "retry_after")
@@ -4259,7 +4946,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"g","2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"g","2025-01-01T00:00:30.000Z"]
 -- text: 105 characters, sha256 cfc2e1e93240bc3f
 INSERT INTO
   "jobs" ("payload", "attempt", "fifo_group", "retry_after")
@@ -4269,7 +4956,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -4470,10 +5157,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: ["g",4,5]
--- text: 122 characters, sha256 98f318c84ae1487b
+-- text: 122 characters, sha256 f332cb08ca5a7413
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL,
   "fifo_group" = ?
@@ -4552,20 +5239,20 @@ WHERE
 -- advisory, dead-letter table (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 149 characters, sha256 26b908b1475f758c
+-- text: 149 characters, sha256 d1d105772a747557
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "account" TEXT
 );
 
 -- ddl, 2 of 2
--- text: 163 characters, sha256 df7ce4a1a8b2432e
+-- text: 163 characters, sha256 1b4bd207e22e54ca
 CREATE TABLE IF NOT EXISTS "jobs_dead" (
   "id" INTEGER NOT NULL PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "account" TEXT
 );
 
@@ -4672,7 +5359,7 @@ WHERE
   "id" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"a1"]
+-- params: ["{\"n\":1}",0,"a1"]
 -- text: 84 characters, sha256 37e4ebf23d1e81d1
 INSERT INTO
   "jobs" ("payload", "attempt", "account")
@@ -4682,7 +5369,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"a1"]
+-- params: ["{\"n\":1}",0,"a1"]
 -- text: 84 characters, sha256 37e4ebf23d1e81d1
 INSERT INTO
   "jobs" ("payload", "attempt", "account")
@@ -4692,7 +5379,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -4820,10 +5507,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 59 characters, sha256 5f6d8610fb4ece70
+-- text: 59 characters, sha256 357615b24b28ebe0
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1
+  "attempt" = 0
 WHERE
   q."id" IN (?, ?);
 
@@ -4860,11 +5547,11 @@ WHERE
 -- lease, failure record, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 341 characters, sha256 6c86bbbfc813555e
+-- text: 341 characters, sha256 50dc543168e9ddb3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER,
   "last_error" TEXT,
@@ -4878,11 +5565,11 @@ CREATE TABLE IF NOT EXISTS "jobs" (
 CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
 
 -- ddl, 3 of 3
--- text: 355 characters, sha256 a8d28b15160c9ac3
+-- text: 355 characters, sha256 41514b669ca485f4
 CREATE TABLE IF NOT EXISTS "jobs_dead" (
   "id" INTEGER NOT NULL PRIMARY KEY,
   "payload" TEXT NOT NULL,
-  "attempt" INTEGER NOT NULL DEFAULT 1,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
   "retry_after" INTEGER,
   "last_error" TEXT,
@@ -5048,7 +5735,7 @@ WHERE
   AND "locked_until" = ?;
 
 -- insert (one message)
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -5058,7 +5745,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 1 of 2
--- params: ["{\"n\":1}",1,"2025-01-01T00:00:30.000Z"]
+-- params: ["{\"n\":1}",0,"2025-01-01T00:00:30.000Z"]
 -- text: 88 characters, sha256 1ee28abe947d1dd4
 INSERT INTO
   "jobs" ("payload", "attempt", "retry_after")
@@ -5068,7 +5755,7 @@ RETURNING
   "id";
 
 -- insert (two messages, one without columns), 2 of 2
--- params: ["{\"n\":2}",1]
+-- params: ["{\"n\":2}",0]
 -- text: 70 characters, sha256 a16cb4c5d7747ce0
 INSERT INTO
   "jobs" ("payload", "attempt")
@@ -5241,10 +5928,10 @@ ORDER BY
 
 -- admin fresh (to group g)
 -- params: [4,5]
--- text: 104 characters, sha256 3e14cb52fae31bdf
+-- text: 104 characters, sha256 3247d2e862b4b919
 UPDATE "jobs" AS q
 SET
-  "attempt" = 1,
+  "attempt" = 0,
   "retry_after" = NULL,
   "locked_until" = NULL
 WHERE
@@ -5284,4 +5971,365 @@ SET
   "retry_after" = ?
 WHERE
   q."id" IN (?, ?);
+
+
+-- =================================================================================================
+-- lease, processed_at, results, dead-letter table (table jobs, lease form)
+-- =================================================================================================
+-- ddl, 1 of 3
+-- text: 200 characters, sha256 4cc665f3d5a99c83
+CREATE TABLE IF NOT EXISTS "jobs" (
+  "id" INTEGER PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
+  "locked_until" INTEGER,
+  "processed_at" INTEGER,
+  "result" TEXT
+);
+
+-- ddl, 2 of 3
+-- text: 99 characters, sha256 de1e39f9c8040f0c
+CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until")
+WHERE
+  "processed_at" IS NULL;
+
+-- ddl, 3 of 3
+-- text: 214 characters, sha256 9f176e00a3b93d8c
+CREATE TABLE IF NOT EXISTS "jobs_dead" (
+  "id" INTEGER NOT NULL PRIMARY KEY,
+  "payload" TEXT NOT NULL,
+  "attempt" INTEGER NOT NULL DEFAULT 0,
+  "locked_until" INTEGER,
+  "processed_at" INTEGER,
+  "result" TEXT
+);
+
+-- claimLease (n 10)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",10]
+-- text: 237 characters, sha256 024fe7c68e1efa41
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?,
+  "attempt" = "attempt" + 1
+WHERE
+  t."id" IN (
+    SELECT
+      q."id"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+    ORDER BY
+      q."id"
+    LIMIT
+      ?
+  )
+RETURNING
+  *;
+
+-- extendLeases (one token)
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 104 characters, sha256 bd208e85365f079b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- extendLeases (two tokens)
+-- params: ["2025-01-01T00:00:30.000Z",1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 170 characters, sha256 f353f508c3e8bf07
+UPDATE "jobs" AS t
+SET
+  "locked_until" = ?
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- settleMany
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 127 characters, sha256 bb12f622bc965764
+UPDATE "jobs" AS t
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle ack
+-- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 106 characters, sha256 2ecd971752d46769
+UPDATE "jobs" AS q
+SET
+  "processed_at" = ?,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle retry
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 370d542c822434ba
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" + 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- settle release (uncount)
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 113 characters, sha256 da79559189520af7
+UPDATE "jobs" AS q
+SET
+  "attempt" = "attempt" - 1,
+  "locked_until" = NULL
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
+-- moveToDeadLetter, 1 of 2
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 82 characters, sha256 74e0cbda23a9381d
+INSERT INTO
+  "jobs_dead"
+SELECT
+  *
+FROM
+  "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- moveToDeadLetter, 2 of 2
+-- params: [7,"2025-01-01T00:00:00.000Z"]
+-- text: 56 characters, sha256 9313439a8597b4b4
+DELETE FROM "jobs"
+WHERE
+  "id" = ?
+  AND "locked_until" = ?;
+
+-- insert (one message)
+-- params: ["{\"n\":1}",0]
+-- text: 70 characters, sha256 a16cb4c5d7747ce0
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?)
+RETURNING
+  "id";
+
+-- insert (two messages, one without columns)
+-- params: ["{\"n\":1}",0,"{\"n\":2}",0]
+-- text: 78 characters, sha256 f032042e39d0642b
+INSERT INTO
+  "jobs" ("payload", "attempt")
+VALUES
+  (?, ?),
+  (?, ?)
+RETURNING
+  "id";
+
+-- stats
+-- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z"]
+-- text: 330 characters, sha256 c9723e125c4ae713
+SELECT
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND q."locked_until" > ? THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "in_work",
+  0 AS "delayed",
+  COALESCE(
+    SUM(
+      CASE
+        WHEN q."processed_at" IS NULL
+        AND (
+          q."locked_until" IS NULL
+          OR q."locked_until" <= ?
+        ) THEN 1
+        ELSE 0
+      END
+    ),
+    0
+  ) AS "ready",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "jobs_dead"
+  ) AS "dead"
+FROM
+  "jobs" q;
+
+-- dueRows
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 139 characters, sha256 01eda1317c5aee4e
+SELECT
+  NULL AS "key",
+  NULL AS "due_at"
+FROM
+  "jobs" q
+WHERE
+  q."processed_at" IS NULL
+  AND (
+    q."locked_until" IS NULL
+    OR q."locked_until" <= ?
+  );
+
+-- lockable
+-- params: ["2025-01-01T00:00:00.000Z"]
+-- text: 150 characters, sha256 47194cb7c5df8f93
+SELECT
+  COUNT(*) AS "n"
+FROM
+  (
+    SELECT
+      1 AS "one"
+    FROM
+      "jobs" q
+    WHERE
+      q."processed_at" IS NULL
+      AND (
+        q."locked_until" IS NULL
+        OR q."locked_until" <= ?
+      )
+  ) x;
+
+-- admin list (ready, after 3)
+-- params: ["2025-01-01T00:00:00.000Z","ready",3,50]
+-- text: 237 characters, sha256 b44927d8231967e6
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      CASE
+        WHEN r."processed_at" IS NOT NULL THEN 'done'
+        WHEN r."locked_until" > ? THEN 'inWork'
+        ELSE 'ready'
+      END AS sqlinbox_state
+    FROM
+      "jobs" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" > ?
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin list (dead, ids)
+-- params: ["dead",4,5,50]
+-- text: 147 characters, sha256 780003419fc39a0a
+SELECT
+  x.*
+FROM
+  (
+    SELECT
+      r.*,
+      'dead' AS sqlinbox_state
+    FROM
+      "jobs_dead" r
+  ) x
+WHERE
+  x.sqlinbox_state = ?
+  AND x."id" IN (?, ?)
+ORDER BY
+  x."id"
+LIMIT
+  ?;
+
+-- admin pick (live, ids)
+-- params: ["2025-01-01T00:00:00.000Z",4,5]
+-- text: 148 characters, sha256 6658ce35cf62515c
+SELECT
+  r.*
+FROM
+  "jobs" r
+WHERE
+  r."processed_at" IS NULL
+  AND (
+    r."locked_until" IS NULL
+    OR r."locked_until" <= ?
+  )
+  AND r."id" IN (?, ?)
+ORDER BY
+  r."id";
+
+-- admin pick (dead)
+-- text: 45 characters, sha256 e9b1fca070a803de
+SELECT
+  r.*
+FROM
+  "jobs_dead" r
+ORDER BY
+  r."id";
+
+-- admin fresh (to group g)
+-- params: [4,5]
+-- text: 82 characters, sha256 05288c4779249410
+UPDATE "jobs" AS q
+SET
+  "attempt" = 0,
+  "locked_until" = NULL
+WHERE
+  q."id" IN (?, ?);
+
+-- admin copyBack
+-- params: [4,5]
+-- text: 65 characters, sha256 810f818d6c751c60
+INSERT INTO
+  "jobs"
+SELECT
+  *
+FROM
+  "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove (dead)
+-- params: [4,5]
+-- text: 44 characters, sha256 12e3afb1c667f352
+DELETE FROM "jobs_dead"
+WHERE
+  "id" IN (?, ?);
+
+-- admin remove
+-- params: [4,5]
+-- text: 39 characters, sha256 ea4b42b3ccd374ad
+DELETE FROM "jobs"
+WHERE
+  "id" IN (?, ?);
+
+-- admin reschedule: none
 

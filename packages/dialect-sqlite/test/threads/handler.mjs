@@ -1,7 +1,7 @@
 // A thread module for the R-POOL-9 tests: opens its own SQLite connection on the thread, writes a
 // ledger line per delivery through it, and answers by the message's `kind`.
 import { threadId } from 'node:worker_threads';
-import { Outcome, threadHandler } from '@sqlinbox/core';
+import { CancelledError, Outcome, threadHandler } from '@sqlinbox/core';
 import { sqlite } from '@sqlinbox/dialect-sqlite';
 
 export default threadHandler({
@@ -45,6 +45,18 @@ export default threadHandler({
         await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
         ctx.logger.warn('aborted on the thread', { reason: String(ctx.signal.reason?.message) });
         throw ctx.signal.reason;
+      case 'cancel': {
+        // Runs until a cancel from another connection reaches it: its reason is a CancelledError.
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        const r = ctx.signal.reason;
+        ctx.logger.warn('cancelled on the thread', {
+          cancelledError: r instanceof CancelledError,
+          code: r?.code,
+          reason: r?.reason,
+          rowId: String(r?.rowId),
+        });
+        throw r;
+      }
       default:
         return Outcome.ack();
     }

@@ -22,11 +22,11 @@ export class AdminStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     return `'${state}'`;
   }
 
-  /** The `SET` list that puts a row back as new: attempt 1, no `retry_after`, no lease. */
+  /** The `SET` list that puts a row back as new: attempt 0, no `retry_after`, no lease. */
   freshSets(): string[] {
     const { q, t } = this;
     const set: string[] = [];
-    if (t.attempt !== undefined) set.push(`${q.ident(t.attempt.column)} = 1`);
+    if (t.attempt !== undefined) set.push(`${q.ident(t.attempt.column)} = 0`);
     if (t.retryAfter !== undefined) set.push(`${q.ident(t.retryAfter)} = NULL`);
     if (t.lease !== undefined) set.push(`${q.ident(t.lease)} = NULL`);
     return set;
@@ -101,7 +101,7 @@ export class AdminStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     );
   }
 
-  /** Puts rows back as new (attempt 1, no `retry_after`, no lease), with the group when given. */
+  /** Puts rows back as new (attempt 0, no `retry_after`, no lease), with the group when given. */
   fresh(ids: readonly unknown[], group: { value: string | null } | undefined): Statement | null {
     const { q, s, t } = this;
     const p = q.params();

@@ -6,7 +6,8 @@ import { Feature, type QueueSql } from '../queue.js';
  * Lifecycle control: the control table, one row per pause (of a queue, or of one FIFO group) and
  * per cancel of a row in work, its primary key (queue_name, kind, target). A pause writes a row
  * where it is missing, a resume deletes it; a cancel writes one that the settlement honouring it
- * deletes; every broker subscribed to a queue reads that queue's rows once a second.
+ * deletes; every broker subscribed to a queue reads that queue's rows once a second. A cancel
+ * whose row settled before any broker read it is deleted by {@link sweepCancels}.
  */
 export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
   /** The control table's `CREATE TABLE`, where it does not exist. */
@@ -55,6 +56,33 @@ export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q>
     }
     return p.statement(
       s.insertNew(s.tableName(control), [...cols, c('requested_at')], [...vals, s.nowMs], 3),
+    );
+  }
+
+  /**
+   * Deletes the cancels of `queue` among `targets` (ids as text) whose row is not live (settled,
+   * in the dead-letter group, moved, or deleted): one `DELETE`, each target compared with the
+   * queue table's id by the database (`id = ?`, the text converted to the id's type), so each check
+   * is a primary key lookup.
+   */
+  sweepCancels(control: string, queue: string, targets: readonly string[]): Statement {
+    const { s, q, t } = this;
+    const p = q.params();
+    const c = (name: string) => s.ident(name);
+    // Bound in the text's order (positional placeholders): queue, kind, then each target's pair
+    // and its live conditions.
+    const byQueue = `${c('queue_name')} = ${p.bind(queue)} AND ${c('kind')} = ${p.bind('cancel')}`;
+    const stale = targets.map((target) => {
+      const byTarget = `${c('target')} = ${p.bind(target)}`;
+      const byId = `${q.col('x', t.id.column)} = ${p.bind(target)}`;
+      const live = q
+        .live(p, 'x')
+        .map((part) => ` AND ${part}`)
+        .join('');
+      return `(${byTarget} AND NOT EXISTS (SELECT 1 FROM ${q.table} x WHERE ${byId}${live}))`;
+    });
+    return p.statement(
+      s.delete({ table: s.tableName(control), where: `${byQueue} AND (${stale.join(' OR ')})` }),
     );
   }
 

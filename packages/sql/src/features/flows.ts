@@ -75,6 +75,12 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     let where = `${this.queue(p, f)} AND ${c('state')} = 'pending'`;
     if (children !== undefined) where += ` AND ${s.inList(p, c('child_id'), children)}`;
     if (after !== undefined) where += ` AND ${c('child_id')} > ${p.bind(after)}`;
+    return this.edgePage(p, f, where, limit);
+  }
+
+  /** A page of `f`'s edges matching `where`, in key order (child, then parent), a plain read. */
+  private edgePage(p: Params, f: FlowTable, where: string, limit: number): Statement {
+    const s = this.s;
     return s.plainRead(
       p.statement(
         s.select(p, {
@@ -82,7 +88,7 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
           table: `${s.tableName(f.edges)} f`,
           alias: 'f',
           where,
-          order: `${c('child_id')}, ${c('parent_id')}`,
+          order: `${s.ident('child_id')}, ${s.ident('parent_id')}`,
           limit,
         }),
       ),
@@ -109,12 +115,22 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     return p.statement(s.update({ table: s.tableName(f.edges), alias: 'f', set, where }));
   }
 
-  /** Counts one settled child (and, `dead`, one dead child) off the parent's row. */
-  countDown(f: FlowTable, parent: string, dead: boolean): Statement {
+  /** Marks the pending edges from `children` to `parent` done; changes none settled already. */
+  settleEdges(f: FlowTable, parent: string, children: readonly string[]): Statement {
     const s = this.s;
     const p = s.params();
     const c = (name: string) => s.ident(name);
-    const set = [`${c('pending')} = ${c('pending')} - 1`];
+    const set = [`${c('state')} = 'done'`, `${c('settled_ms')} = ${s.nowMs}`];
+    const where = `${this.queue(p, f)} AND ${c('parent_id')} = ${p.bind(parent)} AND ${s.inList(p, c('child_id'), children)} AND ${c('state')} = 'pending'`;
+    return p.statement(s.update({ table: s.tableName(f.edges), alias: 'f', set, where }));
+  }
+
+  /** Counts `by` settled children (and, `dead`, one dead child) off the parent's row. */
+  countDown(f: FlowTable, parent: string, dead: boolean, by = 1): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    const set = [`${c('pending')} = ${c('pending')} - ${by === 1 ? '1' : p.bind(by)}`];
     if (dead) set.push(`${c('dead')} = ${c('dead')} + 1`);
     const where = `${this.queue(p, f)} AND ${c('parent_id')} = ${p.bind(parent)}`;
     return p.statement(s.update({ table: s.tableName(f.parents), alias: 'f', set, where }));
@@ -148,6 +164,78 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const cols = ['parent_id', 'pending', 'dead', 'policy', 'woken'].map((n) => s.ident(n)).join(', ');
     const where = `${this.queue(p, f)} AND ${s.inList(p, s.ident('parent_id'), parents)}`;
     return p.statement(`SELECT ${cols} FROM ${s.tableName(f.parents)} WHERE ${where}`);
+  }
+
+  /**
+   * Settled edges (`done` or `dead`), the queue's first `limit` in key order, after the edge
+   * `after` where one is given: what retention reads to prune the edges whose rows are gone.
+   */
+  settledEdges(f: FlowTable, limit: number, after?: { child: string; parent: string }): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    let where = `${this.queue(p, f)} AND ${c('state')} <> 'pending'`;
+    // The key's range starts at the cursor's child (an index seek), then leaves out the edges of
+    // that child up to the cursor's parent.
+    if (after !== undefined)
+      where +=
+        ` AND ${c('child_id')} >= ${p.bind(after.child)}` +
+        ` AND (${c('child_id')} > ${p.bind(after.child)} OR ${c('parent_id')} > ${p.bind(after.parent)})`;
+    return this.edgePage(p, f, where, limit);
+  }
+
+  /** Deletes the edges named by (child, parent) that are settled; a pending one stays. */
+  deleteEdges(f: FlowTable, edges: readonly { child: string; parent: string }[]): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    // Bound in the text's order (positional placeholders): the queue, then each edge's pair.
+    const byQueue = `${this.queue(p, f)} AND ${c('state')} <> 'pending'`;
+    const byKey = edges.map(
+      (e) => `(${c('child_id')} = ${p.bind(e.child)} AND ${c('parent_id')} = ${p.bind(e.parent)})`,
+    );
+    return p.statement(
+      s.delete({ table: s.tableName(f.edges), where: `${byQueue} AND (${byKey.join(' OR ')})` }),
+    );
+  }
+
+  /**
+   * Parents-table rows of parents done waiting (woken, no child pending), the queue's first `limit`
+   * in key order after the parent `after` where one is given: what retention reads to prune.
+   */
+  settledParents(f: FlowTable, limit: number, after?: string): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    let where = `${this.queue(p, f)} AND ${this.doneWaiting()}`;
+    if (after !== undefined) where += ` AND ${c('parent_id')} > ${p.bind(after)}`;
+    const cols = ['parent_id', 'pending', 'dead', 'policy', 'woken'].map((n) => s.ident(n)).join(', ');
+    return s.plainRead(
+      p.statement(
+        s.select(p, {
+          columns: cols,
+          table: `${s.tableName(f.parents)} f`,
+          alias: 'f',
+          where,
+          order: c('parent_id'),
+          limit,
+        }),
+      ),
+    );
+  }
+
+  /** Deletes the parents-table rows of the parents named that are done waiting. */
+  deleteParents(f: FlowTable, parents: readonly string[]): Statement {
+    const s = this.s;
+    const p = s.params();
+    const where = `${this.queue(p, f)} AND ${this.doneWaiting()} AND ${s.inList(p, s.ident('parent_id'), parents)}`;
+    return p.statement(s.delete({ table: s.tableName(f.parents), where }));
+  }
+
+  /** A parents-table row done waiting: woken, and no child pending. */
+  private doneWaiting(): string {
+    const c = (name: string) => this.s.ident(name);
+    return `${c('woken')} = 1 AND ${c('pending')} <= 0`;
   }
 
   private edgeColumns(): string {

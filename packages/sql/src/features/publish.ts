@@ -50,7 +50,7 @@ export class PublishStatements<Q extends QueueSql = QueueSql> extends Feature<Q>
       add(t.id.column, (m) => m.columns?.[t.id.column]);
     }
     if (t.payload !== undefined) add(t.payload.column, (m) => m.payload, 'payload');
-    if (t.attempt !== undefined && !t.attempt.generated) add(t.attempt.column, () => 1);
+    if (t.attempt !== undefined && !t.attempt.generated) add(t.attempt.column, () => 0);
     if (any((m) => m.group)) add(q.role(t.group, 'group'), (m) => m.group);
     if (any((m) => m.partitionKey)) add(q.role(t.partitionKey, 'partitionKey'), (m) => m.partitionKey);
     // A replacing insert writes the delay it was given into the holder, none too.
@@ -170,12 +170,14 @@ export class PublishStatements<Q extends QueueSql = QueueSql> extends Feature<Q>
   }
 
   /**
-   * Row `a` (the bare column without one) has not started: no claim has counted its attempt
-   * (publish writes 1, a claim adds one, a claim taken back before its handler ran subtracts it).
+   * Row `a` (the bare column without one) has not started: no delivery has been counted (publish
+   * writes 0; the lease claim and the advisory take add one, the row lock form adds one at its
+   * settlement, whose row is locked until then; a claim taken back before its handler ran
+   * subtracts it).
    */
   unstarted(a?: string): string {
     const q = this.q;
-    return `${q.col(a, q.role(this.t.attempt?.column, 'attempt'))} <= 1`;
+    return `${q.col(a, q.role(this.t.attempt?.column, 'attempt'))} < 1`;
   }
 
   /**

@@ -93,6 +93,7 @@ export class SettleStatements<Q extends QueueSql = QueueSql> extends Feature<Q> 
       // An ack's result, in the statement that stamps the row: no round trip of its own.
       if (s.result !== undefined && t.result !== undefined)
         sets.push(`${q.ident(t.result)} = ${this.s.json(p, s.result)}`);
+      if (s.countAttempt && t.attempt !== undefined) sets.push(q.countAttempt());
       clearLease();
     } else if (s.kind === 'return') {
       if (s.countAttempt && t.attempt !== undefined) sets.push(q.countAttempt());
@@ -105,6 +106,7 @@ export class SettleStatements<Q extends QueueSql = QueueSql> extends Feature<Q> 
     } else {
       if (!('group' in s.target)) throw new Error('a dead-letter table move takes moveToDeadLetter');
       sets.push(`${q.ident(q.role(t.group, 'group'))} = ${p.bind(s.target.group)}`);
+      if (s.countAttempt && t.attempt !== undefined) sets.push(q.countAttempt());
       clearLease();
       sets.push(...this.recordSets(p, s, true));
     }
@@ -128,6 +130,15 @@ export class SettleStatements<Q extends QueueSql = QueueSql> extends Feature<Q> 
     if (set.length === 0)
       return p.statement(`SELECT 1 AS ${q.ident('one')} FROM ${q.table} q WHERE ${where}`);
     return p.statement(this.s.update({ table: q.table, alias: 'q', set, where }));
+  }
+
+  /**
+   * Row lock form, before a move to a dead-letter table: the row's last delivery counted
+   * (`attempt = attempt + 1`), in the move's transaction. Undefined where there is nothing to count.
+   */
+  countBeforeMove(s: Settlement): Statement | undefined {
+    if (s.kind !== 'deadLetter' || s.countAttempt !== true || this.t.attempt === undefined) return undefined;
+    return this.settle({ kind: 'return', id: s.id, now: s.now, countAttempt: true, clearLease: false });
   }
 
   /**

@@ -55,6 +55,53 @@ export class StepsStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     );
   }
 
+  /**
+   * The rows with records, the queue's first `limit` in row id order after `after` where one is
+   * given: each row's id and the latest `finished_at` of its records. What the orphan sweep reads.
+   */
+  stepRows(steps: string, queue: string, limit: number, after?: string): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    let where = `${c('queue_name')} = ${p.bind(queue)}`;
+    if (after !== undefined) where += ` AND ${c('row_id')} > ${p.bind(after)}`;
+    return s.plainRead(
+      p.statement(
+        s.select(p, {
+          columns: `${c('row_id')}, MAX(${c('finished_at')}) AS ${c('last_ms')}`,
+          table: s.tableName(steps),
+          alias: '',
+          // The group after the condition: the select puts its order and limit after it.
+          where: `${where} GROUP BY ${c('row_id')}`,
+          order: c('row_id'),
+          limit,
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Deletes the records of the rows named (their ids as text) finished at or before each one's
+   * `lastMs`: a record written after the sweep read the row stays.
+   */
+  deleteStepsUpTo(
+    steps: string,
+    queue: string,
+    rows: readonly { rowId: string; lastMs: string }[],
+  ): Statement {
+    const s = this.s;
+    const p = s.params();
+    const c = (name: string) => s.ident(name);
+    // Bound in the text's order (positional placeholders): the queue, then each row's pair.
+    const byQueue = `${c('queue_name')} = ${p.bind(queue)}`;
+    const byRow = rows.map(
+      (r) => `(${c('row_id')} = ${p.bind(r.rowId)} AND ${c('finished_at')} <= ${p.bind(r.lastMs)})`,
+    );
+    return p.statement(
+      s.delete({ table: s.tableName(steps), where: `${byQueue} AND (${byRow.join(' OR ')})` }),
+    );
+  }
+
   /** Deletes every record of the rows named (their ids as text). */
   deleteSteps(steps: string, queue: string, rowIds: readonly string[]): Statement {
     const s = this.s;
