@@ -10,7 +10,7 @@
  * answers the reason so the file's tests skip saying it; under CI (`CI=true`) it throws instead.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,20 +50,37 @@ export async function script(file: string, args: readonly string[], timeoutMs = 
   }
 }
 
-/** A free TCP port on 127.0.0.1 between 15,000 and 40,000 (bound, then let go). */
+/**
+ * The first port above the servers' own range that the kernel may hand to an outgoing connection
+ * as its local port (Linux: `net.ipv4.ip_local_port_range`, 32,768 by default). A server stopped
+ * and started again on its port (a pair's primary, a restarted node) can find that port taken by
+ * some test's client connection in between, so ports are chosen below this line.
+ */
+function ephemeralFloor(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 16_000) return low;
+  } catch {
+    // not Linux: keep the default floor
+  }
+  return 32_768;
+}
+
+/** A free TCP port on 127.0.0.1 from 15,000 up to the ephemeral range (bound, then let go). */
 export async function freePort(): Promise<number> {
   return freePorts(1);
 }
 
-/** The first of `n` consecutive free ports between 15,000 and 40,000. */
+/** The first of `n` consecutive free ports from 15,000 up to the ephemeral range. */
 export async function freePorts(n: number): Promise<number> {
+  const top = ephemeralFloor();
   for (let i = 0; i < 100; i++) {
-    const base = 15_000 + Math.floor(Math.random() * (25_000 - n));
+    const base = 15_000 + Math.floor(Math.random() * (top - 15_000 - n));
     let all = true;
     for (let p = base; p < base + n && all; p++) all = await portFree(p);
     if (all) return base;
   }
-  throw new Error(`no ${n} consecutive free ports between 15000 and 40000`);
+  throw new Error(`no ${n} consecutive free ports between 15000 and ${top}`);
 }
 
 function portFree(port: number): Promise<boolean> {
