@@ -1,6 +1,7 @@
 /** The shapes the admin API takes and answers: which rows, where dead letters are kept, a row, a page, a change's report. */
 import type { DeadLetterTarget, RowState } from './dialect.js';
 import type { Row } from './driver.js';
+import type { Logger } from './logger.js';
 
 /**
  * Which rows an admin change concerns: a list of ids, every row whose group column holds `group`
@@ -88,4 +89,9 @@ export interface ChangeReport {
 export interface AdminOptions {
   /** Characters of payload a listed row shows. Default 120. */
   readonly preview?: number;
+  /**
+   * Where the admin reports what it cannot do for its result waits (a LISTEN that failed: the
+   * waits then read the row only). Default: the console, warnings and errors.
+   */
+  readonly logger?: Logger;
 }

@@ -35,14 +35,9 @@ import type {
 import type { Connection, Row } from './driver.js';
 import { ConfigError } from './errors.js';
 import { type FlowNode, type FlowParentRef, flowParents, flowTree } from './flows/tree.js';
-import {
-  decodeResult,
-  needResult,
-  type ResultWaitOptions,
-  type RowResult,
-  resultOn,
-  waitForResult,
-} from './result.js';
+import { consoleLogger } from './logger.js';
+import { decodeResult, needResult, type ResultWaitOptions, type RowResult, resultOn } from './result.js';
+import { ResultWaits } from './result-wait.js';
 import { dropStepsOf } from './steps.js';
 
 export type {
@@ -64,12 +59,14 @@ export type {
 export class Admin {
   private readonly preview: number;
   private readonly checked = new Set<string>();
+  private readonly waits: ResultWaits;
 
   constructor(
     private readonly adapter: Adapter,
     opts: AdminOptions = {},
   ) {
     this.preview = opts.preview ?? 120;
+    this.waits = new ResultWaits(adapter, opts.logger ?? consoleLogger());
   }
 
   /**
@@ -223,9 +220,27 @@ export class Admin {
     return this.withConn(table, opts, (conn, ops) => resultOn(conn, table, ops, id));
   }
 
-  /** Waits for row `id` to be processed and answers its result's value (see `broker.result`). */
+  /**
+   * Waits for row `id` to be processed and answers its result's value (see `broker.result`). Where
+   * the adapter has a wake-up channel (PostgreSQL), the wait listens for the table's settlement
+   * notifications, as a broker's does, so a row settled by any process answers it at once; its
+   * reads in between are a fallback. The adapter's listening connection is closed a moment after
+   * the admin's last wait ends (and at {@link Admin.close}), unless a broker on the same adapter
+   * still listens on it. Elsewhere the wait reads the row until it is processed.
+   */
   async waitResult(table: AnyTable, id: unknown, opts: ResultWaitOptions = {}): Promise<unknown> {
-    return waitForResult(table, id, opts, () => this.result(table, id, opts));
+    return this.waits.wait(table, id, opts, () => this.result(table, id, opts));
+  }
+
+  /**
+   * Stops listening for settlement notifications and closes the adapter's listening connection
+   * where nothing else listens on it (a broker on the same adapter keeps its own). Waits in
+   * progress, and later ones, go on by reading the row. The pool stays the caller's: `close`
+   * neither ends it nor stops the admin's other calls.
+   */
+  async close(): Promise<void> {
+    await this.waits.close();
+    await this.adapter.wakeup?.closeIdle?.();
   }
 
   /**

@@ -679,6 +679,13 @@ export interface Wakeup {
     topic: WakeupTopic,
     onNotify: (payload: string) => void,
   ): Promise<() => Promise<void>>;
+  /**
+   * Optional: closes the channel's listening connection now where no listener is left on it (else
+   * does nothing); a later `listen` opens it again. An adapter whose listening connection closes by
+   * itself a moment after its last listener leaves offers it, so that an `Admin` closed after its
+   * waits leaves no connection keeping the process alive.
+   */
+  closeIdle?(): Promise<void>;
 }
 
 /** What {@link Wakeup.listenTopic} listens for: control table writes, or settlements that keep a result. */

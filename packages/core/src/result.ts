@@ -41,8 +41,9 @@ export interface ResultWaitOptions {
   readonly signal?: AbortSignal;
   /**
    * The pause between two reads of the row, held flat. Default: 50 ms growing by half to 250 ms;
-   * where a notification wakes the wait (`broker.result` on PostgreSQL, and a settlement of the
-   * broker's own subscriptions) a flat 2 s, a fallback for a notification lost with its listener.
+   * where a notification wakes the wait (`broker.result` and `admin.waitResult` on PostgreSQL,
+   * and a settlement of the broker's own subscriptions) a flat 2 s, a fallback for a notification
+   * lost with its listener.
    */
   readonly pollInterval?: Duration;
 }

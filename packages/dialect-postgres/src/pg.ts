@@ -22,7 +22,7 @@ import {
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
-import { quoteIdent, topicChannel, wakeupChannel } from './sql.js';
+import { LISTEN_IDLE_MS, quoteIdent, topicChannel, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
 
 /**
@@ -474,12 +474,16 @@ class PgPool implements Pool {
  * pool's size (the pool budget stays whole). Each table listens on
  * `wakeupChannel(table)`. A lost LISTEN client is reopened after a second and every listener is
  * called once, since notifications may have been missed meanwhile; polling stays the fallback.
+ * The client is ended {@link LISTEN_IDLE_MS} after its last listener leaves (a broker's listeners
+ * stay while it runs; an `Admin`'s result waits come and go), so a process that only waited for
+ * results is not kept alive by it; the next `listen` opens it again.
  */
 class PgWakeup implements Wakeup {
   private client: Promise<PgStandaloneClientLike> | undefined;
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private idle: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly open: () => PgStandaloneClientLike) {}
 
@@ -513,6 +517,7 @@ class PgWakeup implements Wakeup {
     if (this.closed || this.retry !== undefined || this.listeners.size === 0) return;
     this.retry = setTimeout(async () => {
       this.retry = undefined;
+      if (this.closed || this.listeners.size === 0) return; // the last listener left meanwhile
       try {
         const client = await this.connect();
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
@@ -546,6 +551,7 @@ class PgWakeup implements Wakeup {
 
   private async on(channel: string, cb: (payload: string) => void): Promise<() => Promise<void>> {
     this.closed = false;
+    this.stayOpen();
     let set = this.listeners.get(channel);
     if (set === undefined) {
       set = new Set();
@@ -556,6 +562,7 @@ class PgWakeup implements Wakeup {
       } catch (err) {
         set.delete(cb);
         if (set.size === 0) this.listeners.delete(channel);
+        this.closeLater();
         throw err;
       }
     } else {
@@ -567,7 +574,33 @@ class PgWakeup implements Wakeup {
       this.listeners.delete(channel);
       const client = this.client;
       if (client !== undefined) await (await client).query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => {});
+      this.closeLater();
     };
+  }
+
+  /** A listener arrives: the client stays open. */
+  private stayOpen(): void {
+    if (this.idle !== undefined) clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
+  /** With no listener left, ends the client {@link LISTEN_IDLE_MS} later (unless one arrives). */
+  private closeLater(): void {
+    if (this.listeners.size > 0 || this.idle !== undefined || this.client === undefined) return;
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      void this.closeIdle();
+    }, LISTEN_IDLE_MS);
+    this.idle.unref?.();
+  }
+
+  /** Ends the LISTEN client now where no listener is left on it; the next `listen` opens it again. */
+  async closeIdle(): Promise<void> {
+    if (this.listeners.size > 0) return;
+    this.stayOpen();
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) await (await client.catch(() => undefined))?.end().catch(() => {});
   }
 
   /** The dialect's insert notifies in its own statement, so a publish needs no `notify` of its own. */
@@ -582,6 +615,7 @@ class PgWakeup implements Wakeup {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retry !== undefined) clearTimeout(this.retry);
+    this.stayOpen();
     this.listeners.clear();
     const client = this.client;
     this.client = undefined;

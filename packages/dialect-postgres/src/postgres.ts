@@ -22,7 +22,7 @@ import {
 } from './dialect.js';
 import { retiresConnection } from './errors.js';
 import { warnPooler } from './pooler.js';
-import { topicChannel, wakeupChannel } from './sql.js';
+import { LISTEN_IDLE_MS, topicChannel, wakeupChannel } from './sql.js';
 import { PG_URL } from './url.js';
 
 /**
@@ -474,10 +474,20 @@ class PostgresJsPool implements Pool {
  * The wake-up channel over postgres.js's `sql.listen`, which keeps ONE dedicated
  * connection per postgres.js instance for every LISTEN, outside `max` (so outside the pool budget),
  * and re-listens by itself after a reconnect; each listener is then called once, since
- * notifications may have been missed. That connection closes with the caller's `sql.end()`.
+ * notifications may have been missed. That connection closes with the caller's `sql.end()`, and
+ * {@link LISTEN_IDLE_MS} after the last LISTEN on the instance ended (this adapter's and any other
+ * of the instance's): postgres.js opens it again at the next `sql.listen`. postgres.js keeps that
+ * connection in an instance of its own, `sql.listen.sql` (made at the first `sql.listen` where
+ * absent), and its channels in `sql.listen.channels`; the close ends that instance and drops it.
+ * Where a release of postgres.js has neither, the connection stays open until `sql.end()`.
  */
 class PostgresJsWakeup implements Wakeup {
   private readonly active = new Set<{ unlisten(): Promise<void> }>();
+  /** Listens begun and not yet in `active`: the connection must not be closed under them. */
+  private pending = 0;
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  /** The close of the LISTEN connection in flight: a listen waits for it, then reopens. */
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly sql: PostgresJsLike) {}
 
@@ -497,18 +507,71 @@ class PostgresJsWakeup implements Wakeup {
 
   private async on(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     let first = true;
-    const handle = await this.sql.listen(
-      channel,
-      (payload) => onNotify(payload ?? ''),
-      () => {
-        if (!first) onNotify(''); // listening again after a reconnect: notifications may be missed
-        first = false;
-      },
-    );
-    this.active.add(handle);
+    this.stayOpen();
+    this.pending++;
+    let handle: { unlisten(): Promise<void> };
+    try {
+      // Closing the connection while a LISTEN is queued on it would have postgres.js listen twice.
+      if (this.closing !== undefined) await this.closing;
+      handle = await this.sql.listen(
+        channel,
+        (payload) => onNotify(payload ?? ''),
+        () => {
+          if (!first) onNotify(''); // listening again after a reconnect: notifications may be missed
+          first = false;
+        },
+      );
+      this.active.add(handle);
+    } finally {
+      this.pending--;
+    }
     return async () => {
-      if (this.active.delete(handle)) await handle.unlisten();
+      if (!this.active.delete(handle)) return;
+      await handle.unlisten();
+      this.closeLater();
     };
+  }
+
+  /** A listener arrives: the connection stays open. */
+  private stayOpen(): void {
+    if (this.idle !== undefined) clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
+  /** With no listener left, closes the connection {@link LISTEN_IDLE_MS} later (unless one arrives). */
+  private closeLater(): void {
+    if (this.active.size > 0 || this.pending > 0 || this.idle !== undefined) return;
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      void this.closeIdle();
+    }, LISTEN_IDLE_MS);
+    this.idle.unref?.();
+  }
+
+  /**
+   * Closes the instance's LISTEN connection now where nothing listens on it: not this adapter,
+   * nor anything else that shares the instance. postgres.js opens one again at the next `sql.listen`.
+   */
+  async closeIdle(): Promise<void> {
+    this.stayOpen();
+    if (this.active.size > 0 || this.pending > 0 || this.closing !== undefined) return;
+    const listen = this.sql.listen as unknown as {
+      sql?: { end?(o: { timeout: number }): Promise<unknown> };
+      channels?: Record<string, unknown>;
+    };
+    const inner = listen.sql;
+    if (inner?.end === undefined || listen.channels === undefined || Object.keys(listen.channels).length > 0)
+      return;
+    // The LISTEN instance is ended and dropped (whatever state its connection is in); the next
+    // `sql.listen` makes a new one.
+    listen.sql = undefined;
+    const closing = Promise.resolve(inner.end({ timeout: 5 })).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.closing = closing;
+    await closing;
+    if (this.closing === closing) this.closing = undefined;
   }
 
   /** The dialect's insert notifies in its own statement, so a publish needs no `notify` of its own. */
@@ -519,11 +582,12 @@ class PostgresJsWakeup implements Wakeup {
     await conn.query(`SELECT pg_notify($1, '')`, [wakeupChannel(table)]);
   }
 
-  /** Unlistens every channel this adapter listens on. */
+  /** Unlistens every channel this adapter listens on; closes the LISTEN connection where nothing else listens. */
   async close(): Promise<void> {
     const handles = [...this.active];
     this.active.clear();
     await Promise.all(handles.map((h) => h.unlisten().catch(() => {})));
+    await this.closeIdle();
   }
 }
 

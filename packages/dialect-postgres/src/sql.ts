@@ -58,3 +58,9 @@ export function topicChannel(table: string, topic: 'control' | 'result'): string
   if (name.length <= MAX_IDENT) return name;
   return `sqlinbox:${topic}:${createHash('sha256').update(table).digest('hex').slice(0, 40)}`;
 }
+
+/**
+ * How long an adapter's LISTEN connection stays open after its last listener left, so that waits
+ * one after another reuse it; then it is ended (the next listen opens it again).
+ */
+export const LISTEN_IDLE_MS = 1000;
