@@ -9,10 +9,10 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
-import { chunks, SqlTable, type Statement } from '@sqlinbox/sql';
+import { chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
-import { MysqlStatements, mysqlSyntax } from './statements.js';
+import { FIFO_DUE, FIFO_GROUP, MysqlStatements, mysqlSyntax } from './statements.js';
 
 /**
  * Opens the runner's own transactions, the one way every flow of this runner opens one: at READ
@@ -145,11 +145,59 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     return answer.length === 0;
   }
 
-  /** Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own. */
+  /**
+   * A FIFO claim's candidates, read without locks before its locking select (where the table's
+   * claim order is the id's, {@link MysqlFifo.windowed}; else undefined): the due heads of the
+   * window of the oldest rows, and where that leaves the claim short, of the groups after it
+   * ({@link MysqlFifo.window}, {@link MysqlFifo.beyond}). A group is told by its value as the
+   * driver answers it: where the server takes two values as one group (a case-insensitive
+   * collation), both may be candidates, and the locking select's head test keeps the older.
+   */
+  async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<unknown[] | undefined> {
+    const fifo = this.sql.fifo;
+    if (!fifo.windowed) return undefined;
+    const rows = await this.rows(conn, fifo.window(n, now));
+    const seen = new Set<string>();
+    const out: unknown[] = [];
+    for (const r of rows) {
+      const g = r[FIFO_GROUP];
+      if (g !== null && g !== undefined) {
+        const k = String(g);
+        if (seen.has(k)) continue;
+        seen.add(k);
+      }
+      if (toCount(r[FIFO_DUE]) === 1) out.push(r[ID]);
+    }
+    if (rows.length >= fifoWindow(n) && out.length < n) {
+      const last = rows[rows.length - 1]![ID];
+      for (const r of await this.rows(conn, fifo.beyond(last, n, now))) out.push(r[ID]);
+    }
+    return out;
+  }
+
+  /** The builder's claim; a FIFO table's select takes only its candidates ({@link fifoCandidates}). */
+  override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
+    if (n <= 0) return [];
+    const among = await this.fifoCandidates(conn, n, now);
+    if (among === undefined) return super.claimLocked(conn, n, now);
+    if (among.length === 0) return [];
+    return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, among)));
+  }
+
+  /**
+   * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own; a
+   * FIFO table's candidates ({@link fifoCandidates}) read before it, and no transaction where
+   * there are none.
+   */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
+    const among = await this.fifoCandidates(conn, n, now);
+    if (among !== undefined && among.length === 0) return [];
     return inTransaction(conn, async () => {
-      const picked = await this.guardHeads(conn, await this.rows(conn, this.sql.lease.claim(n, now)));
+      const picked = await this.guardHeads(
+        conn,
+        await this.rows(conn, this.sql.lease.claim(n, now, expiry, among)),
+      );
       const ids = picked.map((r) => this.idOf(r));
       if (ids.length === 0) return [];
       await this.run(conn, this.sql.lease.claimUpdate(ids, expiry));

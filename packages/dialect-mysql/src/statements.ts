@@ -5,7 +5,9 @@ import {
   ConcurrencyStatements,
   CountStatements,
   FifoStatements,
+  fifoWindow,
   type HeldLease,
+  ID,
   type InsertParts,
   jsonList,
   KEY,
@@ -16,6 +18,7 @@ import {
   QueueStatements,
   type RecordWrite,
   RetentionStatements,
+  RowLockStatements,
   SettleStatements,
   SqlSyntax,
   type Statement,
@@ -127,6 +130,50 @@ export class MysqlQueue extends QueueSql<MysqlSyntax> {
       ` CONVERT(${column ?? p.bind(value)} USING utf8mb4))`;
     return `IF(CHAR_LENGTH(${name()}) > ${LOCK_NAME_MAX}, SHA2(${name()}, 256), ${name()})`;
   }
+
+  /**
+   * Differs from the builder's: row `a` is its group's head when its id is the least of its
+   * group's unsettled rows, or it has no group. The builder's `NOT EXISTS` of an older row reads,
+   * for a row that is a head, every row of its group (the subquery's `s.id < a.id` filters the
+   * group's entries of the `(group, id)` index one by one, since an outer column bounds no range
+   * here); the least id is the first entry of that index.
+   */
+  override head(a: string): string {
+    const t = this.t;
+    if (t.group === undefined) return '';
+    const g = this.col(a, t.group);
+    const sid = this.col('s', t.id.column);
+    return (
+      ` AND (${g} IS NULL OR ${this.col(a, t.id.column)} = (SELECT ${sid} FROM ${this.table} s` +
+      ` WHERE ${this.col('s', t.group)} = ${g}${this.unsettled('s')} ORDER BY ${sid} LIMIT 1))`
+    );
+  }
+
+  /** ` AND q.id IN (..)` where a claim takes only `among` (a FIFO claim's candidates); else ``. */
+  among(p: Params, among: readonly unknown[] | undefined): string {
+    return among === undefined ? '' : ` AND ${this.s.inList(p, this.col('q', this.t.id.column), among)}`;
+  }
+}
+
+/** The row lock claim: the builder's select, of a FIFO table's candidates only where given. */
+export class MysqlRowLock extends RowLockStatements<MysqlQueue> {
+  /** The builder's claim; `among`: only these ids (a FIFO claim's candidates, {@link MysqlFifo.window}). */
+  override claim(n: number, now: Date | null, among?: readonly unknown[]): Statement {
+    if (among === undefined) return super.claim(n, now);
+    const q = this.q;
+    const p = q.params();
+    return p.statement(
+      this.s.select(p, {
+        columns: 'q.*',
+        table: `${q.table} q`,
+        alias: 'q',
+        where: q.due(p, now, 'q') + q.head('q') + q.among(p, among),
+        order: q.order('q'),
+        limit: n,
+        lock: true,
+      }),
+    );
+  }
 }
 
 /**
@@ -137,9 +184,10 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
   /**
    * Differs from the builder's: the first statement of the claim's transaction only, the ids (and
    * groups) of up to `n` due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then the
-   * FIFO guard, {@link claimUpdate} and {@link claimRows}.
+   * FIFO guard, {@link claimUpdate} and {@link claimRows}. `among`: only these ids (a FIFO
+   * claim's candidates, {@link MysqlFifo.window}).
    */
-  override claim(n: number, now: Date): Statement {
+  override claim(n: number, now: Date, _expiry?: Date, among?: readonly unknown[]): Statement {
     const { q, t } = this;
     const p = q.params();
     const group = t.group === undefined ? '' : `, ${q.col('q', t.group)}`;
@@ -148,7 +196,7 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
         columns: `${q.col('q', t.id.column)}${group}`,
         table: `${q.table} q`,
         alias: 'q',
-        where: q.due(p, now, 'q') + q.head('q'),
+        where: q.due(p, now, 'q') + q.head('q') + q.among(p, among),
         order: q.order('q'),
         limit: n,
         lock: true,
@@ -337,7 +385,15 @@ export class MysqlConcurrency extends ConcurrencyStatements<MysqlQueue> {
   }
 }
 
-/** The FIFO guard: a locking read of a group's older rows, through the index led by the group. */
+/** The alias of a row's group in a FIFO claim's {@link MysqlFifo.window}. */
+export const FIFO_GROUP = 'sqlinbox_group';
+/** The alias of whether a row is due (1) or not (0) in a FIFO claim's {@link MysqlFifo.window}. */
+export const FIFO_DUE = 'sqlinbox_due';
+
+/**
+ * The FIFO statements: the claim's candidates ({@link MysqlFifo.window}, {@link MysqlFifo.beyond})
+ * and the guard, a locking read of a group's older rows, through the index led by the group.
+ */
 export class MysqlFifo extends FifoStatements<MysqlQueue> {
   /**
    * The index the FIFO guard reads, one led by the group column (`sqlinbox_fifo` of {@link ddl}):
@@ -357,6 +413,58 @@ export class MysqlFifo extends FifoStatements<MysqlQueue> {
         ` AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = ${p.bind(q.role(this.t.group, 'group'))}` +
         " ORDER BY INDEX_NAME = 'sqlinbox_fifo' DESC, INDEX_NAME LIMIT 1",
     );
+  }
+
+  /**
+   * Whether a claim of this table first reads its candidates ({@link window}, {@link beyond}):
+   * a FIFO table without priorities, whose claim order is the id's, so a window of the oldest rows
+   * holds the oldest heads.
+   */
+  get windowed(): boolean {
+    return this.t.group !== undefined && this.t.priority === undefined;
+  }
+
+  /**
+   * A FIFO claim's first read, without locks: the oldest {@link fifoWindow}(n) unsettled rows by
+   * id, each with its group and whether it is due. Of each group in it, its first row is the
+   * group's head (every older unsettled row would be in it too); a row without a group is its
+   * own. The claim's locking select then takes only the due heads (and {@link beyond}'s), where
+   * the select alone tested the head of row after row in id order, unbounded: with a few long
+   * groups whose heads were in work, it read the whole table on every claim (measured on
+   * MariaDB: 2.6 s a claim over 200,000 rows in 20 groups, 18 heads in work).
+   */
+  window(n: number, now: Date | null): Statement {
+    const { q, t } = this;
+    const p = q.params();
+    const id = q.col('q', t.id.column);
+    const live = t.processedAt === undefined ? '' : ` WHERE ${q.col('q', t.processedAt)} IS NULL`;
+    return p.statement(
+      `SELECT ${id} AS ${ID}, ${q.col('q', q.role(t.group, 'group'))} AS ${FIFO_GROUP},` +
+        ` CASE WHEN ${q.due(p, now, 'q')} THEN 1 ELSE 0 END AS ${FIFO_DUE}` +
+        ` FROM ${q.table} q${live} ORDER BY ${id} LIMIT ${p.bind(fifoWindow(n))}`,
+    );
+  }
+
+  /**
+   * Where a full {@link window} leaves the claim short: after the window's `last` id, the due heads
+   * of the other groups (each group's first unsettled row after `last`, through the index led by
+   * the group, then its head test) and the due rows without a group, up to `n` of each in id order.
+   */
+  beyond(last: unknown, n: number, now: Date | null): Statement {
+    const { q, t } = this;
+    const p = q.params();
+    const id = q.ident(t.id.column);
+    const g = q.ident(q.role(t.group, 'group'));
+    const firsts =
+      `SELECT MIN(x.${id}) AS m FROM ${q.table} x WHERE x.${g} IS NOT NULL AND x.${id} > ${p.bind(last)}` +
+      `${q.unsettled('x')} GROUP BY x.${g}`;
+    const heads =
+      `(SELECT q.${id} AS ${ID} FROM ${q.table} q JOIN (${firsts}) h ON q.${id} = h.m` +
+      ` WHERE ${q.due(p, now, 'q')}${q.head('q')} ORDER BY q.${id} LIMIT ${p.bind(n)})`;
+    const loose =
+      `(SELECT q.${id} AS ${ID} FROM ${q.table} q WHERE q.${g} IS NULL AND q.${id} > ${p.bind(last)}` +
+      ` AND ${q.due(p, now, 'q')} ORDER BY q.${id} LIMIT ${p.bind(n)})`;
+    return p.statement(`${heads} UNION ALL ${loose}`);
   }
 
   /**
@@ -609,6 +717,7 @@ export class MysqlRetention extends RetentionStatements<MysqlQueue> {
  * ({@link MysqlTable} runs them), and an insert's ids come from its insert id.
  */
 export class MysqlStatements extends QueueStatements<MysqlQueue> {
+  declare readonly rowLock: MysqlRowLock;
   declare readonly lease: MysqlLease;
   declare readonly concurrency: MysqlConcurrency;
   declare readonly fifo: MysqlFifo;
@@ -620,6 +729,7 @@ export class MysqlStatements extends QueueStatements<MysqlQueue> {
 
   constructor(t: AnyTable, opts?: PrepareOptions) {
     super(new MysqlQueue(mysqlSyntax, t, opts), {
+      rowLock: MysqlRowLock,
       lease: MysqlLease,
       concurrency: MysqlConcurrency,
       fifo: MysqlFifo,

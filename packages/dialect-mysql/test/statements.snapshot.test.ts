@@ -52,6 +52,18 @@ test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapsho
         out.push(['the FIFO index, found on the server', s.fifo.fifoIndexOf()]);
         s.fifo.fifoIndex = 'sqlinbox_fifo';
         out.push(['headGuard through the FIFO index (id 7, group g)', s.fifo.headGuard(7, 'g')]);
+        if (s.fifo.windowed) {
+          out.push(
+            ['FIFO claim: its window of candidates (n 10)', s.fifo.window(10, now)],
+            ['FIFO claim: the candidates after the window (last 400, n 10)', s.fifo.beyond(400, 10, now)],
+            ['FIFO claim: the row lock select of the candidates', s.rowLock.claim(10, now, [1, 2])],
+          );
+          if (t.form === 'lease')
+            out.push([
+              'FIFO claim: the lease select of the candidates',
+              s.lease.claim(10, now, later, [1, 2]),
+            ]);
+        }
       }
       if (t.retention !== undefined) {
         const r = s.retention;

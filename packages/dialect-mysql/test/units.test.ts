@@ -274,7 +274,7 @@ describe('R-OPS-7 the advisory take', () => {
   it('without an attempt column it selects the row under the same head check', () => {
     const st = new MysqlStatements({ ...fifo, attempt: undefined }).advisory.take(7, null);
     expect(st.sql).toMatch(
-      /^SELECT q\.\* FROM `jobs` q WHERE q\.`id` = \? AND .*NOT EXISTS \(SELECT 1 FROM `jobs` s/,
+      /^SELECT q\.\* FROM `jobs` q WHERE q\.`id` = \? AND .*OR q\.`id` = \(SELECT s\.`id` FROM `jobs` s WHERE s\.`grp` = q\.`grp`/,
     );
   });
 });

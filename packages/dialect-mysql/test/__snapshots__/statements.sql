@@ -1335,21 +1335,27 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 
 -- claimLocked (n 10)
 -- params: [10]
--- text: 180 characters, sha256 4950d440952c30a7
+-- text: 215 characters, sha256 0307d67477a819fe
 SELECT
   q.*
 FROM
   `jobs` q
 WHERE
   TRUE
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      `jobs` s
-    WHERE
-      s.`fifo_group` = q.`fifo_group`
-      AND s.`id` < q.`id`
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
   )
 ORDER BY
   q.`id`
@@ -1555,6 +1561,111 @@ ORDER BY
   s.`id` FOR
 UPDATE;
 
+-- FIFO claim: its window of candidates (n 10)
+-- params: [64]
+-- text: 150 characters, sha256 5751d54049f50781
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN TRUE THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,10,400,10]
+-- text: 479 characters, sha256 6782c10d18d5cbdb
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    TRUE
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND TRUE
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: [1,2,10]
+-- text: 236 characters, sha256 b6ef4757f2577404
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  TRUE
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- stats: due rows no transaction locks
 -- text: 61 characters, sha256 d07949ed303bd126
 SELECT
@@ -1583,7 +1694,7 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 
 -- claimLease (n 10)
 -- params: ["2025-01-01 00:00:00.000",10]
--- text: 246 characters, sha256 4e933d6f96a62867
+-- text: 281 characters, sha256 cbafcd7a9b12353e
 SELECT
   q.`id`,
   q.`fifo_group`
@@ -1594,14 +1705,20 @@ WHERE
     q.`locked_until` IS NULL
     OR q.`locked_until` <= ?
   )
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      `jobs` s
-    WHERE
-      s.`fifo_group` = q.`fifo_group`
-      AND s.`id` < q.`id`
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
   )
 ORDER BY
   q.`id`
@@ -1929,6 +2046,158 @@ ORDER BY
   s.`id` FOR
 UPDATE;
 
+-- FIFO claim: its window of candidates (n 10)
+-- params: ["2025-01-01 00:00:00.000",64]
+-- text: 197 characters, sha256 e4b635391c2dc4ee
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    ) THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,"2025-01-01 00:00:00.000",10,400,"2025-01-01 00:00:00.000",10]
+-- text: 573 characters, sha256 46a7739d6b35ddeb
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: ["2025-01-01 00:00:00.000",1,2,10]
+-- text: 283 characters, sha256 dedc0a062c5f1d45
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- FIFO claim: the lease select of the candidates
+-- params: ["2025-01-01 00:00:00.000",1,2,10]
+-- text: 302 characters, sha256 62113be08934013f
+SELECT
+  q.`id`,
+  q.`fifo_group`
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 
 -- =================================================================================================
 -- advisory, FIFO (table jobs, advisory form)
@@ -1947,7 +2216,7 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 
 -- candidates (n 10)
 -- params: ["k-",10]
--- text: 650 characters, sha256 05121c675e39db55
+-- text: 685 characters, sha256 1e2a50b949857c3e
 SELECT
   c.`id` AS `id`,
   c.sqlinbox_key AS `key`
@@ -1960,14 +2229,20 @@ FROM
       `jobs` q
     WHERE
       TRUE
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          `jobs` s
-        WHERE
-          s.`fifo_group` = q.`fifo_group`
-          AND s.`id` < q.`id`
+      AND (
+        q.`fifo_group` IS NULL
+        OR q.`id` = (
+          SELECT
+            s.`id`
+          FROM
+            `jobs` s
+          WHERE
+            s.`fifo_group` = q.`fifo_group`
+          ORDER BY
+            s.`id`
+          LIMIT
+            1
+        )
       )
   ) c
 WHERE
@@ -2002,7 +2277,7 @@ LIMIT
 
 -- candidates (n 10, two keys of its own)
 -- params: ["k-","k1","k2",10]
--- text: 699 characters, sha256 cbd022477920e72a
+-- text: 734 characters, sha256 a36a370532c1d46a
 SELECT
   c.`id` AS `id`,
   c.sqlinbox_key AS `key`
@@ -2015,14 +2290,20 @@ FROM
       `jobs` q
     WHERE
       TRUE
-      AND NOT EXISTS (
-        SELECT
-          1
-        FROM
-          `jobs` s
-        WHERE
-          s.`fifo_group` = q.`fifo_group`
-          AND s.`id` < q.`id`
+      AND (
+        q.`fifo_group` IS NULL
+        OR q.`id` = (
+          SELECT
+            s.`id`
+          FROM
+            `jobs` s
+          WHERE
+            s.`fifo_group` = q.`fifo_group`
+          ORDER BY
+            s.`id`
+          LIMIT
+            1
+        )
       )
   ) c
 WHERE
@@ -2314,6 +2595,111 @@ WHERE
 ORDER BY
   s.`id` FOR
 UPDATE;
+
+-- FIFO claim: its window of candidates (n 10)
+-- params: [64]
+-- text: 150 characters, sha256 5751d54049f50781
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN TRUE THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,10,400,10]
+-- text: 479 characters, sha256 6782c10d18d5cbdb
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    TRUE
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND TRUE
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: [1,2,10]
+-- text: 236 characters, sha256 b6ef4757f2577404
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  TRUE
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
 
 -- take, then: the row
 -- params: [7]
@@ -5543,7 +5929,7 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 
 -- claimLease (n 10)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
--- text: 331 characters, sha256 8695deabf997c180
+-- text: 366 characters, sha256 4a782f87ac1193ee
 SELECT
   q.`id`,
   q.`fifo_group`
@@ -5559,14 +5945,20 @@ WHERE
     OR q.`locked_until` <= ?
   )
   AND NOT (q.`fifo_group` <=> ?)
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      `jobs` s
-    WHERE
-      s.`fifo_group` = q.`fifo_group`
-      AND s.`id` < q.`id`
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
   )
 ORDER BY
   q.`id`
@@ -5967,6 +6359,183 @@ ORDER BY
   s.`id` FOR
 UPDATE;
 
+-- FIFO claim: its window of candidates (n 10)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64]
+-- text: 282 characters, sha256 2d33bcef8357c99d
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?) THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
+-- text: 743 characters, sha256 f619bf4b856df5ea
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
+-- text: 368 characters, sha256 9ea4fbeee31c7f37
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT (q.`fifo_group` <=> ?)
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- FIFO claim: the lease select of the candidates
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
+-- text: 387 characters, sha256 74d9782254337759
+SELECT
+  q.`id`,
+  q.`fifo_group`
+FROM
+  `jobs` q
+WHERE
+  (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT (q.`fifo_group` <=> ?)
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 
 -- =================================================================================================
 -- row lock, dead-letter table, schema-qualified (table app.jobs, rowlock form)
@@ -6310,7 +6879,7 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_schedules` (
 
 -- claimLease (n 10)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
--- text: 389 characters, sha256 4fcfb2ef8e2c5365
+-- text: 424 characters, sha256 788dcf7ceffb315e
 SELECT
   q.`id`,
   q.`fifo_group`
@@ -6327,15 +6896,21 @@ WHERE
     OR q.`locked_until` <= ?
   )
   AND NOT (q.`fifo_group` <=> ?)
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      `jobs` s
-    WHERE
-      s.`fifo_group` = q.`fifo_group`
-      AND s.`id` < q.`id`
-      AND s.`processed_at` IS NULL
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+        AND s.`processed_at` IS NULL
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
   )
 ORDER BY
   q.`id`
@@ -6800,6 +7375,194 @@ WHERE
 ORDER BY
   s.`id` FOR
 UPDATE;
+
+-- FIFO claim: its window of candidates (n 10)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64]
+-- text: 342 characters, sha256 f78323b198ed1184
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN q.`processed_at` IS NULL
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?) THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+WHERE
+  q.`processed_at` IS NULL
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
+-- text: 859 characters, sha256 87810c2de0619674
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+        AND x.`processed_at` IS NULL
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    q.`processed_at` IS NULL
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+          AND s.`processed_at` IS NULL
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND q.`processed_at` IS NULL
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
+-- text: 426 characters, sha256 131d1ac6dd661adb
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  q.`processed_at` IS NULL
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT (q.`fifo_group` <=> ?)
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+        AND s.`processed_at` IS NULL
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- FIFO claim: the lease select of the candidates
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
+-- text: 445 characters, sha256 77824cf5572564ee
+SELECT
+  q.`id`,
+  q.`fifo_group`
+FROM
+  `jobs` q
+WHERE
+  q.`processed_at` IS NULL
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT (q.`fifo_group` <=> ?)
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+        AND s.`processed_at` IS NULL
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
 
 -- retention: the picked processed rows deleted
 -- params: ["2025-01-01 00:00:00.000",1,2]
@@ -8565,21 +9328,27 @@ CREATE TABLE IF NOT EXISTS `jobs` (
 
 -- claimLocked (n 10)
 -- params: ["dead",10]
--- text: 202 characters, sha256 276cf9ce9079528a
+-- text: 237 characters, sha256 4e7a986ff375e194
 SELECT
   q.*
 FROM
   `jobs` q
 WHERE
   NOT (q.`fifo_group` <=> ?)
-  AND NOT EXISTS (
-    SELECT
-      1
-    FROM
-      `jobs` s
-    WHERE
-      s.`fifo_group` = q.`fifo_group`
-      AND s.`id` < q.`id`
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
   )
 ORDER BY
   q.`id`
@@ -8838,6 +9607,111 @@ WHERE
 ORDER BY
   s.`id` FOR
 UPDATE;
+
+-- FIFO claim: its window of candidates (n 10)
+-- params: ["dead",64]
+-- text: 172 characters, sha256 01501d26c4534d7e
+SELECT
+  q.`id` AS sqlinbox_id,
+  q.`fifo_group` AS sqlinbox_group,
+  CASE
+    WHEN NOT (q.`fifo_group` <=> ?) THEN 1
+    ELSE 0
+  END AS sqlinbox_due
+FROM
+  `jobs` q
+ORDER BY
+  q.`id`
+LIMIT
+  ?;
+
+-- FIFO claim: the candidates after the window (last 400, n 10)
+-- params: [400,"dead",10,400,"dead",10]
+-- text: 523 characters, sha256 ca68f10eba54c6ad
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+);
+
+-- FIFO claim: the row lock select of the candidates
+-- params: ["dead",1,2,10]
+-- text: 258 characters, sha256 2c0fc0d02b141df8
+SELECT
+  q.*
+FROM
+  `jobs` q
+WHERE
+  NOT (q.`fifo_group` <=> ?)
+  AND (
+    q.`fifo_group` IS NULL
+    OR q.`id` = (
+      SELECT
+        s.`id`
+      FROM
+        `jobs` s
+      WHERE
+        s.`fifo_group` = q.`fifo_group`
+      ORDER BY
+        s.`id`
+      LIMIT
+        1
+    )
+  )
+  AND q.`id` IN (?, ?)
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
 
 -- stats: due rows no transaction locks
 -- params: ["dead"]
