@@ -148,31 +148,14 @@ export class MysqlQueue extends QueueSql<MysqlSyntax> {
       ` WHERE ${this.col('s', t.group)} = ${g}${this.unsettled('s')} ORDER BY ${sid} LIMIT 1))`
     );
   }
-
-  /** ` AND q.id IN (..)` where a claim takes only `among` (a FIFO claim's candidates); else ``. */
-  among(p: Params, among: readonly unknown[] | undefined): string {
-    return among === undefined ? '' : ` AND ${this.s.inList(p, this.col('q', this.t.id.column), among)}`;
-  }
 }
 
 /** The row lock claim: the builder's select, of a FIFO table's candidates only where given. */
 export class MysqlRowLock extends RowLockStatements<MysqlQueue> {
   /** The builder's claim; `among`: only these ids (a FIFO claim's candidates, {@link MysqlFifo.window}). */
   override claim(n: number, now: Date | null, among?: readonly unknown[]): Statement {
-    if (among === undefined) return super.claim(n, now);
-    const q = this.q;
-    const p = q.params();
-    return p.statement(
-      this.s.select(p, {
-        columns: 'q.*',
-        table: `${q.table} q`,
-        alias: 'q',
-        where: q.due(p, now, 'q') + q.head('q') + q.among(p, among),
-        order: q.order('q'),
-        limit: n,
-        lock: true,
-      }),
-    );
+    const p = this.q.params();
+    return p.statement(this.q.claimSelect(p, n, now, 'q.*', among));
   }
 }
 
@@ -191,17 +174,7 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
     const { q, t } = this;
     const p = q.params();
     const group = t.group === undefined ? '' : `, ${q.col('q', t.group)}`;
-    return p.statement(
-      this.s.select(p, {
-        columns: `${q.col('q', t.id.column)}${group}`,
-        table: `${q.table} q`,
-        alias: 'q',
-        where: q.due(p, now, 'q') + q.head('q') + q.among(p, among),
-        order: q.order('q'),
-        limit: n,
-        lock: true,
-      }),
-    );
+    return p.statement(q.claimSelect(p, n, now, `${q.col('q', t.id.column)}${group}`, among));
   }
 
   /**

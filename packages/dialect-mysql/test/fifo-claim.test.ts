@@ -5,45 +5,29 @@
  * whole table whenever it found fewer free heads than it asked for (2.6 s a claim over 200,000
  * rows in 20 groups, 18 heads in work), and the test of each head read every row of its group.
  */
-import { type AnyTable, type Connection, inbox, type Row } from '@sqlinbox/core';
+import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mysqlDialect } from '../src/dialect.js';
-import { createTables, DB, NO_SERVER, openAdmin, uniqueName } from './helpers.js';
+import { countingSession, createTables, DB, NO_SERVER, openAdmin, uniqueName } from './helpers.js';
 
 describe.skipIf(NO_SERVER)(
   'R-LOAD-6 a FIFO claim reads groups, not the backlog behind their heads (handler reads)',
   () => {
     let admin: Awaited<ReturnType<typeof openAdmin>>;
     let session: mysql.Connection;
+    let conn: Connection;
+    let reads: () => Promise<number>;
     const drops: (() => Promise<void>)[] = [];
     beforeAll(async () => {
       admin = await openAdmin();
-      session = await mysql.createConnection({ ...DB, timezone: 'Z' });
-      await session.query("SET time_zone = '+00:00'");
+      ({ session, conn, reads } = await countingSession('fifo-claim'));
     });
     afterAll(async () => {
       for (const drop of drops) await drop();
       await session?.end();
       await admin?.end();
     });
-
-    /** The claiming session as a core connection. */
-    const conn: Connection = {
-      id: 'fifo-claim',
-      async query<R = Row>(sql: string, params: readonly unknown[] = []) {
-        const [rows] = await session.query(sql, [...params]);
-        return Array.isArray(rows)
-          ? { rows: rows as R[], rowCount: rows.length }
-          : { rows: [] as R[], rowCount: (rows as { affectedRows: number }).affectedRows };
-      },
-    };
-
-    /** Rows the storage engine read for the session so far (every Handler_read_ counter). */
-    async function reads(): Promise<number> {
-      const [rows] = await session.query("SHOW SESSION STATUS LIKE 'Handler_read%'");
-      return (rows as Row[]).reduce((sum, r) => sum + Number(r.Value), 0);
-    }
 
     const digits = `(${Array.from({ length: 10 }, (_, i) => `SELECT ${i} AS d`).join(' UNION ALL ')})`;
     const numbers = `(SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS g FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e, ${digits} f) s`;

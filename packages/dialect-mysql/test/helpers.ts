@@ -139,3 +139,30 @@ export const ids = (rows: readonly Row[], column = 'id'): string[] => rows.map((
 export async function rowsOf(conn: Connection, sql: string, params: unknown[] = []): Promise<Row[]> {
   return (await conn.query<Row>(sql, params)).rows;
 }
+
+/**
+ * A session of its own (mysql2, UTC) as a core connection, with the rows the storage engine read
+ * for it so far (every `Handler_read_` counter): what a statement read is the difference.
+ */
+export async function countingSession(id: string): Promise<{
+  session: mysql.Connection;
+  conn: Connection;
+  reads: () => Promise<number>;
+}> {
+  const session = await mysql.createConnection({ ...DB, timezone: 'Z' });
+  await session.query("SET time_zone = '+00:00'");
+  const conn: Connection = {
+    id,
+    async query<R = Row>(sql: string, params: readonly unknown[] = []) {
+      const [rows] = await session.query(sql, [...params]);
+      return Array.isArray(rows)
+        ? { rows: rows as R[], rowCount: rows.length }
+        : { rows: [] as R[], rowCount: (rows as { affectedRows: number }).affectedRows };
+    },
+  };
+  const reads = async () => {
+    const [rows] = await session.query("SHOW SESSION STATUS LIKE 'Handler_read%'");
+    return (rows as Row[]).reduce((sum, r) => sum + Number(r.Value), 0);
+  };
+  return { session, conn, reads };
+}

@@ -4,43 +4,27 @@
  * session's handler reads. Before, a claim read every index entry of the hot key to count its
  * rows in work, and every ready row of a full key ahead of the others.
  */
-import { type AnyTable, type Connection, inbox, type Row } from '@sqlinbox/core';
-import mysql from 'mysql2/promise';
+import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
+import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mysqlDialect } from '../src/dialect.js';
-import { createTables, DB, NO_SERVER, openAdmin, uniqueName } from './helpers.js';
+import { countingSession, createTables, NO_SERVER, openAdmin, uniqueName } from './helpers.js';
 
 describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (handler reads)', () => {
   let admin: Awaited<ReturnType<typeof openAdmin>>;
   let session: mysql.Connection;
+  let conn: Connection;
+  let reads: () => Promise<number>;
   const drops: (() => Promise<void>)[] = [];
   beforeAll(async () => {
     admin = await openAdmin();
-    session = await mysql.createConnection({ ...DB, timezone: 'Z' });
-    await session.query("SET time_zone = '+00:00'");
+    ({ session, conn, reads } = await countingSession('hot-key'));
   });
   afterAll(async () => {
     for (const drop of drops) await drop();
     await session.end();
     await admin.end();
   });
-
-  /** The claiming session as a core connection. */
-  const conn: Connection = {
-    id: 'hot-key',
-    async query<R = Row>(sql: string, params: readonly unknown[] = []) {
-      const [rows] = await session.query(sql, [...params]);
-      return Array.isArray(rows)
-        ? { rows: rows as R[], rowCount: rows.length }
-        : { rows: [] as R[], rowCount: (rows as { affectedRows: number }).affectedRows };
-    },
-  };
-
-  /** Rows the storage engine read for the session so far (every Handler_read_ counter). */
-  async function reads(): Promise<number> {
-    const [rows] = await session.query("SHOW SESSION STATUS LIKE 'Handler_read%'");
-    return (rows as Row[]).reduce((sum, r) => sum + Number(r.Value), 0);
-  }
 
   test('R-CLUS-4 the per-key claim reads a bounded number of rows, the hot key open or full', async () => {
     const name = uniqueName('hot');

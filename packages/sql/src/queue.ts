@@ -183,9 +183,13 @@ export class QueueSql<S extends SqlSyntax = SqlSyntax> {
     return this.t.attempt === undefined ? set : [...set, this.countAttempt()];
   }
 
-  /** The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order. */
-  claimSelect(p: Params, n: number, now: Date | null, columns: string): string {
-    const where = this.due(p, now, 'q') + this.head('q');
+  /**
+   * The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order;
+   * with `among`, of these ids only (a claim that read its candidates first).
+   */
+  claimSelect(p: Params, n: number, now: Date | null, columns: string, among?: readonly unknown[]): string {
+    let where = this.due(p, now, 'q') + this.head('q');
+    if (among !== undefined) where += ` AND ${this.s.inList(p, this.col('q', this.t.id.column), among)}`;
     const table = `${this.table} q`;
     return this.s.select(p, {
       columns,
