@@ -78,6 +78,13 @@ export interface CustomStatementContext {
   readonly token: Date | undefined;
   /** Outcomes with a delay: the instant the row is due again. */
   readonly retryAfter: Date | undefined;
+  /**
+   * An ack with a value, on a table that keeps results: the value as the result column keeps it,
+   * JSON text `{"value": <the value>}` (bind it to the result column, as the dialect's ack does, so
+   * `broker.result` and `admin.result` read it back). Undefined for an ack without a value and for
+   * the other outcomes.
+   */
+  readonly result: string | undefined;
 }
 
 /**
@@ -89,7 +96,11 @@ export type CustomStatement = (conn: Queryable, ctx: CustomStatementContext) => 
 
 /** Outcomes that take a custom statement. */
 export interface CustomStatements {
-  /** Runs in place of the ack statement (delete the row, or stamp `processed_at`). */
+  /**
+   * Runs in place of the ack statement (delete the row, or stamp `processed_at`). On a table that
+   * keeps results it stamps `processed_at` and writes `ctx.result` into the result column; the
+   * engine then sends the table's result notification itself, where the dialect has one.
+   */
   readonly ack?: CustomStatement;
   /** Runs in place of the drop statement (settle the row without processing it). */
   readonly drop?: CustomStatement;

@@ -376,6 +376,8 @@ export interface TableOps {
   readonly advisory: Advisory;
   /** Runs one settlement; answers the rows it changed (0: the row was gone or, with a token, lost). */
   settle(conn: Connection, s: Settlement): Promise<number>;
+  /** Optional: the `result` topic's notification of row `id` on `conn`, sent after a custom ack or drop. */
+  notifyResult?(conn: Connection, id: unknown): Promise<void>;
   /**
    * Inserts messages; answers their ids in order. A message whose `key` an unsettled row holds
    * (or an earlier message of the same call) inserts nothing and answers that row's id; a unique
@@ -680,10 +682,8 @@ export interface Wakeup {
     onNotify: (payload: string) => void,
   ): Promise<() => Promise<void>>;
   /**
-   * Optional: closes the channel's listening connection now where no listener is left on it (else
-   * does nothing); a later `listen` opens it again. An adapter whose listening connection closes by
-   * itself a moment after its last listener leaves offers it, so that an `Admin` closed after its
-   * waits leaves no connection keeping the process alive.
+   * Optional: closes the listening connection now where no listener is left on it (`Admin.close`);
+   * a later `listen` opens it again.
    */
   closeIdle?(): Promise<void>;
 }

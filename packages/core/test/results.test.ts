@@ -1,4 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import type { CustomStatementContext } from '../src/description.js';
+import type { Settlement } from '../src/dialect.js';
+import type { Connection } from '../src/driver.js';
+import { type FormContext, type Held, runSettlement } from '../src/forms/form.js';
 import {
   ConfigError,
   decodeResult,
@@ -13,6 +17,7 @@ import {
   type RowResult,
   table,
 } from '../src/index.js';
+import type { Plan } from '../src/outcome.js';
 import { waitForResult } from '../src/result.js';
 
 const jobs = inbox({
@@ -126,5 +131,56 @@ describe('results', () => {
     await expect(waitForResult(plain, 1, {}, async () => ({ state: 'pending' }))).rejects.toThrow(
       ConfigError,
     );
+  });
+});
+
+describe('a custom settlement statement on a table that keeps results', () => {
+  /** runSettlement with a custom ack and drop answering `changed`; what they saw, and the notifications sent. */
+  async function run(plan: Plan, changed: number, keepsResults = true) {
+    const seen: CustomStatementContext[] = [];
+    const notified: unknown[] = [];
+    const statement = async (_conn: unknown, c: CustomStatementContext) => {
+      seen.push(c);
+      return changed;
+    };
+    const t = {
+      ...jobs,
+      result: keepsResults ? 'result' : undefined,
+      custom: { ack: statement, drop: statement, retry: statement },
+    };
+    const ctx = {
+      table: t,
+      ops: { notifyResult: async (_conn: unknown, id: unknown) => void notified.push(id) },
+    } as unknown as FormContext;
+    const h = { id: 7, row: { id: 7 }, token: undefined } as unknown as Held;
+    const s: Settlement =
+      plan.kind === 'finish'
+        ? {
+            kind: 'finish',
+            id: 7,
+            now: new Date(),
+            ...(plan.result === undefined ? {} : { result: plan.result }),
+          }
+        : { kind: 'return', id: 7, now: new Date(), countAttempt: false, clearLease: false };
+    const answered = await runSettlement(ctx, {} as Connection, h, s, plan);
+    return { answered, seen, notified };
+  }
+
+  test("R-LIFE-4 a custom ack is given the ack's value as the result column keeps it; the dialect's result notification follows a custom ack or drop that changed the row, and only then", async () => {
+    const value = encodeResult('jobs', { url: 'x' });
+    const acked = await run({ kind: 'finish', outcome: 'ack', result: value }, 1);
+    expect(acked.answered).toBe(1);
+    expect(acked.seen[0]?.result).toBe('{"value":{"url":"x"}}');
+    expect(acked.notified).toEqual([7]);
+    const plain = await run({ kind: 'finish', outcome: 'ack' }, 1);
+    expect(plain.seen[0]?.result).toBeUndefined();
+    expect(plain.notified).toEqual([7]);
+    expect((await run({ kind: 'finish', outcome: 'drop' }, 1)).notified).toEqual([7]);
+    // Nothing changed (a lease lost), a retry, a table without results: no notification.
+    expect((await run({ kind: 'finish', outcome: 'ack', result: value }, 0)).notified).toEqual([]);
+    const retried = await run({ kind: 'return', outcome: 'retry', retryAfter: undefined }, 1);
+    expect(retried.notified).toEqual([]);
+    expect(retried.seen[0]?.result).toBeUndefined();
+    expect((await run({ kind: 'finish', outcome: 'ack' }, 1, false)).notified).toEqual([]);
   });
 });

@@ -427,6 +427,16 @@ export class PostgresSettle extends SettleStatements<PostgresQueue> {
     return this.t.result === undefined ? undefined : topicChannel(this.t.table, 'result');
   }
 
+  /**
+   * The notification of row `id`'s settlement on the table's `result` channel alone, sent after a
+   * custom ack or drop statement (which sends none); undefined where the table keeps no results.
+   */
+  resultNotify(id: unknown): Statement | undefined {
+    const channel = this.resultChannel;
+    if (channel === undefined) return undefined;
+    return { sql: 'SELECT pg_notify($1, $2)', params: [channel, String(id)] };
+  }
+
   /** The builder's settlement; where the table keeps results, an ack, drop or death also notifies. */
   override settle(st: Settlement): Statement {
     const base = super.settle(st);

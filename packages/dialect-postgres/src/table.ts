@@ -77,6 +77,12 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     return rows;
   }
 
+  /** Notifies row `id` on the table's `result` channel (after a custom ack or drop statement). */
+  async notifyResult(conn: Connection, id: unknown): Promise<void> {
+    const st = this.sql.settle.resultNotify(id);
+    if (st !== undefined) await conn.query(st.sql, st.params);
+  }
+
   /** The claim's statement orders its rows already (`ORDER BY` over the update's `RETURNING`). */
   override inClaimOrder(rows: Row[]): Row[] {
     return rows;

@@ -1,16 +1,21 @@
 import {
   Admin,
   Broker,
+  type CustomStatement,
   type FinishSettlement,
   type Form,
   Outcome,
   queue,
   ResultDeadError,
   ResultTimeoutError,
+  type ResultWaitOptions,
   type Settlement,
 } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, until, wrapOps } from '../harness.js';
+import { type Harness, until, wrapOps, wrapPool } from '../harness.js';
+
+/** Generous bounds: a wait asserts an outcome, never a speed. */
+const WAIT_MS = 30_000;
 
 type Msg = { n: number };
 
@@ -89,6 +94,75 @@ export function resultScenarios(h: () => Harness, form: Form): void {
     expect(String((timedOut as Error).message)).toContain(`${idle.name} row ${String(never)}`);
     const missing = await admin.waitResult(idle.desc, 987_654_321, { timeout: 200 }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'RESULT_TIMEOUT', lastState: 'missing' });
+  });
+
+  test(`R-LIFE-4 a custom ack statement is given the ack's value as the result column keeps it and keeps it by writing it there; waits in another broker and in an Admin answer, on PostgreSQL by the result notification the engine sends after the custom statement (their reads an hour apart) (${form})`, {
+    timeout: 90_000,
+  }, async () => {
+    const made = await h().create(form, { processedAt: true, result: true });
+    const { name } = made;
+    const given: (string | undefined)[] = [];
+    // The service's own ack: stamps the row and writes the value it is given (values inlined: the
+    // placeholder style differs between dialects; these values hold no quote or backslash).
+    const ack: CustomStatement = async (conn, c) => {
+      given.push(c.result);
+      const result = c.result === undefined ? 'NULL' : `'${c.result}'`;
+      const r = await conn.query(
+        `UPDATE ${name} SET processed_at = CURRENT_TIMESTAMP, result = ${result} WHERE id = ${Number(c.id)}`,
+      );
+      return r.rowCount;
+    };
+    const desc = { ...made.desc, custom: { ack } } as typeof made.desc;
+    // The waiting broker's and the admin's reads are counted: the worker starts once each wait
+    // has read its row pending.
+    let reads = 0;
+    const counted = async (poolSize: number) => {
+      const a = await h().open({ poolSize });
+      const pool = wrapPool(a.pool, {
+        release: (c) => {
+          reads++;
+          a.pool.release(c);
+        },
+      });
+      return { ...a, pool };
+    };
+    const waiter = new Broker(await counted(2), { logger: h().logger, pollInterval: 50 });
+    h().brokers.push(waiter);
+    const [valued, plain] = await waiter.publishMany(desc, [{ n: 1 }, { n: 2 }]);
+    // Where settlements notify (PostgreSQL) the waits read an hour apart: only the notification
+    // answers them in time. Elsewhere they read as usual (50 ms growing to 250 ms).
+    const notifies = (await h().open({ poolSize: 1 })).wakeup?.listenTopic !== undefined;
+    const stop = new AbortController();
+    const opts: ResultWaitOptions = notifies
+      ? { timeout: '1h', pollInterval: '1h', signal: stop.signal }
+      : { timeout: 60_000, signal: stop.signal };
+    const admin = new Admin(await counted(2));
+    const answers: unknown[] = [];
+    reads = 0;
+    const waits = [waiter.result(desc, valued, opts), admin.waitResult(desc, plain, opts)].map((w, i) =>
+      w.then((v) => {
+        answers[i] = { value: v };
+      }),
+    );
+    await until(() => reads >= 2, 'both waits read their row once', WAIT_MS);
+    const worker = await h().broker({ poolSize: 3 });
+    worker.subscribe(queue(desc), async (m) =>
+      (m as Msg).n === 1 ? Outcome.ack({ kept: 'yes', n: [1, 2] }) : undefined,
+    );
+    await worker.start();
+    try {
+      await until(() => answers.filter(Boolean).length === 2, 'both waits answered', WAIT_MS);
+    } finally {
+      stop.abort();
+      await Promise.allSettled(waits);
+      await admin.close();
+    }
+    expect(answers).toEqual([{ value: { kept: 'yes', n: [1, 2] } }, { value: undefined }]);
+    expect(given.sort()).toEqual(['{"value":{"kept":"yes","n":[1,2]}}', undefined]);
+    expect(await admin.result(desc, valued)).toMatchObject({
+      state: 'processed',
+      value: { kept: 'yes', n: [1, 2] },
+    });
   });
 
   test(`R-LIFE-4 a retried row keeps only its final result (a value JSON cannot carry fails the delivery); a dead row ends the wait with ResultDeadError (${form})`, async () => {

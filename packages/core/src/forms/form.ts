@@ -144,7 +144,13 @@ export function attemptOf(ctx: FormContext, row: Row, counted: boolean): number 
   return Math.max(1, counted ? v : v + 1);
 }
 
-/** Runs the outcome's custom statement where the description gives one, else the dialect's. */
+/**
+ * Runs the outcome's custom statement where the description gives one, else the dialect's. A
+ * custom statement is given the ack's value as the result column keeps it (`result`); where it
+ * ended a row of a table that keeps results (an ack or a drop that changed the row), the dialect's
+ * result notification follows on the same connection (delivered at the commit where a transaction
+ * is open), since the dialect's own statement would have sent it.
+ */
 export async function runSettlement(
   ctx: FormContext,
   conn: Connection,
@@ -155,13 +161,17 @@ export async function runSettlement(
   const custom: CustomStatement | undefined =
     plan.kind === 'deadLetter' ? undefined : ctx.table.custom[plan.outcome];
   if (custom !== undefined) {
-    return custom(conn, {
+    const changed = await custom(conn, {
       table: ctx.table.table,
       id: h.id,
       row: h.row,
       token: h.token,
       retryAfter: plan.kind === 'return' ? plan.retryAfter : undefined,
+      result: s.kind === 'finish' ? s.result : undefined,
     });
+    if (plan.kind === 'finish' && changed > 0 && ctx.table.result !== undefined)
+      await ctx.ops.notifyResult?.(conn, h.id);
+    return changed;
   }
   return ctx.ops.settle(conn, s);
 }
