@@ -2110,14 +2110,145 @@ RETURNING
 -- claimTurn: none
 
 -- claimLeaseByKey (n 10)
--- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",2,20,2,10,"2025-01-01T00:00:00.000Z"]
--- text: 752 characters, sha256 97e71267edc4718e
+-- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z",100,"2025-01-01T00:00:00.000Z",2,20,2,10,60,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:00.000Z",2,"2025-01-01T00:00:00.000Z",2,10,"2025-01-01T00:00:00.000Z"]
+-- text: 1842 characters, sha256 3c4368a5c79a54ae
 UPDATE "jobs" AS t
 SET
   "locked_until" = ?,
   "attempt" = "attempt" + 1
 WHERE
   t."id" IN (
+    WITH RECURSIVE
+      sqlinbox_front AS (
+        SELECT
+          q."id",
+          q."account"
+        FROM
+          (
+            SELECT
+              f."id",
+              f."account"
+            FROM
+              "jobs" f
+            WHERE
+              (
+                f."locked_until" IS NULL
+                OR f."locked_until" <= ?
+              )
+            ORDER BY
+              f."id"
+            LIMIT
+              ?
+          ) q
+        WHERE
+          q."account" IS NULL
+          OR (
+            SELECT
+              COUNT(*)
+            FROM
+              "jobs" w
+            WHERE
+              w."account" = q."account"
+              AND w."locked_until" > ?
+          ) < ?
+        ORDER BY
+          q."id"
+        LIMIT
+          ?
+      ),
+      sqlinbox_keys (k, i) AS (
+        SELECT
+          MIN(m."account"),
+          1
+        FROM
+          "jobs" m
+        WHERE
+          m."account" IS NOT NULL
+          AND (
+            SELECT
+              COUNT(*)
+            FROM
+              (
+                SELECT
+                  z."account",
+                  ROW_NUMBER() OVER (
+                    PARTITION BY
+                      z."account"
+                    ORDER BY
+                      z."id"
+                  ) AS r
+                FROM
+                  sqlinbox_front z
+              ) y
+            WHERE
+              y."account" IS NULL
+              OR y.r <= ?
+          ) < ?
+        UNION ALL
+        SELECT
+          (
+            SELECT
+              MIN(m."account")
+            FROM
+              "jobs" m
+            WHERE
+              m."account" > sqlinbox_keys.k
+          ),
+          sqlinbox_keys.i + 1
+        FROM
+          sqlinbox_keys
+        WHERE
+          sqlinbox_keys.k IS NOT NULL
+          AND sqlinbox_keys.i < ?
+      ),
+      sqlinbox_heads AS (
+        SELECT
+          h."id",
+          h."account"
+        FROM
+          sqlinbox_keys
+          JOIN "jobs" h ON h."id" = (
+            SELECT
+              b."id"
+            FROM
+              "jobs" b
+            WHERE
+              b."account" = sqlinbox_keys.k
+              AND b."locked_until" IS NULL
+              AND (
+                b."locked_until" IS NULL
+                OR b."locked_until" <= ?
+              )
+            ORDER BY
+              b."locked_until",
+              b."id"
+            LIMIT
+              ?
+          )
+        WHERE
+          (
+            SELECT
+              COUNT(*)
+            FROM
+              "jobs" w
+            WHERE
+              w."account" = sqlinbox_keys.k
+              AND w."locked_until" > ?
+          ) < ?
+      ),
+      sqlinbox_candidates AS (
+        SELECT
+          "id",
+          "account"
+        FROM
+          sqlinbox_front
+        UNION
+        SELECT
+          "id",
+          "account"
+        FROM
+          sqlinbox_heads
+      )
     SELECT
       x."id"
     FROM
@@ -2141,34 +2272,7 @@ WHERE
               AND w."locked_until" > ?
           ) AS "sqlinbox_in_work"
         FROM
-          (
-            SELECT
-              q."id",
-              q."account"
-            FROM
-              "jobs" q
-            WHERE
-              (
-                q."locked_until" IS NULL
-                OR q."locked_until" <= ?
-              )
-              AND (
-                q."account" IS NULL
-                OR (
-                  SELECT
-                    COUNT(*)
-                  FROM
-                    "jobs" w
-                  WHERE
-                    w."account" = q."account"
-                    AND w."locked_until" > ?
-                ) < ?
-              )
-            ORDER BY
-              q."id"
-            LIMIT
-              ?
-          ) c
+          sqlinbox_candidates c
       ) x
     WHERE
       (
