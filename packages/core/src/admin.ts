@@ -36,7 +36,14 @@ import type { Connection, Row } from './driver.js';
 import { ConfigError } from './errors.js';
 import { type FlowNode, type FlowParentRef, flowParents, flowTree } from './flows/tree.js';
 import { consoleLogger } from './logger.js';
-import { decodeResult, needResult, type ResultWaitOptions, type RowResult, resultOn } from './result.js';
+import {
+  decodeResult,
+  needResult,
+  type ResultOf,
+  type ResultWaitOptions,
+  type RowResult,
+  resultOn,
+} from './result.js';
 import { ResultWaits } from './result-wait.js';
 import { dropStepsOf } from './steps.js';
 
@@ -215,9 +222,17 @@ export class Admin {
    * none), `pending`, `dead` (given the table's dead letter) or `missing`. The table must declare a
    * result column.
    */
-  async result(table: AnyTable, id: unknown, opts: AdminTableOptions = {}): Promise<RowResult> {
+  async result<D extends AnyTable>(
+    table: D,
+    id: unknown,
+    opts: AdminTableOptions = {},
+  ): Promise<RowResult<ResultOf<D>>> {
     needResult(table);
-    return this.withConn(table, opts, (conn, ops) => resultOn(conn, table, ops, id));
+    return this.withConn(
+      table,
+      opts,
+      (conn, ops) => resultOn(conn, table, ops, id) as Promise<RowResult<ResultOf<D>>>,
+    );
   }
 
   /**
@@ -228,8 +243,14 @@ export class Admin {
    * the admin's last wait ends (and at {@link Admin.close}), unless a broker on the same adapter
    * still listens on it. Elsewhere the wait reads the row until it is processed.
    */
-  async waitResult(table: AnyTable, id: unknown, opts: ResultWaitOptions = {}): Promise<unknown> {
-    return this.waits.wait(table, id, opts, () => this.result(table, id, opts));
+  async waitResult<D extends AnyTable>(
+    table: D,
+    id: unknown,
+    opts: ResultWaitOptions = {},
+  ): Promise<ResultOf<D> | undefined> {
+    return this.waits.wait(table, id, opts, () => this.result(table, id, opts)) as Promise<
+      ResultOf<D> | undefined
+    >;
   }
 
   /**

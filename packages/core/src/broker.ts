@@ -16,7 +16,7 @@ import { Pruner } from './prune.js';
 import { Publisher, type PublishOptionsFor } from './publish.js';
 import { Queue, type QueueFlags, ThreadQueue } from './queue.js';
 import { relaySettings } from './relay.js';
-import type { ResultWaitOptions } from './result.js';
+import type { ResultOf, ResultWaitOptions } from './result.js';
 import { ResultWaits } from './result-wait.js';
 import {
   type MountedSchedule,
@@ -208,8 +208,8 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
     // Without a schema or codec the message is `unknown`: annotate the handler's parameter freely.
     // A batch queue (`.batch(n)`) takes a handler of arrays.
     handler: QF extends { readonly batch: true }
-      ? BatchHandler<unknown extends T ? any : T>
-      : Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined>,
+      ? BatchHandler<unknown extends T ? any : T, ResultOf<D>>
+      : Handler<unknown extends T ? any : T, QF['tx'] extends true ? Queryable : undefined, ResultOf<D>>,
   ): MountedSubscription;
   /**
    * Mounts a queue whose handler runs on threads (`queue(t).onThreads(...)`). Throws a
@@ -535,10 +535,11 @@ export class Broker<F extends Form = Form, I extends IsolationLevel = IsolationL
    * row by this broker's subscriptions makes it read at once; on PostgreSQL so does the
    * notification the settlement of a table that keeps results sends at its commit, from any
    * process, and the reads between are a fallback 2 s apart. Elsewhere it reads every 50 ms,
-   * growing to 250 ms (`opts.pollInterval`: a flat pause of your choice).
+   * growing to 250 ms (`opts.pollInterval`: a flat pause of your choice). Typed as the table's
+   * result type where it states one (`typedResult`).
    */
-  result(table: TableDescription<F, I | undefined>, id: unknown, opts?: ResultWaitOptions): Promise<unknown> {
-    return this.waits.wait(table, id, opts ?? {});
+  result<D extends TableDescription<F, I | undefined>>(table: D, id: unknown, opts?: ResultWaitOptions) {
+    return this.waits.wait(table, id, opts ?? {}) as Promise<ResultOf<D> | undefined>;
   }
 
   /** This broker's subscriptions of `table` read the control table now, not at their next read. */

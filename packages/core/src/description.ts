@@ -247,6 +247,27 @@ export interface Typed<P> {
 /** The message type a description states (see {@link typed}); unknown where it states none. */
 export type PayloadOf<D> = D extends Typed<infer P> ? P : unknown;
 
+/** What {@link typedResult} adds to a description's type: its result type, at the type level only. */
+export interface TypedResult<R> {
+  /** Type-level only, never present at runtime: the type of the value a handler acks with. */
+  readonly '~result'?: R;
+}
+
+/**
+ * States the type of the value a description's handlers ack with, once: type-level only, the
+ * description is answered as it is. The handler's `Outcome.ack(value)` and `ctx.ack(value)` then
+ * take that type, and `broker.result`, `admin.waitResult` and `admin.result` answer it (or
+ * undefined, for an ack that kept no value).
+ * ```ts
+ * const reports = typedResult<{ url: string }>()(inbox({ table: 'reports', id: 'id', result: 'result', processedAt: 'done_at' }));
+ * ```
+ * The builder spelling says it in `.result<{ url: string }>('result')`. Like {@link typed}, it is a
+ * promise about the rows, not a check of them: a value written by other code is answered as it is.
+ */
+export function typedResult<R>(): <D extends AnyTable>(description: D) => D & TypedResult<R> {
+  return asTyped as never;
+}
+
 /**
  * States the message type of a description, once, for the handler and `publish`: type-level only,
  * the description is answered as it is.

@@ -96,6 +96,7 @@ export {
   decodeResult,
   encodeResult,
   ResultDeadError,
+  type ResultOf,
   ResultTimeoutError,
   type ResultWaitOptions,
   type RowResult,

@@ -3,14 +3,15 @@ import { ConfigError } from './errors.js';
 
 /**
  * What a handler answers about its message. Returning nothing (or `undefined`) is an ack; a thrown
- * error is a `retry()`.
+ * error is a `retry()`. `R` is the type of an ack's value (the table's result type, where it
+ * states one).
  */
-export type Outcome =
+export type Outcome<R = unknown> =
   | {
       /** Done: deleted, or stamped `processed_at`. */
       readonly kind: 'ack';
       /** The handler's result, kept in the table's result column (see `Outcome.ack(value)`). */
-      readonly result?: unknown;
+      readonly result?: R;
     }
   | {
       /** A poisoned message, settled like `ack`. */
@@ -34,17 +35,17 @@ export const Outcome = {
    * JSON value, `null` included) is the handler's result, written by the same settlement into the
    * table's `result` column and read by id with `admin.result`/`broker.result`; undefined: none.
    */
-  ack: (value?: unknown): Outcome => (value === undefined ? ACK : { kind: 'ack', result: value }),
+  ack: <R = never>(value?: R): Outcome<R> => (value === undefined ? ACK : { kind: 'ack', result: value }),
   /** A poisoned message: settled exactly like `ack`, so it leaves the queue. */
-  drop: (): Outcome => DROP,
+  drop: (): Outcome<never> => DROP,
   /** Deliver again (the attempt is counted); at `maxAttempts` the row is dead-lettered instead. */
-  retry: (): Outcome => RETRY,
+  retry: (): Outcome<never> => RETRY,
   /**
    * Deliver again no earlier than `delay` from now (milliseconds, or an instant). A table without a
    * `retry_after` column takes it as `retry()` and logs a warning. `0` and an instant in the past
    * are due at once; a negative or NaN delay throws a `ConfigError`.
    */
-  retryAfter: (delay: number | Date): Outcome => {
+  retryAfter: (delay: number | Date): Outcome<never> => {
     if (delay instanceof Date)
       return { kind: 'retryAfter', delayMs: Math.max(0, delay.getTime() - Date.now()) };
     // 0 is legal (due now, counted as a retryAfter); a negative or NaN delay is a mistake.
@@ -54,9 +55,9 @@ export const Outcome = {
   },
 } as const;
 
-const ACK: Outcome = Object.freeze({ kind: 'ack' });
-const DROP: Outcome = Object.freeze({ kind: 'drop' });
-const RETRY: Outcome = Object.freeze({ kind: 'retry' });
+const ACK: Outcome<never> = Object.freeze({ kind: 'ack' });
+const DROP: Outcome<never> = Object.freeze({ kind: 'drop' });
+const RETRY: Outcome<never> = Object.freeze({ kind: 'retry' });
 
 /** Reads a handler's return value as an outcome. */
 export function outcomeOf(value: unknown): Outcome {

@@ -1,5 +1,5 @@
 import { defaultCodec } from './codec.js';
-import type { AnyTable } from './description.js';
+import type { AnyTable, TypedResult } from './description.js';
 import type { Adapter, DeadLetterTarget, TableOps } from './dialect.js';
 import type { Connection, Row } from './driver.js';
 import { type Duration, durationMs } from './duration.js';
@@ -11,12 +11,12 @@ import { ConfigError, EncodeError, messageOf, SqlInboxError } from './errors.js'
  * dead (in the dead letter the call was given); or missing (no such row: never published, not
  * committed yet, pruned by the retention, or removed).
  */
-export type RowResult =
+export type RowResult<R = unknown> =
   | {
       /** Processed: its ack (or drop) settled. */
       readonly state: 'processed';
       /** The value the handler acked with (`Outcome.ack(value)`), decoded; undefined: none kept. */
-      readonly value: unknown;
+      readonly value: R | undefined;
       /** When it was settled (`processed_at`). */
       readonly processedAt: Date | null;
     }
@@ -30,6 +30,9 @@ export type RowResult =
       /** Pending: ready, delayed or in work; missing: no row of that id. */
       readonly state: 'pending' | 'missing';
     };
+
+/** The result type a description states (see `typedResult`); unknown where it states none. */
+export type ResultOf<D> = D extends TypedResult<infer R> ? R : unknown;
 
 /** Options of a wait for a result (`broker.result`, `admin.waitResult`). */
 export interface ResultWaitOptions {

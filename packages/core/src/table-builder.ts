@@ -18,6 +18,7 @@ import {
   type PayloadType,
   type SqliteMode,
   type TableDescription,
+  type TypedResult,
   validateConcurrency,
   validateIdentifier,
 } from './description.js';
@@ -36,6 +37,7 @@ interface BuilderState {
   prio: string | undefined;
   ukey: string | undefined;
   pay: unknown;
+  res: unknown;
 }
 
 type Set<S extends BuilderState, K extends keyof BuilderState, V> = Omit<S, K> & {
@@ -67,8 +69,8 @@ interface BuilderBase<S extends BuilderState> {
   failedAt(column: string): TableBuilder<S>;
   /** The insert time column (an instant; `ddl()` defaults it to the database's now). */
   createdAt(column: string): TableBuilder<S>;
-  /** The result column (JSON or text): the value a handler acks with; needs `processedAt`. */
-  result(column: string): TableBuilder<S>;
+  /** The result column (JSON or text): the value a handler acks with, of type `R`; needs `processedAt`. */
+  result<R = unknown>(column: string): TableBuilder<Set<S, 'res', R>>;
   /** Per-key concurrency: at most `limit` rows of one value of `column` in work at once. */
   concurrency(column: string, limit: number): TableBuilder<S>;
   columns(...names: string[]): TableBuilder<S>;
@@ -98,7 +100,9 @@ interface BuilderBase<S extends BuilderState> {
    */
   steps(opts?: { table?: string }): TableBuilder<S>;
   /** The finished description. */
-  build(): TableDescription<S['form'], S['iso'], S['pay']> & FlowColumns<S['prio'], S['ukey']>;
+  build(): TableDescription<S['form'], S['iso'], S['pay']> &
+    FlowColumns<S['prio'], S['ukey']> &
+    (unknown extends S['res'] ? unknown : TypedResult<S['res']>);
 }
 
 /** `.lease(..)` while no form is chosen and the clock is the host's. */
@@ -269,6 +273,8 @@ export function table(
   ukey: undefined;
   /** No message type stated yet. */
   pay: unknown;
+  /** No result type stated yet. */
+  res: unknown;
 }> {
   const t = validateIdentifier(name, 'table', undefined, true);
   return new Builder({
@@ -302,5 +308,6 @@ export function table(
     prio: undefined;
     ukey: undefined;
     pay: unknown;
+    res: unknown;
   }>;
 }

@@ -3,8 +3,11 @@ import type { Row } from '../driver.js';
 import type { Logger } from '../logger.js';
 import type { Outcome } from '../outcome.js';
 
-/** What a handler is given beside its message. */
-export interface Context<Tx extends Queryable | undefined = Queryable | undefined> {
+/**
+ * What a handler is given beside its message. `R` is the result type the table states (see
+ * `typedResult`), which `ack(value)` and `settle(Outcome.ack(value))` take; unknown by default.
+ */
+export interface Context<Tx extends Queryable | undefined = Queryable | undefined, R = unknown> {
   /** The queue table. */
   readonly table: string;
   /** The row's id. */
@@ -24,13 +27,13 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
    * `SettlementError`) to the handler. Returning an outcome settles the same way, but then a
    * failure only reaches the logs and the `settlementError` event.
    */
-  settle(outcome: Outcome): Promise<void>;
+  settle(outcome: Outcome<R>): Promise<void>;
   /**
    * Settles now as `Outcome.ack(value)`: the row is deleted, or stamped `processed_at`; `value`,
    * where given, is kept in the table's result column. A value JSON cannot carry rejects with an
    * `EncodeError` and settles nothing.
    */
-  ack(value?: unknown): Promise<void>;
+  ack(value?: R): Promise<void>;
   /** Settles now as `Outcome.drop()`: a poisoned message, settled exactly like an ack. */
   drop(): Promise<void>;
   /** Settles now as `Outcome.retry()`: delivered again, or dead-lettered at `maxAttempts`. */
@@ -47,14 +50,17 @@ export interface Context<Tx extends Queryable | undefined = Queryable | undefine
   step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
 }
 
-/** A handler: answers an outcome, or nothing for ack; a throw is a retry. */
-export type Handler<T, Tx extends Queryable | undefined = Queryable | undefined> = (
+/**
+ * A handler: answers an outcome, or nothing for ack; a throw is a retry. An ack's value is an `R`,
+ * the table's result type (unknown unless the table states one).
+ */
+export type Handler<T, Tx extends Queryable | undefined = Queryable | undefined, R = unknown> = (
   message: T,
-  ctx: Context<Tx>,
-) => Promise<Outcome | undefined | void> | Outcome | undefined | void;
+  ctx: Context<Tx, R>,
+) => Promise<Outcome<R> | undefined | void> | Outcome<R> | undefined | void;
 
 /** One row of a batch: its decoded message and its own context, through which it settles. */
-export interface BatchItem<T> {
+export interface BatchItem<T, R = unknown> {
   /** The row's payload, decoded (and validated where the queue has a schema). */
   readonly message: T;
   /**
@@ -62,7 +68,7 @@ export interface BatchItem<T> {
    * `drop()`, `retry()`, `retryAfter(d)`, `settle(o)`), which takes effect on this row alone.
    * A batch is never transactional: `tx` is always `undefined`.
    */
-  readonly ctx: Context<undefined>;
+  readonly ctx: Context<undefined, R>;
 }
 
 /**
@@ -71,6 +77,6 @@ export interface BatchItem<T> {
  * outcome: returning nothing acks them, returning an `Outcome` applies it to each, a throw
  * retries each.
  */
-export type BatchHandler<T> = (
-  items: BatchItem<T>[],
-) => Promise<Outcome | undefined | void> | Outcome | undefined | void;
+export type BatchHandler<T, R = unknown> = (
+  items: BatchItem<T, R>[],
+) => Promise<Outcome<R> | undefined | void> | Outcome<R> | undefined | void;
