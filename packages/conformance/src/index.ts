@@ -21,6 +21,7 @@ import { flowCrashScenarios } from './scenarios/flow-crash.js';
 import { flowGraphScenarios } from './scenarios/flow-graph.js';
 import { flowKillScenarios } from './scenarios/flow-kill.js';
 import { flowRowScenarios } from './scenarios/flow-rows.js';
+import { flowTableScenarios } from './scenarios/flow-tables.js';
 import { hostileScenarios } from './scenarios/hostile.js';
 import { leaseScenarios } from './scenarios/lease.js';
 import { lifecycleScenarios } from './scenarios/lifecycle.js';
@@ -198,6 +199,7 @@ export async function runConformance(
         migrateScenarios(h, form);
         flowGraphScenarios(h, form);
         flowRowScenarios(h, form);
+        flowTableScenarios(h, form);
         flowCrashScenarios(h, form);
         flowKillScenarios(
           h,

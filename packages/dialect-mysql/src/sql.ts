@@ -19,6 +19,16 @@ export function quoteIdent(name: string): string {
   return `\`${name.replaceAll('`', '``')}\``;
 }
 
+/**
+ * A name as a string constant, `'name'`: a validated identifier's text (letters, digits,
+ * underscores), which reads the same under every server setting (`NO_BACKSLASH_ESCAPES`,
+ * `ANSI_QUOTES`); any other character throws, as it would have been refused before.
+ */
+export function escapeString(name: string): string {
+  if (!/^[A-Za-z0-9_]*$/.test(name)) throw new Error(`not an identifier's text: ${JSON.stringify(name)}`);
+  return `'${name}'`;
+}
+
 /** Quotes a table name, `schema.table` as two identifiers. */
 export function quoteTable(name: string): string {
   return qualified(name, quoteIdent);

@@ -27,7 +27,7 @@ import {
   setIsolation,
   type TransactionSql,
 } from '@sqlinbox/sql';
-import { quoteIdent, utc } from './sql.js';
+import { escapeString, quoteIdent, utc } from './sql.js';
 
 /**
  * Opens a transaction at the given level, READ COMMITTED when none is declared: the server's
@@ -64,6 +64,33 @@ export class MysqlSyntax extends SqlSyntax {
   /** The steps table's result: TEXT holds 64 KB, a step's value may be larger. */
   override readonly stepResultType = 'LONGTEXT';
   override readonly transactions = MYSQL_TRANSACTIONS;
+
+  /** `sqlinbox_<suffix>`: MySQL names an index within its table. */
+  override sideIndexName(_table: string, suffix: string): string {
+    return `sqlinbox_${suffix}`;
+  }
+
+  /**
+   * MySQL has no `CREATE INDEX IF NOT EXISTS` (MariaDB has): the index's `CREATE INDEX` is chosen
+   * by a read of `information_schema.STATISTICS` into a session variable (`DO 0` where the index
+   * exists), then prepared and run, four statements on one session (as `migrate` and the CLI run
+   * them). Names are validated identifiers (`escapeString`): the text holds no quote.
+   */
+  override createSideIndex(table: string, suffix: string, columns: readonly string[]): string[] {
+    const name = this.sideIndexName(table, suffix);
+    const dot = table.lastIndexOf('.');
+    const schema = dot < 0 ? 'DATABASE()' : escapeString(table.slice(0, dot));
+    const create = `CREATE INDEX ${this.ident(name)} ON ${this.tableName(table)} (${columns.map((c) => this.ident(c)).join(', ')})`;
+    const seen =
+      `SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${schema}` +
+      ` AND TABLE_NAME = ${escapeString(table.slice(dot + 1))} AND INDEX_NAME = ${escapeString(name)}`;
+    return [
+      `SET @sqlinbox_ddl = IF((${seen}) > 0, 'DO 0', '${create}')`,
+      'PREPARE sqlinbox_ddl FROM @sqlinbox_ddl',
+      'EXECUTE sqlinbox_ddl',
+      'DEALLOCATE PREPARE sqlinbox_ddl',
+    ];
+  }
 
   override time(p: Params, at: Date): string {
     return p.bind(utc(at));

@@ -6,6 +6,7 @@
 import { type AnyTable, type Connection, type Form, inbox } from '@sqlinbox/core';
 import { describe, expect, test } from 'vitest';
 import { ddl } from '../src/ddl.js';
+import { PostgresStatements } from '../src/statements.js';
 import { prepareTable } from '../src/table.js';
 import { explain, planNodes, suiteAdmin, uniqueName } from './support.js';
 
@@ -93,4 +94,59 @@ describe('R-FLOW-1 the priority index serves the claim (EXPLAIN)', () => {
       if (form !== 'lease') expect(sorts, text).toHaveLength(0);
     });
   }
+});
+
+describe('R-FLOW-6 the edge table index by parent serves the reads of a parent (EXPLAIN)', () => {
+  const { admin, create } = suiteAdmin();
+
+  test('R-FLOW-6 a parent children read (children(), tree(), the prune) over 20,000 edges of 2,000 parents reads <edges>_by_parent, and scans no table in full', async () => {
+    const name = uniqueName('flowq');
+    const edges = uniqueName('flowe');
+    const t = inbox({
+      table: name,
+      id: { column: 'id', generated: true },
+      payload: 'payload',
+      retryAfter: 'retry_after',
+      processedAt: 'processed_at',
+      flows: { table: edges },
+    });
+    await create(t);
+    const s = new PostgresStatements(t);
+    const f = t.flows!;
+    try {
+      for (const stmt of s.flows.ddl(f)) await admin().query(stmt);
+      // 2,000 parents of 10 children each, child ids counting up (a parent's children scattered
+      // across the primary key, which leads with the child).
+      await admin().query(
+        `INSERT INTO "${edges}" (queue_name, child_id, parent_id, child_name, state)` +
+          ` SELECT $1, g::text, (100000 + g % 2000)::text, 'c' || g, 'pending' FROM generate_series(1, 20000) g`,
+        [name],
+      );
+      await admin().query(`ANALYZE "${edges}"`);
+      const { nodes, text } = await explain(admin(), s.flows.edgesBy(f, 'parent_id', ['100007']));
+      console.log(`EXPLAIN a parent's edges:\n${text}`);
+      expect(
+        nodes.some((n) => /Index/.test(n['Node Type']) && n['Index Name'] === `${edges}_by_parent`),
+        text,
+      ).toBe(true);
+      expect(
+        nodes.filter((n) => n['Node Type'] === 'Seq Scan'),
+        text,
+      ).toEqual([]);
+      const many = await explain(
+        admin(),
+        s.flows.edgesBy(
+          f,
+          'parent_id',
+          Array.from({ length: 50 }, (_, i) => String(100000 + i * 40)),
+        ),
+      );
+      expect(
+        many.nodes.filter((n) => n['Node Type'] === 'Seq Scan'),
+        many.text,
+      ).toEqual([]);
+    } finally {
+      await admin().query(`DROP TABLE IF EXISTS "${edges}", "${edges}_parent"`);
+    }
+  });
 });

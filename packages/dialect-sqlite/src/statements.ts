@@ -60,6 +60,15 @@ export class SqliteSyntax extends SqlSyntax {
   override readonly rateMsType = 'INTEGER';
   override readonly transactions = SQLITE_TRANSACTIONS;
 
+  /** SQLite names the index in the table's schema and the table bare: `CREATE INDEX s.i ON t (..)`. */
+  override createSideIndex(table: string, suffix: string, columns: readonly string[]): string[] {
+    const dot = table.lastIndexOf('.');
+    const schema = dot < 0 ? '' : `${this.ident(table.slice(0, dot))}.`;
+    const cols = columns.map((c) => this.ident(c)).join(', ');
+    const name = this.ident(this.sideIndexName(table, suffix));
+    return [`CREATE INDEX IF NOT EXISTS ${schema}${name} ON ${this.ident(table.slice(dot + 1))} (${cols})`];
+  }
+
   /** Differs: the values as one JSON array (`json_each`), however many (a value each would meet SQLite's variable limit). */
   override notAmong(p: Params, expr: string, values: readonly unknown[]): string {
     return `${expr} NOT IN (SELECT value FROM json_each(${p.bind(jsonList(values))}))`;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Params, type Placeholder, positional, type Statement } from './params.js';
 import { ansiIdent, qualified } from './quote.js';
 import { standardTransactions, type TransactionSql } from './transactions.js';
@@ -309,6 +310,34 @@ export class SqlSyntax {
 
   /** How a `CREATE TABLE` of sqlinbox's own tables opens. Default `CREATE TABLE IF NOT EXISTS`. */
   readonly createTableSql: string = 'CREATE TABLE IF NOT EXISTS';
+
+  /**
+   * The name of an index on one of sqlinbox's own tables, unquoted: `<table>_<suffix>` (the table
+   * without its schema), or, where that passes 63 characters, the table's name cut short with a
+   * hash of the whole. Default: a name unique in the schema (PostgreSQL and SQLite name an index
+   * beside the tables).
+   */
+  sideIndexName(table: string, suffix: string): string {
+    const bare = table.split('.').pop() ?? table;
+    const name = `${bare}_${suffix}`;
+    if (name.length <= 63) return name;
+    const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
+    return `${bare.slice(0, 63 - suffix.length - 18)}_${hash}_${suffix}`;
+  }
+
+  /**
+   * The statements that create an index on one of sqlinbox's own tables, opened as
+   * {@link createTableSql} opens its tables (`CREATE INDEX IF NOT EXISTS` by default, so they run
+   * again, and on a table made before the index was, to the same end: `migrate` runs them on tables
+   * that exist; SQL Server's plain `CREATE INDEX`, as its `CREATE TABLE`).
+   */
+  createSideIndex(table: string, suffix: string, columns: readonly string[]): string[] {
+    const open = this.createTableSql.endsWith(' IF NOT EXISTS')
+      ? 'CREATE INDEX IF NOT EXISTS'
+      : 'CREATE INDEX';
+    const cols = columns.map((c) => this.ident(c)).join(', ');
+    return [`${open} ${this.ident(this.sideIndexName(table, suffix))} ON ${this.tableName(table)} (${cols})`];
+  }
 
   /** A name column's type (a schedule's, a budget's). Default `VARCHAR(255)`. */
   readonly tickNameType: string = 'VARCHAR(255)';

@@ -4380,7 +4380,7 @@ WHERE
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 3
+-- ddl, 1 of 4
 -- text: 253 characters, sha256 8577905757ed54b7
 IF OBJECT_ID(N'[jobs]', N'U') IS NULL
 CREATE TABLE [jobs] (
@@ -4391,7 +4391,7 @@ CREATE TABLE [jobs] (
   [retry_after] DATETIME2(3) NULL
 );
 
--- ddl, 2 of 3
+-- ddl, 2 of 4
 -- text: 319 characters, sha256 235439e3a10a5d5c
 CREATE TABLE [sqlinbox_flow] (
   [queue_name] NVARCHAR(128) NOT NULL,
@@ -4404,7 +4404,7 @@ CREATE TABLE [sqlinbox_flow] (
   PRIMARY KEY ([queue_name], [child_id], [parent_id])
 );
 
--- ddl, 3 of 3
+-- ddl, 3 of 4
 -- text: 276 characters, sha256 06b0df60835fc02a
 CREATE TABLE [sqlinbox_flow_parent] (
   [queue_name] NVARCHAR(128) NOT NULL,
@@ -4415,6 +4415,10 @@ CREATE TABLE [sqlinbox_flow_parent] (
   [woken] INTEGER NOT NULL,
   PRIMARY KEY ([queue_name], [parent_id])
 );
+
+-- ddl, 4 of 4
+-- text: 85 characters, sha256 1524befd74dd3b0a
+CREATE INDEX [sqlinbox_flow_by_parent] ON [sqlinbox_flow] ([queue_name], [parent_id]);
 
 -- claimLease (n 10)
 -- params: ["2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10,"2025-01-01T00:00:30.000Z"]

@@ -4697,7 +4697,7 @@ WHERE
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 3
+-- ddl, 1 of 7
 -- text: 267 characters, sha256 011173975c3f4a07
 CREATE TABLE IF NOT EXISTS `jobs` (
   `id` BIGINT NOT NULL AUTO_INCREMENT,
@@ -4708,7 +4708,7 @@ CREATE TABLE IF NOT EXISTS `jobs` (
   PRIMARY KEY (`id`)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
--- ddl, 2 of 3
+-- ddl, 2 of 7
 -- text: 329 characters, sha256 91b87faae08a2808
 CREATE TABLE IF NOT EXISTS `sqlinbox_flow` (
   `queue_name` VARCHAR(255) NOT NULL,
@@ -4721,7 +4721,7 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_flow` (
   PRIMARY KEY (`queue_name`, `child_id`, `parent_id`)
 );
 
--- ddl, 3 of 3
+-- ddl, 3 of 7
 -- text: 288 characters, sha256 bead2b30051e9466
 CREATE TABLE IF NOT EXISTS `sqlinbox_flow_parent` (
   `queue_name` VARCHAR(255) NOT NULL,
@@ -4732,6 +4732,38 @@ CREATE TABLE IF NOT EXISTS `sqlinbox_flow_parent` (
   `woken` INTEGER NOT NULL,
   PRIMARY KEY (`queue_name`, `parent_id`)
 );
+
+-- ddl, 4 of 7
+-- text: 275 characters, sha256 857a7b6ca2120d48
+SET
+  @sqlinbox_ddl = IF (
+    (
+      SELECT
+        COUNT(*)
+      FROM
+        information_schema.STATISTICS
+      WHERE
+        TABLE_SCHEMA = DATABASE ()
+        AND TABLE_NAME = 'sqlinbox_flow'
+        AND INDEX_NAME = 'sqlinbox_by_parent'
+    ) > 0,
+    'DO 0',
+    'CREATE INDEX `sqlinbox_by_parent` ON `sqlinbox_flow` (`queue_name`, `parent_id`)'
+  );
+
+-- ddl, 5 of 7
+-- text: 39 characters, sha256 d9516b389e34e9f8
+PREPARE sqlinbox_ddl
+FROM
+  @sqlinbox_ddl;
+
+-- ddl, 6 of 7
+-- text: 20 characters, sha256 368d8a58ac20a55b
+EXECUTE sqlinbox_ddl;
+
+-- ddl, 7 of 7
+-- text: 31 characters, sha256 39d7dc8fba80ac34
+DEALLOCATE PREPARE sqlinbox_ddl;
 
 -- claimLease (n 10)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]

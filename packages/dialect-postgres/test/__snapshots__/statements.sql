@@ -5438,7 +5438,7 @@ ORDER BY
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 6
+-- ddl, 1 of 7
 -- text: 323 characters, sha256 7fd9248ca4633bc3
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" bigserial PRIMARY KEY,
@@ -5455,7 +5455,7 @@ WITH
     autovacuum_vacuum_cost_delay = 0
   );
 
--- ddl, 2 of 6
+-- ddl, 2 of 7
 -- text: 392 characters, sha256 770b58b2b5470dff
 DO $sqlinbox_ddl$
 BEGIN
@@ -5471,17 +5471,17 @@ BEGIN
 END
 $sqlinbox_ddl$;
 
--- ddl, 3 of 6
+-- ddl, 3 of 7
 -- text: 50 characters, sha256 1b64c1322413f900
 DROP TRIGGER IF EXISTS "sqlinbox_wakeup" ON "jobs";
 
--- ddl, 4 of 6
+-- ddl, 4 of 7
 -- text: 127 characters, sha256 a6e52fc35f675e85
 CREATE TRIGGER "sqlinbox_wakeup"
 AFTER INSERT ON "jobs" FOR EACH STATEMENT
 EXECUTE FUNCTION "sqlinbox_wakeup" (E'sqlinbox_jobs');
 
--- ddl, 5 of 6
+-- ddl, 5 of 7
 -- text: 297 characters, sha256 5619a7a7cce83087
 CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
   "queue_name" text NOT NULL,
@@ -5494,7 +5494,7 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
   PRIMARY KEY ("queue_name", "child_id", "parent_id")
 );
 
--- ddl, 6 of 6
+-- ddl, 6 of 7
 -- text: 272 characters, sha256 6ee02983602181fd
 CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
   "queue_name" text NOT NULL,
@@ -5505,6 +5505,10 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
   "woken" INTEGER NOT NULL,
   PRIMARY KEY ("queue_name", "parent_id")
 );
+
+-- ddl, 7 of 7
+-- text: 99 characters, sha256 f4cf6b8e3047e634
+CREATE INDEX IF NOT EXISTS "sqlinbox_flow_by_parent" ON "sqlinbox_flow" ("queue_name", "parent_id");
 
 -- claimLease (n 10)
 -- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]

@@ -3199,7 +3199,7 @@ WHERE
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
 -- =================================================================================================
--- ddl, 1 of 4
+-- ddl, 1 of 5
 -- text: 196 characters, sha256 aee4993429a84a1f
 CREATE TABLE IF NOT EXISTS "jobs" (
   "id" INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -3209,11 +3209,11 @@ CREATE TABLE IF NOT EXISTS "jobs" (
   "retry_after" INTEGER
 );
 
--- ddl, 2 of 4
+-- ddl, 2 of 5
 -- text: 85 characters, sha256 64fe310dc56628f2
 CREATE INDEX IF NOT EXISTS "jobs_due" ON "jobs" ("id", "locked_until", "retry_after");
 
--- ddl, 3 of 4
+-- ddl, 3 of 5
 -- text: 298 characters, sha256 9d5219ddb14a6ac6
 CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
   "queue_name" TEXT NOT NULL,
@@ -3226,7 +3226,7 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_flow" (
   PRIMARY KEY ("queue_name", "child_id", "parent_id")
 );
 
--- ddl, 4 of 4
+-- ddl, 4 of 5
 -- text: 272 characters, sha256 f29460988570e198
 CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
   "queue_name" TEXT NOT NULL,
@@ -3237,6 +3237,10 @@ CREATE TABLE IF NOT EXISTS "sqlinbox_flow_parent" (
   "woken" INTEGER NOT NULL,
   PRIMARY KEY ("queue_name", "parent_id")
 );
+
+-- ddl, 5 of 5
+-- text: 99 characters, sha256 f4cf6b8e3047e634
+CREATE INDEX IF NOT EXISTS "sqlinbox_flow_by_parent" ON "sqlinbox_flow" ("queue_name", "parent_id");
 
 -- claimLease (n 10)
 -- params: ["2025-01-01T00:00:30.000Z","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",10]

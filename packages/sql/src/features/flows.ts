@@ -11,7 +11,11 @@ import { Feature, type QueueSql } from '../queue.js';
  * children of one parent, so exactly one transaction sees it reach 0.
  */
 export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
-  /** The edge table's and the parents table's `CREATE TABLE`, where they do not exist. */
+  /**
+   * The edge table's and the parents table's `CREATE TABLE`, where they do not exist, then the edge
+   * table's index by parent (queue_name, parent_id), where it does not exist (so `migrate` adds it
+   * to an edge table made before it was).
+   */
   ddl(f: FlowTable): string[] {
     const s = this.s;
     const c = (name: string) => s.ident(name);
@@ -34,6 +38,9 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
         `  ${c('policy')} ${s.controlKindType} NOT NULL,\n` +
         `  ${c('woken')} ${s.rateCountType} NOT NULL,\n` +
         `  PRIMARY KEY (${c('queue_name')}, ${c('parent_id')})\n)`,
+      // A parent's edges (its children): what children(), tree(), the sweep's settlement of a
+      // parent's edges and the pruning read by parent, which the key (child first) cannot serve.
+      ...s.createSideIndex(f.edges, 'by_parent', ['queue_name', 'parent_id']),
     ];
   }
 
