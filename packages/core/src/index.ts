@@ -53,6 +53,8 @@ export {
   type FlowJob,
   type FlowNode,
   type FlowParentRef,
+  type FlowPruneOptions,
+  type FlowPruneReport,
   type FlowSpec,
   Flows,
 } from './flows/flows.js';

@@ -124,6 +124,74 @@ describe('flow rows pruning and the orphan step sweep, bounded (units)', () => {
     expect(reads).toEqual([]);
   });
 
+  test("R-FLOW-6 flows.prune reads both tables through once, whatever their size, by the turn's rule, and answers the edges and the parent rows it deleted", async () => {
+    const t = inbox({ table: 'jobs', id: 'id', payload: 'payload', retryAfter: 'retry_after', flows: true });
+    const key = (e: { child: string; parent: string }) => `${e.child}>${e.parent}`;
+    let edges: FlowEdge[] = Array.from({ length: 50 }, (_, i) => ({
+      child: `c${String(i).padStart(2, '0')}`,
+      parent: `p${i % 5}`,
+      name: 'x',
+      state: 'done' as const,
+      error: null,
+    }));
+    edges.push({ child: 'c99', parent: 'p0', name: 'x', state: 'pending', error: null });
+    let parents: FlowParent[] = [0, 1, 2, 3, 4].map((i) => ({
+      parent: `p${i}`,
+      pending: i === 4 ? 1 : 0,
+      dead: 0,
+      policy: 'dead',
+      woken: true,
+    }));
+    const rows = new Map([
+      ['p1', 'inWork'],
+      ['c07', 'done'],
+    ]);
+    let reads = 0;
+    const flows: Partial<FlowOps> = {
+      settledEdges: async (_c, _f, limit, after) => {
+        reads++;
+        return edges
+          .filter((e) => e.state !== 'pending')
+          .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+          .filter((e) => after === undefined || key(e) > key(after))
+          .slice(0, limit);
+      },
+      deleteEdges: async (_c, _f, gone) => {
+        const drop = new Set(gone.map(key));
+        const before = edges.length;
+        edges = edges.filter((e) => !(drop.has(key(e)) && e.state !== 'pending'));
+        return before - edges.length;
+      },
+      settledParents: async (_c, _f, limit, after) => {
+        reads++;
+        return parents
+          .filter((p) => p.woken && p.pending <= 0 && (after === undefined || p.parent > after))
+          .slice(0, limit);
+      },
+      deleteParents: async (_c, _f, ids) => {
+        const before = parents.length;
+        parents = parents.filter((p) => !(ids.includes(p.parent) && p.woken && p.pending <= 0));
+        return before - parents.length;
+      },
+    };
+    const pruner = FlowPruner.of(t, { flows, admin: adminOf(rows) } as unknown as TableOps)!;
+    // 50 settled edges in pages of 2 (26 reads, the last one empty), then 4 parents done waiting (3).
+    const report = await pruner.through(conn, 2);
+    expect(report).toEqual({ edges: 50 - 10 - 1, parents: 3, pages: 29 });
+    expect(reads).toBe(29);
+    // Left: the pending edge, the edges into p1 (its row is there), and c07's (its row is there).
+    expect(edges.map(key).sort()).toEqual(
+      [
+        'c99>p0',
+        'c07>p2',
+        ...Array.from({ length: 10 }, (_, i) => `c${String(i * 5 + 1).padStart(2, '0')}>p1`),
+      ].sort(),
+    );
+    expect(parents.map((p) => p.parent)).toEqual(['p1', 'p4']);
+    // Again: nothing left to delete.
+    expect(await pruner.through(conn, 2)).toMatchObject({ edges: 0, parents: 0 });
+  });
+
   test(`R-FLOW-7 an orphan sweep reads at most ${STEPS_SWEEP_ROWS} rows with records, goes on after the last at the next sweep, and deletes the records of rows not live up to the latest finished_at it read`, async () => {
     const t = inbox({ table: 'jobs', id: 'id', payload: 'payload', steps: true });
     const ids = Array.from({ length: STEPS_SWEEP_ROWS + 10 }, (_, i) => `r${String(i).padStart(4, '0')}`);

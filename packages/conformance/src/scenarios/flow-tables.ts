@@ -1,6 +1,10 @@
-import { type Form, migrate } from '@sqlinbox/core';
+import { Admin, ConfigError, Flows, type Form, migrate, Outcome, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import type { Harness } from '../harness.js';
+import { gate, type Harness, until } from '../harness.js';
+import type { Job } from './flow-graph.js';
+
+/** Generous bounds: a wait asserts an outcome, never a speed. */
+const WAIT_MS = 60_000;
 
 /** The catalogue reads of an edge table's indexes, and the drop of one, by the dialect's name. */
 function catalogue(dialect: string, edges: string) {
@@ -42,5 +46,106 @@ export function flowTableScenarios(h: () => Harness, form: Form): void {
     await migrate(adapter, [{ table: desc }]);
     expect((await names()).filter((n) => n === c.index)).toEqual([c.index]);
     await h().target.exec(`DELETE FROM sqlinbox_migrations WHERE target = '${name}'`);
+  });
+
+  test(`R-FLOW-6 flows.prune() on a table without a retention deletes the flow rows of jobs whose rows are gone and answers how many edges and parent rows: a finished flow's go; a flow in work keeps its pending edge, its waiting parent's row and the edge of a child already gone; a dead child's edge stays while its dead letter does (${form})`, {
+    timeout: 120_000,
+  }, async () => {
+    const edges = h().name('flow');
+    // No processed_at: a row is deleted at its ack, so a finished flow's rows are gone at once.
+    const { desc, name, dlq } = await h().create(form, {
+      retryAfter: true,
+      failureRecord: true,
+      deadLetterTable: true,
+      flows: edges,
+    });
+    const adapter = await h().open({ poolSize: 2 });
+    const flows = new Flows(adapter);
+    const deadLetter = { table: dlq! };
+    await flows.publish(desc, {
+      jobs: {
+        charge: { message: { kind: 'child', n: 1 } },
+        stock: { message: { kind: 'child', n: 2 }, after: ['charge'] },
+        mail: { message: { kind: 'child', n: 3 }, after: ['charge'] },
+        ship: { message: { kind: 'child', n: 4 }, after: ['stock', 'mail'] },
+      },
+    });
+    const dying = await flows.publish(desc, {
+      onChildDead: 'continue',
+      jobs: {
+        ok: { message: { kind: 'child', n: 5 } },
+        bad: { message: { kind: 'child', n: 6, fail: true } },
+        after: { message: { kind: 'child', n: 7 }, after: ['ok', 'bad'] },
+      },
+    });
+    const working = await flows.publish(desc, {
+      jobs: {
+        quick: { message: { kind: 'child', n: 8 } },
+        held: { message: { kind: 'child', n: 9 } },
+        waits: { message: { kind: 'child', n: 10 }, after: ['quick', 'held'] },
+      },
+    });
+    // The flow in work's child `held` waits an hour after its first delivery, until made due again.
+    const waiting = gate();
+    let heldRuns = 0;
+    const b = await h().broker();
+    b.subscribe(
+      queue(desc).workers(3).maxAttempts(2).backoff('immediate').deadLetter(deadLetter),
+      async (m, ctx) => {
+        const job = m as Job;
+        if (job.fail) throw new Error(`child ${job.n} fails`);
+        if (String(ctx.id) === String(working.held) && ++heldRuns === 1) {
+          waiting.open();
+          return Outcome.retryAfter(3_600_000);
+        }
+        return Outcome.ack({ n: job.n });
+      },
+    );
+    await b.start();
+    const edgeRows = async () =>
+      (await h().rows(edges))
+        .map((r) => `${String(r.child_id)}>${String(r.parent_id)}:${String(r.state)}`)
+        .sort();
+    const parentRows = async () => (await h().rows(`${edges}_parent`)).map((r) => String(r.parent_id)).sort();
+    const edge = (child: unknown, parent: unknown, state: string) =>
+      `${String(child)}>${String(parent)}:${state}`;
+    const ids = async () => (await h().rows(name)).map((r) => String(r.id)).sort();
+    await waiting.promise;
+    // Both finished flows ran (their parents' rows gone), the flow in work took its quick child.
+    await until(
+      async () =>
+        (await ids()).join() === [String(working.held), String(working.waits)].sort().join() &&
+        (await edgeRows()).includes(edge(working.quick, working.waits, 'done')),
+      'the finished flows run, the flow in work waiting',
+      WAIT_MS,
+    );
+    expect(await edgeRows()).toHaveLength(8);
+    expect(await parentRows()).toHaveLength(5);
+    // The finished flows' 4 + 1 edges and 3 + 1 parent rows go, a page of 2 at a time.
+    expect(await flows.prune(desc, { deadLetter, batchSize: 2 })).toMatchObject({ edges: 5, parents: 4 });
+    expect(await edgeRows()).toEqual(
+      [
+        edge(dying.bad, dying.after, 'dead'),
+        edge(working.quick, working.waits, 'done'),
+        edge(working.held, working.waits, 'pending'),
+      ].sort(),
+    );
+    expect(await parentRows()).toEqual([String(working.waits)]);
+    // Again: nothing more to delete; the flow in work and the dead letter are as they were.
+    expect(await flows.prune(desc, { deadLetter })).toMatchObject({ edges: 0, parents: 0 });
+    expect(await ids()).toEqual([String(working.held), String(working.waits)].sort());
+    // The flow in work ends: its two edges and its parent's row go.
+    await new Admin(adapter).reschedule(desc, { ids: [working.held] }, new Date());
+    await until(async () => (await ids()).length === 0, 'the flow in work done', WAIT_MS);
+    expect(await flows.prune(desc, { deadLetter })).toMatchObject({ edges: 2, parents: 1 });
+    // The dead letter removed, the dead child's edge goes too.
+    await new Admin(adapter).remove(desc, { ids: [dying.bad] }, { dead: true, deadLetter });
+    expect(await flows.prune(desc, { deadLetter })).toMatchObject({ edges: 1, parents: 0 });
+    expect(await edgeRows()).toEqual([]);
+    expect(await parentRows()).toEqual([]);
+    // A table without flow tables, and a batch size out of range, are refused.
+    const plain = await h().create(form);
+    await expect(flows.prune(plain.desc)).rejects.toBeInstanceOf(ConfigError);
+    await expect(flows.prune(desc, { batchSize: 0 })).rejects.toMatchObject({ code: 'CONFIG', table: name });
   });
 }

@@ -8,10 +8,24 @@ import { type ChildDeadPolicy, type EdgeState, HELD_UNTIL } from '../flow-table.
 import { silentLogger } from '../logger.js';
 import { Publisher, type PublishOptions } from '../publish.js';
 import { runTransaction } from '../transaction.js';
+import { type FlowPruneReport, FlowPruner } from './prune.js';
 import { flowParts, nodeStates } from './states.js';
 import { byName, type FlowNode, flowTree } from './tree.js';
 
+export type { FlowPruneReport } from './prune.js';
 export type { FlowNode, FlowParentRef } from './tree.js';
+
+/** Options of {@link Flows.prune}. */
+export interface FlowPruneOptions {
+  /**
+   * The queue's dead letter, as its subscription declares it (`queue(t).deadLetter(..)`): a dead
+   * job's edges stay while its row is kept there. Without it, a row moved to a dead-letter table
+   * reads as gone. Default: none.
+   */
+  readonly deadLetter?: DeadLetterTarget;
+  /** Rows each page reads (and each read of the queue's rows names) at most. Default 1,000. */
+  readonly batchSize?: number;
+}
 
 /** One job of a flow: its message, and the jobs it runs after (its children). */
 export interface FlowJob {
@@ -177,6 +191,34 @@ export class Flows {
     return this.withConn(table, opts.deadLetter, (conn, ops) =>
       flowTree(conn, table, ops, this.adapter.dialect.name, id),
     );
+  }
+
+  /**
+   * Deletes the flow rows of `table` whose jobs' rows are gone (pruned, deleted at the ack or by
+   * hand) from the table and its dead letter, by the rule a retention turn follows: an edge once it
+   * is settled and its child's and its parent's rows are both gone; a parents-table row once the
+   * parent is done waiting and its row is gone. Nothing a flow still in work reads goes. For a
+   * table without a retention (with one, each retention turn does this). Reads the edge table, then
+   * the parents table, through once, in pages of at most `batchSize`; answers what it deleted.
+   */
+  async prune(table: AnyTable, opts: FlowPruneOptions = {}): Promise<FlowPruneReport> {
+    const batchSize = opts.batchSize ?? 1_000;
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 100_000) {
+      throw new ConfigError('flows.prune: batchSize must be a whole number from 1 to 100,000', {
+        table: table.table,
+      });
+    }
+    return this.withConn(table, opts.deadLetter, async (conn, ops) => {
+      flowParts(table, ops, this.adapter.dialect.name);
+      const pruner = FlowPruner.of(table, ops);
+      if (pruner === undefined) {
+        throw new ConfigError(`${this.adapter.dialect.name} cannot prune flow rows`, {
+          table: table.table,
+          fix: 'delete them by hand (by queue_name and ids), or use a dialect whose flow statements prune',
+        });
+      }
+      return pruner.through(conn, batchSize);
+    });
   }
 
   /**

@@ -15,6 +15,16 @@ export interface FlowPruneTurn {
   readonly batches: number;
 }
 
+/** What `Flows.prune` deleted. */
+export interface FlowPruneReport {
+  /** Edges deleted. */
+  readonly edges: number;
+  /** Parents-table rows deleted. */
+  readonly parents: number;
+  /** Pages read (each of at most the batch size), of both tables. */
+  readonly pages: number;
+}
+
 /**
  * Retention's pruning of a table's flow rows (R-FLOW-6), one turn at a time: the rows a flow keeps
  * after it ended, whose jobs' rows are gone (pruned, or deleted at the ack) from the queue table
@@ -78,6 +88,29 @@ export class FlowPruner {
       }
     }
     return { count, batches: pages };
+  }
+
+  /**
+   * Both tables read through once from the start, the edge table then the parents table, a page of
+   * at most `limit` rows at a time, by the same rule as a turn (`Flows.prune`, for a table without
+   * a retention).
+   */
+  async through(conn: Connection, limit: number): Promise<FlowPruneReport> {
+    this.edgeAfter = undefined;
+    this.parentAfter = undefined;
+    let [edges, parents, pages] = [0, 0, 0];
+    for (let last = false; !last; pages++) {
+      const page = await this.edgePage(conn, limit);
+      edges += page.count;
+      last = page.last;
+    }
+    for (let last = false; !last; pages++) {
+      const page = await this.parentPage(conn, limit);
+      parents += page.count;
+      last = page.last;
+    }
+    this.phase = 'edges';
+    return { edges, parents, pages };
   }
 
   /** The ids among `ids` whose row is gone from the queue table and its dead letter. */
