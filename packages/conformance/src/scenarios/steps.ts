@@ -56,6 +56,68 @@ export function stepsScenarios(h: () => Harness, form: Form, caps: Capabilities)
     await until(async () => (await records(h(), steps)).length === 0, 'the ack deleted the records');
   });
 
+  test(`R-FLOW-7 a batch handler runs ctx.step per message: each row keeps its own steps; a row retried alone (item.ctx.retry()) gets its kept values and runs only the steps not finished, while the rows acked beside it lose their records (${form})`, async () => {
+    const steps = h().name('steps');
+    const { desc } = await h().create(form, { steps });
+    const b = await h().broker();
+    const [a, c, d] = (await b.publishMany(desc, [{ n: 1 }, { n: 2 }, { n: 3 }])).map(String) as [
+      string,
+      string,
+      string,
+    ];
+    const runs: string[] = [];
+    const deliveries = new Map<string, number>();
+    const done = new Map<string, unknown[]>();
+    let keptAtRetry: string[] = [];
+    b.subscribe(queue(desc).batch(3).backoff('immediate'), async (items) => {
+      for (const { ctx } of items) {
+        const id = String(ctx.id);
+        const n = (deliveries.get(id) ?? 0) + 1;
+        deliveries.set(id, n);
+        if (id === a && n === 2)
+          keptAtRetry = (await h().target.exec(`SELECT row_id, step_name FROM ${steps}`))
+            .filter((r) => String(r.row_id) === a)
+            .map((r) => String(r.step_name))
+            .sort();
+        const one = await ctx.step('one', () => {
+          runs.push(`${id}:one`);
+          return `one of ${id} at delivery ${n}`;
+        });
+        const two = await ctx.step('two', () => {
+          runs.push(`${id}:two`);
+          return { two: id, delivery: n };
+        });
+        // Row a fails alone after its second step, on its first delivery.
+        if (id === a && n === 1) {
+          await ctx.retry();
+          continue;
+        }
+        const three = await ctx.step('three', () => {
+          runs.push(`${id}:three`);
+          return n;
+        });
+        done.set(id, [one, two, three]);
+      }
+    });
+    await b.start();
+    await until(() => done.size === 3, 'every row acked');
+    expect(deliveries).toEqual(
+      new Map([
+        [a, 2],
+        [c, 1],
+        [d, 1],
+      ]),
+    );
+    // Each step of each row ran once: row a's retry got steps one and two from its records.
+    expect(runs.sort()).toEqual(
+      [a, c, d].flatMap((id) => ['one', 'two', 'three'].map((s) => `${id}:${s}`)).sort(),
+    );
+    expect(keptAtRetry).toEqual(['one', 'two']);
+    expect(done.get(a)).toEqual([`one of ${a} at delivery 1`, { two: a, delivery: 1 }, 2]);
+    expect(done.get(c)).toEqual([`one of ${c} at delivery 1`, { two: c, delivery: 1 }, 1]);
+    await until(async () => (await records(h(), steps)).length === 0, 'the acks deleted the records');
+  });
+
   test(`R-FLOW-7 a row waiting for its retry with step records, removed (admin.remove) or cancelled (admin.cancel), leaves none behind: a row that comes back with its id finds none (${form})`, async () => {
     const steps = h().name('steps');
     const control = h().name('ctl');
