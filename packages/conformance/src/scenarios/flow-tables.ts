@@ -148,4 +148,36 @@ export function flowTableScenarios(h: () => Harness, form: Form): void {
     await expect(flows.prune(plain.desc)).rejects.toBeInstanceOf(ConfigError);
     await expect(flows.prune(desc, { batchSize: 0 })).rejects.toMatchObject({ code: 'CONFIG', table: name });
   });
+
+  test(`R-FLOW-6 a flow job in another queue table than the flow's is refused before anything is written: a ConfigError naming both tables and the fix; a job naming the flow's own table is published (${form})`, async () => {
+    const edges = h().name('flow');
+    const { desc, name } = await h().create(form, { retryAfter: true, processedAt: true, flows: edges });
+    const other = await h().create(form, { retryAfter: true, processedAt: true });
+    const flows = new Flows(await h().open());
+    const err = await flows
+      .publish(desc, {
+        jobs: {
+          child: { message: { kind: 'child', n: 1 }, table: other.desc },
+          parent: { message: { kind: 'parent', n: 2 }, after: ['child'] },
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err).toMatchObject({ code: 'CONFIG', table: name });
+    expect((err as ConfigError).message).toContain(other.name);
+    expect((err as ConfigError).message).toContain(name);
+    expect((err as ConfigError & { fix?: string }).fix).toContain(other.name);
+    for (const t of [name, other.name, edges, `${edges}_parent`]) expect(await h().rows(t)).toEqual([]);
+    // Its own table named: published as usual.
+    const ids = await flows.publish(desc, {
+      jobs: {
+        child: { message: { kind: 'child', n: 1 }, table: desc },
+        parent: { message: { kind: 'parent', n: 2 }, after: ['child'] },
+      },
+    });
+    expect((await h().rows(name)).map((r) => String(r.id)).sort()).toEqual(
+      [String(ids.child), String(ids.parent)].sort(),
+    );
+    expect(await h().rows(edges)).toHaveLength(1);
+  });
 }

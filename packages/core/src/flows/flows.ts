@@ -39,6 +39,12 @@ export interface FlowJob {
   readonly after?: readonly string[];
   /** The job's publish options (`priority`, `group`, `id`, `columns`, ..). Default: none. */
   readonly options?: Omit<PublishOptions, 'tx' | 'notBefore'>;
+  /**
+   * The table the job goes in: the flow's own. Every job of a flow lives in the table `publish` is
+   * given (its edges name rows of that table); a job naming another table is refused with a
+   * `ConfigError` before anything is written. Default: the flow's table.
+   */
+  readonly table?: AnyTable;
 }
 
 /** A flow: named jobs and their edges, published in one transaction by {@link Flows.publish}. */
@@ -105,6 +111,17 @@ export class Flows {
       });
     }
     checkJobs(table.table, spec.jobs ?? {});
+    for (const [name, j] of jobs) {
+      const other = j.table?.table;
+      if (other === undefined || other === table.table) continue;
+      throw new ConfigError(
+        `flow job ${name} names table ${other}, but a flow's jobs all live in the table it is published into, ${table.table}`,
+        {
+          table: table.table,
+          fix: `publish ${name} into ${table.table} (one queue table carries several kinds of job, told apart by their message), or publish the job for ${other} from the handler of a job of ${table.table}, when it runs`,
+        },
+      );
+    }
     const run = async (tx: Queryable): Promise<Record<string, unknown>> => {
       const ids: Record<string, unknown> = {};
       const plain = jobs.filter(([, j]) => (j.after ?? []).length === 0 && j.options === undefined);
