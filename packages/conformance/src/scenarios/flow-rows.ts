@@ -66,29 +66,7 @@ export function flowRowScenarios(h: () => Harness, form: Form): void {
     const adapter = await h().open({ poolSize: 2 });
     const flows = new Flows(adapter);
     const admin = new Admin(adapter);
-    await flows.publish(desc, {
-      jobs: {
-        charge: { message: { kind: 'child', n: 1 } },
-        stock: { message: { kind: 'child', n: 2 }, after: ['charge'] },
-        mail: { message: { kind: 'child', n: 3 }, after: ['charge'] },
-        ship: { message: { kind: 'child', n: 4 }, after: ['stock', 'mail'] },
-      },
-    });
-    const dying = await flows.publish(desc, {
-      onChildDead: 'continue',
-      jobs: {
-        ok: { message: { kind: 'child', n: 5 } },
-        bad: { message: { kind: 'child', n: 6, fail: true } },
-        after: { message: { kind: 'child', n: 7 }, after: ['ok', 'bad'] },
-      },
-    });
-    const working = await flows.publish(desc, {
-      jobs: {
-        quick: { message: { kind: 'child', n: 8 } },
-        held: { message: { kind: 'child', n: 9 } },
-        waits: { message: { kind: 'child', n: 10 }, after: ['quick', 'held'] },
-      },
-    });
+    const { dying, working } = await publishPruneFlows(flows, desc);
     // The flow in work's child `held` waits an hour after its first delivery (a row in work would
     // do too, but in the row lock form MariaDB's claim locks rows it scanned, which the retention
     // then waits for), until the scenario makes it due again.
@@ -171,4 +149,36 @@ export function flowRowScenarios(h: () => Harness, form: Form): void {
     expect(await processed(h(), name)).toEqual(new Set());
     expect(sum('count')).toBe(12);
   });
+}
+
+/**
+ * The three flows the pruning scenarios publish: a finished order (charge, then stock and mail,
+ * then ship), a flow whose child `bad` dies (`continue`), and a flow in work whose child `held`
+ * the scenario keeps waiting. Answers the ids of the last two by job name.
+ */
+export async function publishPruneFlows(flows: Flows, desc: Parameters<Flows['publish']>[0]) {
+  await flows.publish(desc, {
+    jobs: {
+      charge: { message: { kind: 'child', n: 1 } },
+      stock: { message: { kind: 'child', n: 2 }, after: ['charge'] },
+      mail: { message: { kind: 'child', n: 3 }, after: ['charge'] },
+      ship: { message: { kind: 'child', n: 4 }, after: ['stock', 'mail'] },
+    },
+  });
+  const dying = await flows.publish(desc, {
+    onChildDead: 'continue',
+    jobs: {
+      ok: { message: { kind: 'child', n: 5 } },
+      bad: { message: { kind: 'child', n: 6, fail: true } },
+      after: { message: { kind: 'child', n: 7 }, after: ['ok', 'bad'] },
+    },
+  });
+  const working = await flows.publish(desc, {
+    jobs: {
+      quick: { message: { kind: 'child', n: 8 } },
+      held: { message: { kind: 'child', n: 9 } },
+      waits: { message: { kind: 'child', n: 10 }, after: ['quick', 'held'] },
+    },
+  });
+  return { dying, working };
 }

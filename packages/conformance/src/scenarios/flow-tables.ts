@@ -2,6 +2,7 @@ import { Admin, ConfigError, Flows, type Form, migrate, Outcome, queue } from '@
 import { expect, test } from 'vitest';
 import { gate, type Harness, until } from '../harness.js';
 import type { Job } from './flow-graph.js';
+import { publishPruneFlows } from './flow-rows.js';
 
 /** Generous bounds: a wait asserts an outcome, never a speed. */
 const WAIT_MS = 60_000;
@@ -62,29 +63,7 @@ export function flowTableScenarios(h: () => Harness, form: Form): void {
     const adapter = await h().open({ poolSize: 2 });
     const flows = new Flows(adapter);
     const deadLetter = { table: dlq! };
-    await flows.publish(desc, {
-      jobs: {
-        charge: { message: { kind: 'child', n: 1 } },
-        stock: { message: { kind: 'child', n: 2 }, after: ['charge'] },
-        mail: { message: { kind: 'child', n: 3 }, after: ['charge'] },
-        ship: { message: { kind: 'child', n: 4 }, after: ['stock', 'mail'] },
-      },
-    });
-    const dying = await flows.publish(desc, {
-      onChildDead: 'continue',
-      jobs: {
-        ok: { message: { kind: 'child', n: 5 } },
-        bad: { message: { kind: 'child', n: 6, fail: true } },
-        after: { message: { kind: 'child', n: 7 }, after: ['ok', 'bad'] },
-      },
-    });
-    const working = await flows.publish(desc, {
-      jobs: {
-        quick: { message: { kind: 'child', n: 8 } },
-        held: { message: { kind: 'child', n: 9 } },
-        waits: { message: { kind: 'child', n: 10 }, after: ['quick', 'held'] },
-      },
-    });
+    const { dying, working } = await publishPruneFlows(flows, desc);
     // The flow in work's child `held` waits an hour after its first delivery, until made due again.
     const waiting = gate();
     let heldRuns = 0;
