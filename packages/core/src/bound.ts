@@ -139,23 +139,23 @@ export class Bounds {
       const known = this.hung.get(conn);
       if (known !== undefined) return Promise.reject(known);
       if (!this.lent.has(conn)) return fn.apply(target, args);
-      return this.run(name, conn, () => fn.apply(target, args) as Promise<unknown>);
+      let p: Promise<unknown>;
+      try {
+        p = fn.apply(target, args) as Promise<unknown>;
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return this.run(name, conn, p);
     };
   }
 
   /**
-   * Runs `op` on `conn`, failing it at the bound; not an async function (one per statement). No
-   * timer of its own: the statement joins {@link running}, which one {@link watch} timer checks.
+   * `p`, the statement running on `conn`, failing at the bound; not an async function (one per
+   * statement). No timer of its own: the statement joins {@link running}, which one
+   * {@link watch} timer checks.
    */
-  private run<T>(name: string, conn: Connection, op: () => Promise<T>): Promise<T> {
+  private run<T>(name: string, conn: Connection, p: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      let p: Promise<T>;
-      try {
-        p = op();
-      } catch (err) {
-        reject(err);
-        return;
-      }
       const entry: Running = { name, conn, deadline: Date.now() + this.ms, reject };
       this.running.add(entry);
       if (this.timer === undefined) this.arm(this.ms);
