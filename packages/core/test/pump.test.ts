@@ -154,6 +154,42 @@ describe("R-HOUSE-5 the pump's modes", () => {
     ]);
   });
 
+  test('R-HOUSE-5 claims in flight at once failing together (one outage) back off as one failure, not one per claim', async () => {
+    const lockJobs = inbox({ table: 'lock_jobs', id: 'id', payload: 'payload', attempt: 'attempt' });
+    const failing = [0, 1].map(() => {
+      let reject!: (e: Error) => void;
+      const promise = new Promise<Row[]>((_, r) => (reject = r));
+      promise.catch(() => {});
+      return { promise, reject };
+    });
+    // Two claims take a row each (the second full claim in a row lets two claims run at once);
+    // the next two are in flight together when the database goes away.
+    const s = scripted(
+      { claimLocked: [[row(1)], [row(2)], failing[0]?.promise, failing[1]?.promise] },
+      { kind: 'connection' },
+    );
+    const gate = deferred<void>();
+    const { sub, events } = mount(s, () => gate.promise, 4, lockJobs as never);
+    const errors: EventMap['claimError'][] = [];
+    const bothFailed = new Promise<void>((resolve) =>
+      events.on('claimError', (e) => {
+        errors.push(e);
+        if (errors.length === 2) resolve();
+      }),
+    );
+    sub.start();
+    while (s.calls.filter((c) => c.startsWith('claimLocked')).length < 4)
+      await new Promise((r) => setTimeout(r, 5));
+    for (const f of failing) f.reject(new Error('write CONNECTION_CLOSED'));
+    await bothFailed;
+    // Each is the first failure's short pause (10-50 ms); counted one per claim, the second
+    // would pause 100 ms, and eight claims dropped at once 1 s.
+    expect(errors.map((e) => e.kind)).toEqual(['connection', 'connection']);
+    for (const e of errors) expect(e.retryInMs).toBeLessThanOrEqual(50);
+    gate.resolve();
+    await sub.stop();
+  });
+
   test('R-HOUSE-5 stopping waits for the claim in flight; its rows go back released, no handler runs', async () => {
     const answer = deferred<Row[]>();
     const s = scripted({ claimLease: [answer.promise] });

@@ -98,6 +98,12 @@ export interface PostgresJsLike extends PostgresJsSqlLike {
     readonly max: number;
     /** Whether statements are prepared by name (absent: true). */
     readonly prepare?: boolean;
+    /**
+     * postgres.js's `onclose` option, called with a connection's id each time one of the
+     * instance's connections closes. postgres.js reads it at each close: the adapter wraps it to
+     * hear the closes (a reserve waiting then may be stranded), and yours still runs.
+     */
+    onclose?: ((connectionId: number) => void) | undefined;
   };
   /** Reserves one connection for the caller alone, waiting while every connection is busy. */
   reserve(): Promise<PostgresJsReservedLike>;
@@ -278,12 +284,65 @@ function breaksConnection(err: unknown): boolean {
 }
 
 /**
- * How long one `sql.reserve()` may wait before the adapter stops trusting it. postgres.js strands a
- * queued reserve whose connection closes while it waits: the request is handed to the reconnect and
- * dropped there, and the promise never settles (porsager/postgres#1195, open in 3.4.9). After this
- * long the adapter abandons that call (a late grant is released at once) and reserves again.
+ * How a `sql.reserve()` that has to wait is stranded, and how the adapter gets out of it. postgres.js
+ * queues a reserve it cannot grant at once (no open connection) at the end of its queue of requests,
+ * and grants it when a connection opens and finds it first in that queue. But each time one of the
+ * instance's connections closes, postgres.js takes the first request off that queue and hands it to
+ * that connection's reconnect, which drops a reserve on the way (it clears a reserve it was given
+ * once the connection is up, before fetching the array types, and then finds the queue without it):
+ * the promise never settles (porsager/postgres#1195, open in 3.4.9). A failover does exactly that:
+ * connections close by the dozen while the claims' reserves wait for a reachable primary.
+ *
+ * The adapter therefore hears every close of the instance's connections (postgres.js's `onclose`
+ * option, see {@link onConnectionClose}) and, at each one, takes its oldest reserve still waiting
+ * for lost (the one postgres.js is about to take off its queue, unless a request of the
+ * application's own is ahead of it) and reserves again at once; a late grant of the one given up
+ * is released at once. The close is the moment the reserve is lost, so nothing waits for a timer.
+ * Where the instance takes no `onclose`, or postgres.js strands a reserve another way, the
+ * watchdog below gives it up after {@link RESERVE_WATCHDOG_MS}.
+ */
+
+/**
+ * How long one `sql.reserve()` may wait before the adapter stops trusting it (the last resort: a
+ * reserve stranded on a connection's close is given up at the close).
  */
 const RESERVE_WATCHDOG_MS = 3_000;
+
+/** The listeners of each postgres.js instance's connection closes, by the instance's options. */
+const closeListeners = new WeakMap<object, Set<() => void>>();
+
+/**
+ * Calls `listener` each time a connection of `sql` closes, before postgres.js hands the first
+ * request it has queued to that connection's reconnect. It wraps the instance's `onclose` option
+ * (postgres.js reads `sql.options.onclose` at each close): an `onclose` of the application's runs
+ * as before, after the adapter's listeners. Answers the call that stops listening, or undefined
+ * where the instance's options take no `onclose` (another postgres.js, frozen options).
+ */
+function onConnectionClose(sql: PostgresJsLike, listener: () => void): (() => void) | undefined {
+  const options = sql.options as PostgresJsLike['options'] | undefined;
+  if (options === undefined || options === null || typeof options !== 'object') return undefined;
+  let listeners = closeListeners.get(options);
+  if (listeners === undefined) {
+    const own = options.onclose;
+    if (own !== undefined && typeof own !== 'function') return undefined;
+    const heard = new Set<() => void>();
+    const wrapped = (connectionId: number): void => {
+      for (const l of [...heard]) l();
+      own?.(connectionId);
+    };
+    try {
+      options.onclose = wrapped;
+    } catch {
+      return undefined;
+    }
+    if (options.onclose !== wrapped) return undefined;
+    closeListeners.set(options, heard);
+    listeners = heard;
+  }
+  const set = listeners;
+  set.add(listener);
+  return () => set.delete(listener);
+}
 
 /**
  * A postgres.js instance as the engine's pool, over `sql.reserve()`. The adapter keeps its own
@@ -303,12 +362,32 @@ class PostgresJsPool implements Pool {
   private probed = false;
   /** Ids for connections whose results carry no key behind a pooler. */
   private unkeyed = 0;
+  /**
+   * The `sql.reserve()` calls waiting, oldest first, each as the call that gives it up; a reserve
+   * leaves the list when it settles or is given up.
+   */
+  private readonly reserving: Array<() => void> = [];
+  /** Stops hearing the instance's connection closes; undefined where they cannot be heard. */
+  readonly stopHearing: (() => void) | undefined;
 
   /** `pooler`: the adapter's option; none makes the first connection check for a pooler. */
   constructor(
     private readonly sql: PostgresJsLike,
     private readonly pooler: PostgresPooler | undefined,
-  ) {}
+  ) {
+    this.stopHearing = onConnectionClose(sql, () => this.connectionClosed());
+  }
+
+  /**
+   * A connection of the instance closed: postgres.js now takes the first request off its queue and
+   * strands it if it is a reserve (see {@link onConnectionClose} and the note above
+   * {@link RESERVE_WATCHDOG_MS}). The oldest reserve of this adapter still waiting is taken for
+   * that one and reserved again; called inside postgres.js's close, it only settles a promise, so
+   * the new reserve is queued after postgres.js has taken the first request off.
+   */
+  private connectionClosed(): void {
+    this.reserving.shift()?.();
+  }
 
   /** `sql.options.max` (postgres.js's default 10). */
   get size(): number {
@@ -340,15 +419,27 @@ class PostgresJsPool implements Pool {
     else this.held--;
   }
 
-  /** `sql.reserve()` under the watchdog described at {@link RESERVE_WATCHDOG_MS}. */
+  /**
+   * `sql.reserve()`, given up and made again when a connection of the instance closes while it
+   * waits (postgres.js may have stranded it), or after {@link RESERVE_WATCHDOG_MS} at the latest.
+   */
   private async reserve(): Promise<PostgresJsReservedLike> {
     for (;;) {
       const attempt = this.sql.reserve();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const watchdog = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), RESERVE_WATCHDOG_MS);
+      let giveUp!: () => void;
+      const givenUp = new Promise<null>((resolve) => {
+        giveUp = () => resolve(null);
       });
-      const granted = await Promise.race([attempt, watchdog]).finally(() => clearTimeout(timer));
+      this.reserving.push(giveUp);
+      const timer = setTimeout(giveUp, RESERVE_WATCHDOG_MS);
+      let granted: PostgresJsReservedLike | null;
+      try {
+        granted = await Promise.race([attempt, givenUp]);
+      } finally {
+        clearTimeout(timer);
+        const i = this.reserving.indexOf(giveUp);
+        if (i !== -1) this.reserving.splice(i, 1);
+      }
       if (granted !== null) return granted;
       attempt.then(
         (late) => late.release(),
@@ -739,6 +830,7 @@ export function postgresJs(
     wakeup: wakeup as Wakeup,
     server: serverOf(client),
     async close() {
+      pool.stopHearing?.();
       await wakeup?.close();
       ended ??= Promise.all([
         owned ? end(client) : undefined,

@@ -27,7 +27,7 @@ export async function failoverRuns(mode: 'sync' | 'async', cases: readonly Failo
   await probe.remove();
   describe(`R-CLUS-2 failover to a promoted standby, ${mode} replication (PostgreSQL ${MAJOR})`, () => {
     for (const c of cases) {
-      test(`R-CLUS-2 ${label(c)}: the broker claims on the new primary without a restart${mode === 'sync' ? '; no row lost, no acked row back' : ''}`, async () => {
+      test(`R-CLUS-2 ${label(c)}: the broker claims on the new primary without a restart, within 1 s of the promotion${mode === 'sync' ? '; no row lost, no acked row back' : ''}`, async () => {
         const pair = await startPair(MAJOR, mode);
         let r: FailoverResult;
         try {
@@ -39,6 +39,11 @@ export async function failoverRuns(mode: 'sync' | 'async', cases: readonly Failo
         // Publishes resumed on the new primary (runFailover waits for 3,000 rows there), claims and
         // settlements too, and it was drained (runFailover waits for that as well).
         expect(r.firstClaimMs).toBeGreaterThanOrEqual(0);
+        // Within 1 s of the promotion. Measured on a 2-core machine: 4 to 110 ms on both drivers
+        // in every form. A reserve postgres.js stranded as the old primary's connections closed
+        // used to wait for the adapter's 3 s watchdog, and the claims in flight when the primary
+        // died, each counted as a failure, used to pause the next claim for up to 1 s.
+        expect(r.firstClaimMs).toBeLessThan(1_000);
         expect(r.firstSettleMs).toBeGreaterThanOrEqual(0);
         if (mode === 'sync') {
           expect(r.lost).toBe(0);

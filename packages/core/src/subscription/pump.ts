@@ -111,8 +111,16 @@ export class Pump {
   private lastEmpty = 0;
   /** A wake came since the last claim started: the idle mode claims at once. */
   private woken = false;
-  /** Claims that failed in a row. */
+  /**
+   * Claims that failed in a row, claims in flight at once counted once: one outage fails every
+   * claim in flight together, and counting each would back off as if it had failed that many
+   * times in a row (8 claims dropped by a primary's death paused the next claim for 1 s).
+   */
   private claimErrors = 0;
+  /** Claims started so far (each claim's number). */
+  private claimsStarted = 0;
+  /** {@link claimsStarted} when the last failure was counted: a claim up to it failing counts no more. */
+  private countedThrough = 0;
   /** Claims in flight. */
   private claims = 0;
   /** The rows the claims in flight asked for. */
@@ -312,6 +320,7 @@ export class Pump {
   }
 
   private startClaim(size: number): void {
+    const started = ++this.claimsStarted;
     this.claims++;
     this.claimSlots += size;
     const toppingUp = this.size.toppingUp;
@@ -328,7 +337,7 @@ export class Pump {
       },
       (err: unknown) => {
         done();
-        this.claimFailed(err);
+        this.claimFailed(err, started);
         this.notify();
       },
     );
@@ -354,9 +363,15 @@ export class Pump {
       for (const h of this.dispatch.takeWaiting()) this.refuse(h);
   }
 
-  /** A claim failed: back off as the dialect classifies the error. */
-  private claimFailed(err: unknown): void {
-    this.claimErrors++;
+  /**
+   * A claim failed: back off as the dialect classifies the error. `started` is the claim's number:
+   * a claim that was in flight when a failure was last counted fails with it, and counts no more.
+   */
+  private claimFailed(err: unknown, started: number): void {
+    if (started > this.countedThrough) {
+      this.claimErrors++;
+      this.countedThrough = this.claimsStarted;
+    }
     this.admission.failed();
     // The dialect's classification decides the pause: a deadlock or a serialization failure claims
     // again soon; the database out of reach backs off, doubling, at most 30 s. The form has retired
