@@ -57,6 +57,16 @@ export function instrument(adapter) {
           stats.settledRows += list.length;
           return ops.batch.settleMany(conn, list);
         },
+        // Batched retries (the failure path), where the dialect has them.
+        ...(ops.batch.returnMany === undefined
+          ? {}
+          : {
+              returnMany: (conn, list) => {
+                stats.settleStatements++;
+                stats.settledRows += list.length;
+                return ops.batch.returnMany(conn, list);
+              },
+            }),
       };
     }
     return w;

@@ -5,6 +5,7 @@ import type {
   Insert,
   PrepareOptions,
   RateReservation,
+  ReturnSettlement,
   Row,
   Settlement,
   TableOps,
@@ -318,6 +319,24 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         this.idOf(r),
       );
       if (held.length > 0) await this.run(conn, this.sql.lease.settleManyFinish(held, settlements[0]!.now));
+      return held;
+    });
+  }
+
+  /**
+   * Many lease-form retries, in one READ COMMITTED transaction: the rows that still hold their
+   * tokens read `FOR UPDATE` (in id order, as a batched ack's), then the builder's updates, each row
+   * with its own values (no `RETURNING` for an update here: the lock makes the ids read the ids changed).
+   */
+  override async returnMany(conn: Connection, settlements: readonly ReturnSettlement[]): Promise<unknown[]> {
+    if (settlements.length === 0) return [];
+    return inTransaction(conn, async () => {
+      const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
+        this.idOf(r),
+      );
+      const holding = new Set(held.map(idKey));
+      const still = settlements.filter((s) => holding.has(idKey(s.id)));
+      for (const st of this.sql.lease.returnMany(still)) await this.run(conn, st);
       return held;
     });
   }

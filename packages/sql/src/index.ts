@@ -45,7 +45,7 @@ export {
 } from './snapshot.js';
 export { type Builder, type Features, QueueStatements, standardStatements } from './statements.js';
 export { type DeleteParts, type SelectParts, SqlSyntax, type UpdateParts } from './syntax.js';
-export { keysHeld, rateGrant, SqlTable, timeOf } from './table.js';
+export { keysHeld, SqlTable } from './table.js';
 export {
   ISOLATION_SQL,
   savepointName,
@@ -53,3 +53,4 @@ export {
   standardTransactions,
   type TransactionSql,
 } from './transactions.js';
+export { rateGrant, timeOf } from './values.js';

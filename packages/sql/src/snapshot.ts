@@ -272,6 +272,31 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
         { kind: 'finish', id: 2, token: now, now },
       ]),
     );
+    // Batched retries: values the rows share bound once, each row's own in a CASE.
+    const retry = { kind: 'return', token: now, now, countAttempt: false, clearLease: true } as const;
+    add('returnMany (retries)', () =>
+      s.lease.returnMany([
+        { ...retry, id: 1 },
+        { ...retry, id: 2, token: later },
+      ]),
+    );
+    if (t.lastError !== undefined) {
+      add('returnMany (failures, each its own message)', () =>
+        s.lease.returnMany([
+          { ...retry, id: 1, failure: { message: 'one', name: 'TypeError' } },
+          { ...retry, id: 2, failure: { message: 'two', name: 'TypeError' } },
+        ]),
+      );
+      add('returnMany (failures, leases held until their backoffs end)', () =>
+        s.lease.returnMany([
+          { ...retry, id: 1, clearLease: false, holdUntil: later, failure },
+          { ...retry, id: 2, clearLease: false, holdUntil: new Date(later.getTime() + 1), failure },
+        ]),
+      );
+      add('settle retry (failure, lease held until the backoff ends)', () =>
+        s.settle.settle({ ...retry, id: 7, clearLease: false, holdUntil: later, failure }),
+      );
+    }
   }
   if (t.form === 'advisory') {
     add('candidates (n 10)', () => s.advisory.candidates(10, t.clock === 'database' ? null : now, new Set()));

@@ -19,6 +19,7 @@ import type {
   RateOps,
   RateReservation,
   RetentionOps,
+  ReturnSettlement,
   Row,
   ScheduleOps,
   Settlement,
@@ -30,6 +31,7 @@ import type { Statement } from './params.js';
 import { chunks } from './quote.js';
 import type { QueueStatements } from './statements.js';
 import { stepsOps } from './steps-ops.js';
+import { rateGrant, timeOf, truthy } from './values.js';
 
 /** Keys a {@link SqlTable} locked on each connection and has not released. */
 const held = new WeakMap<Connection, Set<string>>();
@@ -62,7 +64,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   readonly advisory: Advisory;
   /** Per-key concurrency, where the statements hold it in some form ({@link ConcurrencyStatements.forms}). */
   readonly concurrency: ConcurrencyOps | undefined;
-  /** Batched acks ({@link settleMany}). */
+  /** Batched acks and retries ({@link settleMany}, {@link returnMany}). */
   readonly batch: BatchSettleOps;
   /** The admin API ({@link list}, {@link pick}, {@link requeue}, {@link remove}, {@link reschedule}). */
   readonly admin: AdminOps;
@@ -98,7 +100,10 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
       forms.length === 0
         ? undefined
         : { forms, claimLease: (conn, n, now, expiry) => this.claimLeaseByKey(conn, n, now, expiry) };
-    this.batch = { settleMany: (conn, settlements) => this.settleMany(conn, settlements) };
+    this.batch = {
+      settleMany: (conn, settlements) => this.settleMany(conn, settlements),
+      returnMany: (conn, settlements) => this.returnMany(conn, settlements),
+    };
     this.admin = {
       list: (conn, q) => this.list(conn, q),
       pick: (conn, q) => this.pick(conn, q),
@@ -258,22 +263,24 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     leases: readonly { id: unknown; token: Date }[],
     expiry: Date,
   ): Promise<unknown[]> {
-    if (leases.length === 0) return [];
-    const moved: unknown[] = [];
-    for (const st of this.sql.lease.extendLeases(leases, expiry)) {
-      for (const row of await this.rows(conn, st)) moved.push(this.idOf(row));
-    }
-    return moved;
+    return this.idsOf(conn, this.sql.lease.extendLeases(leases, expiry));
   }
 
   /** Batched acks: the lease form's `finish` settlements in as few statements as the ids allow; answers the ids changed. */
   async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
-    if (settlements.length === 0) return [];
-    const changed: unknown[] = [];
-    for (const st of this.sql.lease.settleMany(settlements)) {
-      for (const row of await this.rows(conn, st)) changed.push(this.idOf(row));
-    }
-    return changed;
+    return this.idsOf(conn, this.sql.lease.settleMany(settlements));
+  }
+
+  /** Batched retries: the lease form's `return` settlements, each row with its own values; answers the ids changed. */
+  async returnMany(conn: Connection, settlements: readonly ReturnSettlement[]): Promise<unknown[]> {
+    return this.idsOf(conn, this.sql.lease.returnMany(settlements));
+  }
+
+  /** Runs statements that answer the ids they changed (`RETURNING`, `OUTPUT`), in turn; answers every id. */
+  private async idsOf(conn: Connection, statements: readonly Statement[]): Promise<unknown[]> {
+    const ids: unknown[] = [];
+    for (const st of statements) for (const row of await this.rows(conn, st)) ids.push(this.idOf(row));
+    return ids;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -671,28 +678,4 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
   async deleteControl(conn: Connection, table: string, row: ControlRow): Promise<number> {
     return (await this.run(conn, this.sql.control.deleteControl(table, row))).rowCount;
   }
-}
-
-/** A grant from a budget's row as a reservation left it (`granted`, `window_start`, `at_ms`). */
-export function rateGrant(row: Row, perMs: number): RateGrant {
-  const windowStart = Number(row.window_start);
-  return {
-    granted: Number(row.granted),
-    windowStart,
-    waitMs: Math.max(0, windowStart + perMs - Number(row.at_ms)),
-  };
-}
-
-/** A driver's answer to "was it taken": true, 1, '1' or 1n. */
-function truthy(v: unknown): boolean {
-  return v === true || v === 1 || v === '1' || v === 1n;
-}
-
-/** An instant as epoch milliseconds, however the driver returned it (Date, number, text). */
-export function timeOf(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) return v.getTime();
-  if (typeof v === 'number' || typeof v === 'bigint') return Number(v);
-  const ms = new Date(String(v)).getTime();
-  return Number.isNaN(ms) ? null : ms;
 }

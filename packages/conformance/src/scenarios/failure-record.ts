@@ -1,6 +1,6 @@
-import { Admin, type Form, queue } from '@sqlinbox/core';
+import { Admin, Broker, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, ms, payloadOf, until } from '../harness.js';
+import { type Harness, ms, payloadOf, until, wrapOps } from '../harness.js';
 
 type Msg = { n: number };
 
@@ -124,5 +124,114 @@ export function failureRecordScenarios(h: () => Harness, form: Form): void {
     const admin = new Admin(await h().open());
     const shown = await admin.list(desc, { state: 'dead', deadLetter: { group: 'dead' } });
     expect(shown.rows.map((r) => r.errorClass).sort()).toEqual(['TypeError', 'expired']);
+  });
+
+  test(`R-LIFE-1 a burst of failures retried together keeps each row's own error text, class, failure time and attempt (${form})`, async () => {
+    const rows = 6;
+    const { desc, name } = await h().create(form, { failureRecord: true, processedAt: true });
+    const adapter = await h().open({ poolSize: rows + 4 });
+    // The rows each batched retry statement carried, where the dialect batches retries (lease form).
+    const batched: number[] = [];
+    const dialect = wrapOps(adapter.dialect, (ops) =>
+      ops.batch?.returnMany === undefined
+        ? {}
+        : {
+            batch: {
+              settleMany: (conn, list) => ops.batch!.settleMany(conn, list),
+              returnMany: (conn, list) => {
+                batched.push(list.length);
+                return ops.batch!.returnMany!(conn, list);
+              },
+            },
+          },
+    );
+    const b = new Broker({ ...adapter, dialect }, { logger: h().logger, pollInterval: 50 });
+    h().brokers.push(b);
+    const t0 = Date.now();
+    await b.publishMany(
+      desc,
+      Array.from({ length: rows }, (_, n) => ({ n })),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = new Set<number>();
+    const again = new Map<number, number>();
+    // Every row's first delivery waits until all are in work, then all throw at once, each its own error.
+    b.subscribe(queue(desc).workers(rows).backoff(false), async (m, ctx) => {
+      const n = (m as Msg).n;
+      if (ctx.attempt === 1) {
+        first.add(n);
+        if (first.size === rows) release();
+        await gate;
+        throw n % 2 === 0 ? new TypeError(`row ${n} failed first`) : new RangeError(`row ${n} failed first`);
+      }
+      again.set(n, ctx.attempt);
+    });
+    await b.start();
+    await until(async () => again.size === rows, 'every row delivered again');
+    await until(
+      async () =>
+        (await h().rows(name)).every((r) => r.processed_at !== null && r.processed_at !== undefined),
+      'every retry acked',
+    );
+    const t1 = Date.now();
+    const byN = new Map((await h().rows(name)).map((r) => [(payloadOf(r.payload) as Msg).n, r]));
+    for (let n = 0; n < rows; n++) {
+      const r = byN.get(n);
+      expect(r?.last_error, `row ${n}`).toBe(`row ${n} failed first`);
+      expect(r?.error_class, `row ${n}`).toBe(n % 2 === 0 ? 'TypeError' : 'RangeError');
+      expect(within(r?.failed_at, t0, t1), `row ${n}`).toBe(true);
+      expect(Number(r?.attempt), `row ${n}`).toBe(2);
+      expect(again.get(n), `row ${n}`).toBe(2);
+    }
+    // Where the dialect batches retries, the burst went in statements of several rows.
+    if (form === 'lease' && adapter.dialect.prepare(desc).batch?.returnMany !== undefined)
+      expect(Math.max(0, ...batched)).toBeGreaterThan(1);
+  });
+
+  test(`R-LIFE-1 a failure's backoff with no retry_after column: its retry writes the record at once, and the row is not delivered again before the backoff ends (${form})`, async () => {
+    const rows = 4;
+    const backoffMs = 3_000;
+    const { desc, name } = await h().create(form, { failureRecord: true });
+    const b = await h().broker({ poolSize: rows + 4 });
+    await b.publishMany(
+      desc,
+      Array.from({ length: rows }, (_, n) => ({ n })),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = new Set<number>();
+    const failed = new Map<number, number>();
+    const again = new Map<number, number>();
+    b.subscribe(queue(desc).workers(rows).backoff({ base: backoffMs, jitter: 0 }), async (m, ctx) => {
+      const n = (m as Msg).n;
+      if (ctx.attempt === 1) {
+        first.add(n);
+        if (first.size === rows) release();
+        await gate;
+        failed.set(n, Date.now());
+        throw new TypeError(`row ${n} waits`);
+      }
+      again.set(n, Date.now());
+    });
+    await b.start();
+    // The record is there while the row waits out its backoff.
+    await until(
+      async () => (await h().rows(name)).filter((r) => typeof r.last_error === 'string').length === rows,
+      'every failure recorded',
+    );
+    expect(again.size).toBe(0);
+    const byN = new Map((await h().rows(name)).map((r) => [(payloadOf(r.payload) as Msg).n, r]));
+    for (let n = 0; n < rows; n++) {
+      expect(byN.get(n)?.last_error, `row ${n}`).toBe(`row ${n} waits`);
+      expect(byN.get(n)?.error_class, `row ${n}`).toBe('TypeError');
+    }
+    await until(async () => again.size === rows, 'every row delivered again after its backoff');
+    for (let n = 0; n < rows; n++)
+      expect(again.get(n)! - failed.get(n)!, `row ${n}`).toBeGreaterThanOrEqual(backoffMs - 50);
   });
 }

@@ -1,4 +1,4 @@
-import type { FinishSettlement, Settlement } from '../dialect.js';
+import type { FinishSettlement, ReturnSettlement, Settlement } from '../dialect.js';
 import type { Connection, Row } from '../driver.js';
 import { ClosedError, ConfigError, LeaseLostError } from '../errors.js';
 import type { Plan } from '../outcome.js';
@@ -20,6 +20,7 @@ import {
   type Transitions,
   withConnection,
 } from './form.js';
+import { type BatchResult, bookKey, LeaseBatches } from './lease-batch.js';
 
 /**
  * A lease row: in work (extended each half lease), then settling by a statement that carries its
@@ -51,14 +52,16 @@ export class LeaseForm implements ClaimForm {
   private extending: Promise<void> | undefined;
   /** Set by {@link stop}: no extension statement is sent after it. */
   private stopped = false;
-  /** Acks waiting for the next batched settlement statement (see {@link join}). */
-  private open: Batch | undefined;
+  /** The settlements of this turn waiting for their batched statement (see `lease-batch.ts`). */
+  private readonly batches: LeaseBatches;
 
   constructor(
     private readonly ctx: FormContext,
     private readonly onLost: (h: Held, err: LeaseLostError) => void,
     private readonly onExtended: (count: number) => void,
-  ) {}
+  ) {
+    this.batches = new LeaseBatches(ctx, (h, next) => this.to(h, next));
+  }
 
   /** Rows in the lease book (for tests and stats). */
   get booked(): number {
@@ -137,7 +140,16 @@ export class LeaseForm implements ClaimForm {
    */
   settle(h: Held, plan: Plan): Promise<void> {
     const s = this.batchedSettlement(h, plan);
-    if (s === undefined) return this.settleInFull(h, plan);
+    if (s === undefined) {
+      const r = this.batchedReturn(h, plan);
+      if (r === undefined) return this.settleInFull(h, plan);
+      // A retry joins the batch too, with its own failure record, retry_after and lease end.
+      this.to(h, 'settling');
+      this.unbook(h);
+      return new Promise<void>((resolve, reject) => {
+        this.batches.join(r, h, { batchSettled: (err) => (err === undefined ? resolve() : reject(err)) });
+      });
+    }
     return new Promise<void>((resolve, reject) => {
       this.settleBatched(
         h,
@@ -160,7 +172,7 @@ export class LeaseForm implements ClaimForm {
     // No custom statement takes it (see batchable), and a handler's ctx keeps its own: nothing
     // here reads the row again.
     h.row = LET_GO;
-    this.join(s, h, waiter);
+    this.batches.join(s, h, waiter);
     return true;
   }
 
@@ -179,6 +191,31 @@ export class LeaseForm implements ClaimForm {
       inTransaction: false,
     });
     return s?.kind === 'finish' && s.token !== undefined ? (s as FinishSettlement) : undefined;
+  }
+
+  /**
+   * The batched settlement of a retry of a row in work (no transaction, no extension in flight, no
+   * custom statement), where the dialect batches retries: the row returns, or, where a thrown
+   * error's backoff has no `retry_after` column to live in, keeps its lease until the delay ends
+   * ({@link statement}'s hold), writing its failure record either way.
+   */
+  private batchedReturn(h: Held, plan: Plan): ReturnSettlement | undefined {
+    const { ctx } = this;
+    if (
+      plan.kind !== 'return' ||
+      !this.batches.returns ||
+      this.extending !== undefined ||
+      h.state !== 'in_work' ||
+      h.conn !== undefined ||
+      h.token === undefined ||
+      ctx.table.custom[plan.outcome] !== undefined
+    )
+      return undefined;
+    const s = settlementOf(ctx, h, plan, { countAttempt: false, clearLease: true, inTransaction: false });
+    if (s?.kind !== 'return' || s.token === undefined) return undefined;
+    const hold = holdOf(plan);
+    if (hold === 0) return s as ReturnSettlement;
+    return { ...s, token: s.token, clearLease: false, holdUntil: new Date(Date.now() + Math.ceil(hold)) };
   }
 
   /** A settlement that failed: the row keeps its lease until it runs out, as after a crash. */
@@ -208,7 +245,7 @@ export class LeaseForm implements ClaimForm {
         changed = await this.settleInTransaction(h, plan);
       } else if (s?.kind === 'finish' && s.token !== undefined && this.batchable(plan)) {
         const result = await new Promise<BatchResult>((resolve) =>
-          this.join(s as FinishSettlement, h, resolve),
+          this.batches.join(s as FinishSettlement, h, resolve),
         );
         if (typeof result === 'object') throw result.error;
         changed = result ? 1 : 0;
@@ -228,13 +265,17 @@ export class LeaseForm implements ClaimForm {
   /**
    * A settlement's statement. A retry whose delay has no `retry_after` column to live in (a thrown
    * error's backoff) keeps the row leased until the delay ends: the lease moves to then,
-   * while the row still holds this delivery's token, so no claim anywhere takes it before.
+   * while the row still holds this delivery's token, so no claim anywhere takes it before. Where
+   * the dialect batches retries (and so knows `holdUntil`), one settlement moves the lease and
+   * writes the failure record; elsewhere the lease moves alone.
    */
   private async statement(conn: Connection, h: Held, s: Settlement | undefined, plan: Plan): Promise<number> {
     const { ctx } = this;
-    const hold = plan.kind === 'return' && plan.retryAfter === undefined ? (plan.backoffMs ?? 0) : 0;
+    const hold = holdOf(plan);
     if (hold > 0 && h.token !== undefined && ctx.table.custom[plan.outcome] === undefined) {
       const until = new Date(Date.now() + Math.ceil(hold));
+      if (s?.kind === 'return' && s.failure !== undefined && this.batches.returns)
+        return ctx.ops.settle(conn, { ...s, clearLease: false, holdUntil: until });
       return (await ctx.ops.extendLeases(conn, [{ id: h.id, token: h.token }], until)).length;
     }
     return s === undefined ? 1 : runSettlement(ctx, conn, h, s, plan);
@@ -251,123 +292,6 @@ export class LeaseForm implements ClaimForm {
       plan.result === undefined &&
       this.ctx.table.custom[plan.outcome] === undefined
     );
-  }
-
-  /**
-   * Acks of one moment settle in one statement: the first ack of a turn of the event loop opens a
-   * batch that flushes once the turn ends, and every ack queued meanwhile joins it. Once the
-   * statement has run, each row's `waiter` hears how it ended; a function hears the batch's own
-   * answer for the row instead, and the row's state is left to it.
-   */
-  private join(s: FinishSettlement, h: Held, waiter: Batch['waiters'][number]): void {
-    let batch = this.open;
-    if (batch === undefined) {
-      const opened: Batch = { items: [], held: [], waiters: [] };
-      this.open = batch = opened;
-      setImmediate(() => {
-        this.open = undefined;
-        void this.flush(opened);
-      });
-    }
-    batch.items.push(s);
-    batch.held.push(h);
-    batch.waiters.push(waiter);
-  }
-
-  /** Runs a batch's statements, then tells each row's waiter how it ended. Never throws. */
-  private async flush(batch: Batch): Promise<void> {
-    const { ctx } = this;
-    const done: BatchDone = { changed: new Set(), failed: undefined };
-    let error: { error: unknown } | undefined;
-    let conn: Connection | undefined;
-    try {
-      conn = await ctx.pool.acquire();
-      for (let i = 0; i < batch.items.length; i += SETTLE_BATCH) {
-        conn = await this.flushChunk(conn, batch.items.slice(i, i + SETTLE_BATCH), done);
-      }
-    } catch (err) {
-      error = { error: err };
-    } finally {
-      if (conn !== undefined) ctx.pool.release(conn);
-    }
-    for (let i = 0; i < batch.items.length; i++) {
-      const h = batch.held[i]!;
-      const key = bookKey(h.id);
-      const result: BatchResult = error ?? done.failed?.get(key) ?? done.changed.has(key);
-      const waiter = batch.waiters[i]!;
-      try {
-        if (typeof waiter === 'function') waiter(result);
-        else waiter.batchSettled(this.settledAs(h, result));
-      } catch (err) {
-        // A waiter that throws must not keep the rows after it from hearing theirs.
-        ctx.logger.error('a batched settlement could not report its end', {
-          table: ctx.table.table,
-          id: h.id,
-          error: err,
-        });
-      }
-    }
-  }
-
-  /**
-   * A batched row's end, from the batch's answer for it: settled (undefined), lost to another
-   * claim, or failed (the row keeps its lease until it runs out, as after a crash).
-   */
-  private settledAs(h: Held, result: BatchResult): Error | undefined {
-    if (result === true) {
-      this.to(h, 'settled');
-      return undefined;
-    }
-    if (result === false) {
-      this.to(h, 'lost');
-      return new LeaseLostError(this.ctx.table.table, h.id);
-    }
-    this.to(h, 'released');
-    return result.error instanceof LeaseLostError ? result.error : settlementError(this.ctx, h, result.error);
-  }
-
-  /**
-   * One `settleMany`; a batch of one is the plain statement (settleMany may cost a transaction on
-   * MySQL). Should the batch fail (a deadlock, a lock wait timeout, a dropped connection), each of
-   * its settlements runs alone, so one failure costs one row, not the whole batch, and a transient
-   * error does not leave every row of the batch leased until its lease runs out. The connection a
-   * statement failed on is closed, never reused nor returned to the pool (it may be dead, or inside
-   * the batch's transaction): the next statement takes a fresh one. Answers the connection to go on
-   * with, if any.
-   */
-  private async flushChunk(
-    given: Connection | undefined,
-    chunk: readonly FinishSettlement[],
-    done: BatchDone,
-  ): Promise<Connection | undefined> {
-    const { ctx } = this;
-    let conn = given;
-    if (chunk.length > 1 && conn !== undefined) {
-      try {
-        for (const id of await ctx.ops.batch!.settleMany(conn, chunk)) done.changed.add(bookKey(id));
-        return conn;
-      } catch (err) {
-        ctx.logger.warn('a batched settlement failed; its rows settle one by one', {
-          table: ctx.table.table,
-          rows: chunk.length,
-          error: err,
-        });
-        await destroyQuietly(ctx, conn);
-        conn = undefined;
-      }
-    }
-    for (const s of chunk) {
-      try {
-        conn ??= await ctx.pool.acquire();
-        if ((await ctx.ops.settle(conn, s)) > 0) done.changed.add(bookKey(s.id));
-      } catch (err) {
-        done.failed ??= new Map();
-        done.failed.set(bookKey(s.id), { error: err });
-        if (conn !== undefined) await destroyQuietly(ctx, conn);
-        conn = undefined;
-      }
-    }
-    return conn;
   }
 
   /** Transactional mode: ack commits the handler's writes with the settlement while the lease holds. */
@@ -555,31 +479,13 @@ export class LeaseForm implements ClaimForm {
   }
 }
 
+/**
+ * The delay a retry's row stays leased for, in ms: a thrown error's backoff where there is no
+ * `retry_after` column to hold it (0: none).
+ */
+function holdOf(plan: Plan): number {
+  return plan.kind === 'return' && plan.retryAfter === undefined ? (plan.backoffMs ?? 0) : 0;
+}
+
 /** The row of a held record whose ack joined a batched statement (see {@link Held.row}). */
 const LET_GO: Row = Object.freeze({});
-
-/** Settlements per batched statement at most. */
-const SETTLE_BATCH = 500;
-
-/**
- * Acks waiting for one batched statement, index by index: each row's settlement, its held record,
- * and who hears its end.
- */
-interface Batch {
-  readonly items: FinishSettlement[];
-  readonly held: Held[];
-  readonly waiters: (BatchWaiter | ((r: BatchResult) => void))[];
-}
-
-/** The batch's answer for one row: changed (it still held its token), not changed, or failed alone. */
-type BatchResult = boolean | { error: unknown };
-
-/** What one batched settlement did: the keys of the rows it changed, the acks that failed alone. */
-interface BatchDone {
-  readonly changed: Set<string>;
-  failed: Map<string, { error: unknown }> | undefined;
-}
-
-function bookKey(id: unknown): string {
-  return typeof id === 'object' && id !== null ? JSON.stringify(id) : String(id);
-}

@@ -227,13 +227,13 @@ export class Delivery implements BatchWaiter {
     try {
       result = this.call(decoding.message);
     } catch (err) {
-      this.ends(this.failed(err));
+      this.ends(this.threw(err));
       return;
     }
     if (isThenable(result)) {
       Promise.resolve(result).then(
         (r) => this.ends(this.returned(r)),
-        (err: unknown) => this.ends(this.failed(err)),
+        (err: unknown) => this.ends(this.threw(err)),
       );
       return;
     }
@@ -290,6 +290,16 @@ export class Delivery implements BatchWaiter {
       return settling.catch((e) => this.report(e));
     }
     return this.finish(outcome);
+  }
+
+  /**
+   * The handler threw (or its promise rejected): it has ended as a return ends, so its worker is
+   * free before the retry settles where the form lets it (lease form: the retry joins the form's
+   * batched statement as an ack does), then {@link failed}.
+   */
+  private threw(err: unknown): Promise<void> {
+    this.host.returned(this);
+    return this.failed(err);
   }
 
   /** The end of a settlement that joined the form's batched statement, heard from the form. */

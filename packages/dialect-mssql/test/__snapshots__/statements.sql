@@ -725,6 +725,27 @@ WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 60 characters, sha256 7bd6a2787fe2b33a
@@ -1768,6 +1789,27 @@ WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 60 characters, sha256 7bd6a2787fe2b33a
@@ -2501,6 +2543,27 @@ WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 60 characters, sha256 7bd6a2787fe2b33a
@@ -2862,6 +2925,27 @@ FROM
 WHERE
   t.[locked_until] = @p2
   AND t.[id] IN (@p3, @p4);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
@@ -3365,6 +3449,27 @@ WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 60 characters, sha256 7bd6a2787fe2b33a
@@ -3726,6 +3831,27 @@ DELETE FROM [jobs] OUTPUT deleted.[id]
 WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
@@ -4491,6 +4617,27 @@ DELETE FROM [jobs] OUTPUT deleted.[id]
 WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
@@ -5455,6 +5602,27 @@ WHERE
   t.[locked_until] = @p2
   AND t.[id] IN (@p3, @p4);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 200 characters, sha256 29698a54eca92350
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [outbox] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
 -- text: 119 characters, sha256 aef3303a9956dad8
@@ -5837,6 +6005,27 @@ DELETE FROM [jobs] OUTPUT deleted.[id]
 WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
@@ -6703,6 +6892,27 @@ FROM
 WHERE
   t.[locked_until] = @p2
   AND t.[id] IN (@p3, @p4);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
@@ -7979,6 +8189,80 @@ WHERE
   [locked_until] = @p1
   AND [id] IN (@p2, @p3);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
+
+-- returnMany (failures, each its own message)
+-- params: [1,"one",2,"two","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 254 characters, sha256 3cfb535627b2ed26
+UPDATE t
+SET
+  [locked_until] = NULL,
+  [last_error] = CASE t.[id]
+    WHEN @p1 THEN @p2
+    WHEN @p3 THEN @p4
+    ELSE t.[last_error]
+  END,
+  [error_class] = @p5,
+  [failed_at] = @p6 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[locked_until] = @p7
+  AND t.[id] IN (@p8, @p9);
+
+-- returnMany (failures, leases held until their backoffs end)
+-- params: [1,"2025-01-01T00:00:30.000Z",2,"2025-01-01T00:00:30.001Z","boom","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 256 characters, sha256 602dc6267bc953fa
+UPDATE t
+SET
+  [locked_until] = CASE t.[id]
+    WHEN @p1 THEN @p2
+    WHEN @p3 THEN @p4
+    ELSE t.[locked_until]
+  END,
+  [last_error] = @p5,
+  [error_class] = @p6,
+  [failed_at] = @p7 OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[locked_until] = @p8
+  AND t.[id] IN (@p9, @p10);
+
+-- settle retry (failure, lease held until the backoff ends)
+-- params: ["2025-01-01T00:00:30.000Z","boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 156 characters, sha256 4e4995cbaf4184b5
+UPDATE q
+SET
+  [locked_until] = @p1,
+  [last_error] = @p2,
+  [error_class] = @p3,
+  [failed_at] = @p4
+FROM
+  [jobs] AS q
+WHERE
+  q.[id] = @p5
+  AND q.[locked_until] = @p6;
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 60 characters, sha256 7bd6a2787fe2b33a
@@ -8482,6 +8766,27 @@ FROM
 WHERE
   t.[locked_until] = @p2
   AND t.[id] IN (@p3, @p4);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 198 characters, sha256 f83b5935549ee6ce
+UPDATE t
+SET
+  [locked_until] = NULL OUTPUT inserted.[id]
+FROM
+  [jobs] AS t
+WHERE
+  t.[id] IN (@p1, @p2)
+  AND (
+    (
+      t.[locked_until] = @p3
+      AND t.[id] IN (@p4)
+    )
+    OR (
+      t.[locked_until] = @p5
+      AND t.[id] IN (@p6)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]

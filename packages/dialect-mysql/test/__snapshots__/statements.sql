@@ -606,6 +606,25 @@ WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
 -- text: 56 characters, sha256 85d298d2c4323e3b
@@ -1763,6 +1782,25 @@ WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
 -- text: 56 characters, sha256 85d298d2c4323e3b
@@ -2823,6 +2861,25 @@ WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
 -- text: 56 characters, sha256 85d298d2c4323e3b
@@ -3151,6 +3208,25 @@ SET
 WHERE
   t.`locked_until` = ?
   AND t.`id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]
@@ -3628,6 +3704,25 @@ DELETE FROM `jobs`
 WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
@@ -4131,6 +4226,25 @@ DELETE FROM `jobs`
 WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
@@ -4823,6 +4937,25 @@ DELETE FROM `jobs`
 WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
@@ -5676,6 +5809,25 @@ WHERE
   t.`locked_until` = ?
   AND t.`id` IN (?, ?);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 160 characters, sha256 e91cdc2a0159e612
+UPDATE `outbox` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]
 -- text: 106 characters, sha256 188ab17f961885c1
@@ -6034,6 +6186,25 @@ DELETE FROM `jobs`
 WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
@@ -6989,6 +7160,25 @@ SET
 WHERE
   t.`locked_until` = ?
   AND t.`id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]
@@ -8556,6 +8746,72 @@ WHERE
   `locked_until` = ?
   AND `id` IN (?, ?);
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
+
+-- returnMany (failures, each its own message)
+-- params: [1,"one",2,"two","TypeError","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",1,2]
+-- text: 208 characters, sha256 71ad22f7dc7cc11d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL,
+  `last_error` = CASE t.`id`
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    ELSE t.`last_error`
+  END,
+  `error_class` = ?,
+  `failed_at` = ?
+WHERE
+  t.`locked_until` = ?
+  AND t.`id` IN (?, ?);
+
+-- returnMany (failures, leases held until their backoffs end)
+-- params: [1,"2025-01-01 00:00:30.000",2,"2025-01-01 00:00:30.001","boom","TypeError","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",1,2]
+-- text: 207 characters, sha256 a1e6d7c4b4a3306d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = CASE t.`id`
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    ELSE t.`locked_until`
+  END,
+  `last_error` = ?,
+  `error_class` = ?,
+  `failed_at` = ?
+WHERE
+  t.`locked_until` = ?
+  AND t.`id` IN (?, ?);
+
+-- settle retry (failure, lease held until the backoff ends)
+-- params: ["2025-01-01 00:00:30.000","boom","TypeError","2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]
+-- text: 137 characters, sha256 a764315afb5bceaa
+UPDATE `jobs` AS q
+SET
+  `locked_until` = ?,
+  `last_error` = ?,
+  `error_class` = ?,
+  `failed_at` = ?
+WHERE
+  q.`id` = ?
+  AND q.`locked_until` = ?;
+
 -- settle ack
 -- params: [7,"2025-01-01 00:00:00.000"]
 -- text: 56 characters, sha256 85d298d2c4323e3b
@@ -9017,6 +9273,25 @@ SET
 WHERE
   t.`locked_until` = ?
   AND t.`id` IN (?, ?);
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 158 characters, sha256 43f3367250b9e62d
+UPDATE `jobs` AS t
+SET
+  `locked_until` = NULL
+WHERE
+  t.`id` IN (?, ?)
+  AND (
+    (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+    OR (
+      t.`locked_until` = ?
+      AND t.`id` IN (?)
+    )
+  );
 
 -- settle ack
 -- params: ["2025-01-01 00:00:00.000",7,"2025-01-01 00:00:00.000"]

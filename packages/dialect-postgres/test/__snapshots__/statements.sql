@@ -835,6 +835,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 71 characters, sha256 c5b1317fa137c2c8
@@ -2431,6 +2452,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 71 characters, sha256 c5b1317fa137c2c8
@@ -3254,6 +3296,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 71 characters, sha256 c5b1317fa137c2c8
@@ -3631,6 +3694,27 @@ SET
 WHERE
   t."locked_until" = $2::timestamptz
   AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
 RETURNING
   "id";
 
@@ -4320,6 +4404,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 71 characters, sha256 c5b1317fa137c2c8
@@ -4716,6 +4821,27 @@ DELETE FROM "jobs"
 WHERE
   "locked_until" = $1::timestamptz
   AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
 RETURNING
   "id";
 
@@ -5590,6 +5716,27 @@ DELETE FROM "jobs"
 WHERE
   "locked_until" = $1::timestamptz
   AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
 RETURNING
   "id";
 
@@ -6653,6 +6800,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 209 characters, sha256 ae6bb2db2cbfbf93
+UPDATE "outbox" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
 -- text: 135 characters, sha256 3690a936e767f835
@@ -7271,6 +7439,27 @@ DELETE FROM "jobs"
 WHERE
   "locked_until" = $1::timestamptz
   AND "id" = ANY ($2)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
 RETURNING
   "id";
 
@@ -8368,6 +8557,27 @@ SET
 WHERE
   t."locked_until" = $2::timestamptz
   AND t."id" = ANY ($3)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
 RETURNING
   "id";
 
@@ -9843,6 +10053,78 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
+
+-- returnMany (failures, each its own message)
+-- params: [1,"one",2,"two","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 274 characters, sha256 9bdb1d26f97d6a26
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL,
+  "last_error" = CASE t."id"
+    WHEN $1 THEN $2::text
+    WHEN $3 THEN $4::text
+    ELSE t."last_error"
+  END,
+  "error_class" = $5::text,
+  "failed_at" = $6::timestamptz
+WHERE
+  t."locked_until" = $7::timestamptz
+  AND t."id" = ANY ($8)
+RETURNING
+  "id";
+
+-- returnMany (failures, leases held until their backoffs end)
+-- params: [1,"2025-01-01T00:00:30.000Z",2,"2025-01-01T00:00:30.001Z","boom","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",[1,2]]
+-- text: 294 characters, sha256 f13b9a10380e89b9
+UPDATE "jobs" AS t
+SET
+  "locked_until" = CASE t."id"
+    WHEN $1 THEN $2::timestamptz
+    WHEN $3 THEN $4::timestamptz
+    ELSE t."locked_until"
+  END,
+  "last_error" = $5::text,
+  "error_class" = $6::text,
+  "failed_at" = $7::timestamptz
+WHERE
+  t."locked_until" = $8::timestamptz
+  AND t."id" = ANY ($9)
+RETURNING
+  "id";
+
+-- settle retry (failure, lease held until the backoff ends)
+-- params: ["2025-01-01T00:00:30.000Z","boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 194 characters, sha256 65bf5193fe8779ef
+UPDATE "jobs" AS q
+SET
+  "locked_until" = $1::timestamptz,
+  "last_error" = $2::text,
+  "error_class" = $3::text,
+  "failed_at" = $4::timestamptz
+WHERE
+  q."id" = $5
+  AND q."locked_until" = $6::timestamptz;
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 71 characters, sha256 c5b1317fa137c2c8
@@ -10393,6 +10675,27 @@ SELECT
   pg_notify (E'sqlinbox:result:jobs', sqlinbox_settled."id"::text) AS sqlinbox_notified
 FROM
   sqlinbox_settled;
+
+-- returnMany (retries)
+-- params: [[1,2],"2025-01-01T00:00:00.000Z",[1],"2025-01-01T00:00:30.000Z",[2]]
+-- text: 207 characters, sha256 2a9cc24ae0117f67
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" = ANY ($1)
+  AND (
+    (
+      t."locked_until" = $2::timestamptz
+      AND t."id" = ANY ($3)
+    )
+    OR (
+      t."locked_until" = $4::timestamptz
+      AND t."id" = ANY ($5)
+    )
+  )
+RETURNING
+  "id";
 
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]

@@ -136,6 +136,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -921,6 +942,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -1503,6 +1545,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -1807,6 +1870,27 @@ SET
 WHERE
   t."locked_until" = ?
   AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
 RETURNING
   "id";
 
@@ -2334,6 +2418,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -2652,6 +2757,27 @@ DELETE FROM "jobs"
 WHERE
   "locked_until" = ?
   AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
 RETURNING
   "id";
 
@@ -3315,6 +3441,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -3941,6 +4088,27 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 175 characters, sha256 311bc3366f400cd1
+UPDATE "outbox" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
 -- settle ack
 -- params: ["2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
 -- text: 106 characters, sha256 ad1d65764fe29b81
@@ -4423,6 +4591,27 @@ DELETE FROM "jobs"
 WHERE
   "locked_until" = ?
   AND "id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
 RETURNING
   "id";
 
@@ -4995,6 +5184,27 @@ SET
 WHERE
   t."locked_until" = ?
   AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
 RETURNING
   "id";
 
@@ -5759,6 +5969,78 @@ WHERE
 RETURNING
   "id";
 
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
+RETURNING
+  "id";
+
+-- returnMany (failures, each its own message)
+-- params: [1,"one",2,"two","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 265 characters, sha256 69f3cf1af409bf1b
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL,
+  "last_error" = CASE t."id"
+    WHEN ? THEN CAST(? AS TEXT)
+    WHEN ? THEN CAST(? AS TEXT)
+    ELSE t."last_error"
+  END,
+  "error_class" = CAST(? AS TEXT),
+  "failed_at" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (failures, leases held until their backoffs end)
+-- params: [1,"2025-01-01T00:00:30.000Z",2,"2025-01-01T00:00:30.001Z","boom","TypeError","2025-01-01T00:00:00.000Z","2025-01-01T00:00:00.000Z",1,2]
+-- text: 250 characters, sha256 de1455c7acf7c675
+UPDATE "jobs" AS t
+SET
+  "locked_until" = CASE t."id"
+    WHEN ? THEN ?
+    WHEN ? THEN ?
+    ELSE t."locked_until"
+  END,
+  "last_error" = CAST(? AS TEXT),
+  "error_class" = CAST(? AS TEXT),
+  "failed_at" = ?
+WHERE
+  t."locked_until" = ?
+  AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- settle retry (failure, lease held until the backoff ends)
+-- params: ["2025-01-01T00:00:30.000Z","boom","TypeError","2025-01-01T00:00:00.000Z",7,"2025-01-01T00:00:00.000Z"]
+-- text: 165 characters, sha256 3d3be4ac108c0776
+UPDATE "jobs" AS q
+SET
+  "locked_until" = ?,
+  "last_error" = CAST(? AS TEXT),
+  "error_class" = CAST(? AS TEXT),
+  "failed_at" = ?
+WHERE
+  q."id" = ?
+  AND q."locked_until" = ?;
+
 -- settle ack
 -- params: [7,"2025-01-01T00:00:00.000Z"]
 -- text: 56 characters, sha256 9313439a8597b4b4
@@ -6182,6 +6464,27 @@ SET
 WHERE
   t."locked_until" = ?
   AND t."id" IN (?, ?)
+RETURNING
+  "id";
+
+-- returnMany (retries)
+-- params: [1,2,"2025-01-01T00:00:00.000Z",1,"2025-01-01T00:00:30.000Z",2]
+-- text: 173 characters, sha256 dc0d76fa44efcb83
+UPDATE "jobs" AS t
+SET
+  "locked_until" = NULL
+WHERE
+  t."id" IN (?, ?)
+  AND (
+    (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+    OR (
+      t."locked_until" = ?
+      AND t."id" IN (?)
+    )
+  )
 RETURNING
   "id";
 

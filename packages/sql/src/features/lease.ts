@@ -1,4 +1,4 @@
-import type { FinishSettlement } from '@sqlinbox/core';
+import type { FinishSettlement, ReturnSettlement } from '@sqlinbox/core';
 import type { Params, Statement } from '../params.js';
 import { Feature, type QueueSql } from '../queue.js';
 import { chunks } from '../quote.js';
@@ -11,7 +11,23 @@ export interface HeldLease {
   readonly token: Date;
 }
 
-/** The lease form's claim, its extensions and its batched acks. */
+/**
+ * A column a batched retry writes with each row's own value: its key (equal keys, equal values)
+ * and its value bound.
+ */
+interface PerRow {
+  /** The column (unquoted). */
+  readonly column: string;
+  /** The value as a key: two rows whose keys are equal write the same value. */
+  key(st: ReturnSettlement): string | number;
+  /** The value, bound. */
+  bind(p: Params, st: ReturnSettlement): string;
+}
+
+/** Rows per batched retry statement at most: each `CASE` is read row by row. */
+const RETURN_ROWS = 100;
+
+/** The lease form's claim, its extensions and its batched acks and retries. */
 export class LeaseStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
   /**
    * One statement: an update of up to `n` due rows (lease absent or ended at `now`; FIFO: heads),
@@ -106,5 +122,83 @@ export class LeaseStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
         }),
       );
     });
+  }
+
+  /**
+   * Many lease-form retries, answering the ids they changed: each row that still holds its token
+   * returns (the lease cleared, or moved to its `holdUntil`; `retry_after`; the attempt counted or
+   * taken back where the settlement says) with its own failure record. One statement per kind of
+   * settlement (the columns it writes) and chunk of rows: a value every row of the statement
+   * shares is bound once, else `CASE id WHEN .. THEN .. END` gives each row its own.
+   */
+  returnMany(settlements: readonly ReturnSettlement[]): Statement[] {
+    const kinds = new Map<string, ReturnSettlement[]>();
+    for (const st of settlements) {
+      const k = this.returnKind(st);
+      const same = kinds.get(k);
+      if (same === undefined) kinds.set(k, [st]);
+      else same.push(st);
+    }
+    const out: Statement[] = [];
+    for (const same of kinds.values()) {
+      const cols = this.perRow(same[0]!);
+      // Worst case per row: its id twice and its token in the condition, an id and a value per column.
+      const per = Math.floor((this.s.maxParams - cols.length) / (3 + 2 * cols.length));
+      for (const part of chunks(same, Math.min(RETURN_ROWS, per))) {
+        const p = this.q.params();
+        const set = this.returnSets(p, part, cols);
+        const where = this.heldTokens(p, part, 't');
+        out.push(
+          p.statement(this.s.update({ table: this.q.table, alias: 't', set, where, returning: this.q.id })),
+        );
+      }
+    }
+    return out;
+  }
+
+  /** The `SET` list of retries of one kind: the fixed assignments, then each per-row column. */
+  private returnSets(p: Params, part: readonly ReturnSettlement[], cols: readonly PerRow[]): string[] {
+    const { q, t } = this;
+    const first = part[0]!;
+    const set: string[] = [];
+    if (first.countAttempt && t.attempt !== undefined) set.push(q.countAttempt());
+    else if (first.uncountAttempt && t.attempt !== undefined) set.push(q.countAttempt(-1));
+    if (first.holdUntil === undefined && first.clearLease && t.lease !== undefined)
+      set.push(`${q.ident(t.lease)} = NULL`);
+    const id = q.col('t', t.id.column);
+    for (const c of cols) {
+      const key = c.key(first);
+      const value = part.every((st) => c.key(st) === key)
+        ? c.bind(p, first)
+        : `CASE ${id} ${part.map((st) => `WHEN ${p.bind(st.id)} THEN ${c.bind(p, st)}`).join(' ')} ELSE ${q.col('t', c.column)} END`;
+      set.push(`${q.ident(c.column)} = ${value}`);
+    }
+    return set;
+  }
+
+  /** The columns a retry writes with a value of its own, in `SET` order. */
+  private perRow(st: ReturnSettlement): PerRow[] {
+    const { s, t } = this;
+    const cols: PerRow[] = [];
+    const time = (column: string, at: (st: ReturnSettlement) => Date) =>
+      cols.push({ column, key: (x) => at(x).getTime(), bind: (p, x) => s.time(p, at(x)) });
+    const text = (column: string, of: (st: ReturnSettlement) => string) =>
+      cols.push({ column, key: of, bind: (p, x) => s.text(p, of(x)) });
+    if (st.retryAfter !== undefined && t.retryAfter !== undefined) time(t.retryAfter, (x) => x.retryAfter!);
+    if (st.holdUntil !== undefined && t.lease !== undefined) time(t.lease, (x) => x.holdUntil!);
+    if (st.failure !== undefined) {
+      if (t.lastError !== undefined) text(t.lastError, (x) => x.failure!.message);
+      if (t.errorClass !== undefined) text(t.errorClass, (x) => x.failure!.name);
+      if (t.failedAt !== undefined) time(t.failedAt, (x) => x.now);
+    }
+    return cols;
+  }
+
+  /** Which columns a retry writes: retries of one kind share a statement. */
+  private returnKind(st: ReturnSettlement): string {
+    const has = (v: unknown) => (v === undefined || v === false ? 0 : 1);
+    return [st.countAttempt, st.uncountAttempt, st.clearLease, st.retryAfter, st.holdUntil, st.failure]
+      .map(has)
+      .join('');
   }
 }

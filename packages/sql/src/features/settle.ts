@@ -101,7 +101,10 @@ export class SettleStatements<Q extends QueueSql = QueueSql> extends Feature<Q> 
       if (s.retryAfter !== undefined && t.retryAfter !== undefined) {
         sets.push(`${q.ident(t.retryAfter)} = ${time(s.retryAfter)}`);
       }
-      if (s.clearLease) clearLease();
+      // A lease held until a backoff ends (no retry_after column to hold it): the lease moves there.
+      if (s.holdUntil !== undefined && t.lease !== undefined)
+        sets.push(`${q.ident(t.lease)} = ${time(s.holdUntil)}`);
+      else if (s.clearLease) clearLease();
       sets.push(...this.recordSets(p, s, false));
     } else {
       if (!('group' in s.target)) throw new Error('a dead-letter table move takes moveToDeadLetter');
