@@ -39,11 +39,15 @@ export async function failoverRuns(mode: 'sync' | 'async', cases: readonly Failo
         // Publishes resumed on the new primary (runFailover waits for 3,000 rows there), claims and
         // settlements too, and it was drained (runFailover waits for that as well).
         expect(r.firstClaimMs).toBeGreaterThanOrEqual(0);
-        // Within 1 s of the promotion. Measured on a 2-core machine: 4 to 110 ms on both drivers
-        // in every form. A reserve postgres.js stranded as the old primary's connections closed
-        // used to wait for the adapter's 3 s watchdog, and the claims in flight when the primary
-        // died, each counted as a failure, used to pause the next claim for up to 1 s.
-        expect(r.firstClaimMs).toBeLessThan(1_000);
+        // Within 1 s of the promotion, the claim backoff's pauses aside. Measured on a 2-core
+        // machine: 4 to 110 ms on both drivers in every form. A reserve postgres.js stranded as
+        // the old primary's connections closed used to wait for the adapter's 3 s watchdog. The
+        // backoff's pauses are left out: a claim that failed just before the promotion pauses the
+        // next one up to 1 s by design (the longer the primary is away, the longer the pause: a
+        // promotion 1.63 s after the kill gave 1,000.5 ms, the whole of it the pause), and a slow
+        // promotion on a loaded CI machine is not what this measures. That the claims in flight
+        // together count as one failure is the pump's unit test (R-HOUSE-5).
+        expect(r.firstClaimMs - r.firstClaimPausedMs).toBeLessThan(1_000);
         expect(r.firstSettleMs).toBeGreaterThanOrEqual(0);
         if (mode === 'sync') {
           expect(r.lost).toBe(0);

@@ -49,6 +49,13 @@ export interface FailoverResult {
   readonly writesTwice: number;
   /** Milliseconds from the promotion (the standby out of recovery) to the first claim after it. */
   readonly firstClaimMs: number;
+  /**
+   * Of {@link firstClaimMs}, the time the claim backoff paused the claims (a failed claim's
+   * `retryInMs`, at most 1 s each): a claim that failed just before the promotion pauses the
+   * next one up to 1 s by design, so the time to the first claim is this plus the time spent
+   * claiming.
+   */
+  readonly firstClaimPausedMs: number;
   /** Milliseconds from the promotion to the first settlement that committed after it. */
   readonly firstSettleMs: number;
   /** Claim errors by kind. */
@@ -174,7 +181,13 @@ async function run(pair: PgPair, c: FailoverCase, opened: Opened): Promise<Failo
   const claimErrors: Record<string, number> = {};
   const settlementErrors: Record<string, number> = {};
   broker.on('claimed', () => claimTimes.push(performance.now()));
-  broker.on('claimError', (e) => tally(claimErrors, e.kind));
+  // Each failed claim's pause, [from, until] (the pump pauses its claims as it emits the event).
+  const pauses: [number, number][] = [];
+  broker.on('claimError', (e) => {
+    tally(claimErrors, e.kind);
+    const at = performance.now();
+    pauses.push([at, at + e.retryInMs]);
+  });
   broker.on('settlementError', (e) => tally(settlementErrors, e.kind));
   broker.on('settled', (e) => {
     const key = keyOfId.get(String(e.id));
@@ -318,10 +331,28 @@ async function run(pair: PgPair, c: FailoverCase, opened: Opened): Promise<Failo
     ackedReturned,
     writesTwice,
     firstClaimMs: firstAfter(claimTimes),
+    firstClaimPausedMs: pausedWithin(pauses, promotedAt, promotedAt + firstAfter(claimTimes)),
     firstSettleMs: firstAfter(settleTimes),
     claimErrors,
     settlementErrors,
     publishFailures,
     drainedMs,
   };
+}
+
+/** How long the intervals `pauses` cover (overlaps counted once) between `from` and `to`. */
+function pausedWithin(pauses: readonly [number, number][], from: number, to: number): number {
+  if (!(to > from)) return 0;
+  const cut = pauses
+    .map(([a, b]): [number, number] => [Math.max(a, from), Math.min(b, to)])
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let end = from;
+  for (const [a, b] of cut) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
 }
