@@ -215,6 +215,39 @@ describe('extendLeases', () => {
   });
 });
 
+describe('batch.returnMany', () => {
+  test('R-LEASE-3 a batch of retries over several statements is all or nothing: one failing statement leaves every row holding its token, for the rows to settle one by one', async () => {
+    const { ops } = await seed(
+      jobs,
+      Array.from({ length: 150 }, (_, i) => `p${i}`),
+    );
+    await claim(ops, 150, at(0), at(30_000));
+    // 150 retries of one kind: two statements (100 rows, then 50); the second fails on row 140.
+    await db.exec(
+      "CREATE TRIGGER boom BEFORE UPDATE ON jobs WHEN OLD.id = 140 BEGIN SELECT RAISE(ABORT, 'boom'); END",
+    );
+    const retries = Array.from({ length: 150 }, (_, i) => ({
+      kind: 'return' as const,
+      id: i + 1,
+      token: at(30_000),
+      now: at(1),
+      countAttempt: false,
+      clearLease: true,
+    }));
+    const err = await db.withConn((c) => ops.batch!.returnMany!(c, retries)).catch((e: unknown) => e);
+    expect(String(err)).toContain('boom');
+    // Nothing committed: a row of the first statement settled already would fail its own fence
+    // when the batch's rows settle one by one after, and be reported lost.
+    const held = (await rowsOf('jobs')).filter((r) => r.locked_until === at(30_000).getTime());
+    expect(held).toHaveLength(150);
+    // The connection is out of its transaction: the pool's next writer is not kept waiting.
+    await db.exec('DROP TRIGGER boom');
+    const changed = await db.withConn((c) => ops.batch!.returnMany!(c, retries));
+    expect(changed).toHaveLength(150);
+    expect((await rowsOf('jobs')).every((r) => r.locked_until === null)).toBe(true);
+  });
+});
+
 describe('settle', () => {
   test('R-LEASE-3 a stale token changes nothing; the current one finishes (DELETE)', async () => {
     const { ops } = await seed(jobs, ['a']);

@@ -271,9 +271,16 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return this.idsOf(conn, this.sql.lease.settleMany(settlements));
   }
 
-  /** Batched retries: the lease form's `return` settlements, each row with its own values; answers the ids changed. */
+  /**
+   * Batched retries: the lease form's `return` settlements, each row with its own values; answers
+   * the ids changed. Several statements (kinds of settlement, chunks of rows) run in one
+   * transaction: should one fail, none has changed a row, and each row settles alone after (one
+   * that had would fail its own token's fence then, and be reported lost).
+   */
   async returnMany(conn: Connection, settlements: readonly ReturnSettlement[]): Promise<unknown[]> {
-    return this.idsOf(conn, this.sql.lease.returnMany(settlements));
+    const statements = this.sql.lease.returnMany(settlements);
+    if (statements.length <= 1) return this.idsOf(conn, statements);
+    return this.atomically(conn, false, () => this.idsOf(conn, statements));
   }
 
   /** Runs statements that answer the ids they changed (`RETURNING`, `OUTPUT`), in turn; answers every id. */
