@@ -28,16 +28,14 @@ export class SqliteDdl extends QueueDdl {
 
   /**
    * `INTEGER PRIMARY KEY` is the rowid: the database fills it when generated, and takes an integer
-   * id given. A generated rowid reuses the highest id once that row is deleted; a table whose side
-   * tables key rows by id (flows, steps) takes `AUTOINCREMENT`, so no id comes back to a new row.
+   * id given. A plain generated rowid reuses the highest id once that row is deleted (a drained
+   * table starts again at 1), while a row's id outlives the row: a dead-letter table keeps it (a
+   * new row with the same id would collide there), and side tables, results, cancels and waits name
+   * rows by it. So a generated id takes `AUTOINCREMENT`: no id ever comes back to a new row.
    */
   override column(use: ColumnUse, generatedId: boolean): string {
-    const t = this.s.t;
-    const keyed = t.flows !== undefined || t.steps !== undefined;
     const types: Record<ColumnUse, string> = {
-      id: generatedId
-        ? `INTEGER PRIMARY KEY${keyed ? ' AUTOINCREMENT' : ''}`
-        : 'INTEGER NOT NULL PRIMARY KEY',
+      id: generatedId ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'INTEGER NOT NULL PRIMARY KEY',
       payload: this.s.t.payload?.type === 'bytes' ? 'BLOB NOT NULL' : 'TEXT NOT NULL',
       attempt: 'INTEGER NOT NULL DEFAULT 0',
       time: 'INTEGER',

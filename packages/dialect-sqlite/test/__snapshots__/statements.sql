@@ -50,9 +50,9 @@ SELECT
 -- lease (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 182 characters, sha256 5fea90075bf5fbc9
+-- text: 196 characters, sha256 aee4993429a84a1f
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -404,9 +404,9 @@ WHERE
 -- advisory (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 174 characters, sha256 dd04ab0ef071fa48
+-- text: 188 characters, sha256 3bbd9ac36960ed80
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "retry_after" INTEGER,
@@ -701,9 +701,9 @@ WHERE
 -- lease, FIFO (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 178 characters, sha256 e5969e386be11366
+-- text: 192 characters, sha256 9d9aa63b8a35c367
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -1176,9 +1176,9 @@ WHERE
 -- advisory, FIFO (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 170 characters, sha256 b32748a755f4a63a
+-- text: 184 characters, sha256 3e2220fa63910ae9
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "fifo_group" TEXT,
@@ -1458,9 +1458,9 @@ WHERE
 -- lease, priority (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 198 characters, sha256 3686d6e059030f37
+-- text: 212 characters, sha256 4adcd2025cdff851
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -1778,9 +1778,9 @@ WHERE
 -- lease, unique key, processed_at (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 204 characters, sha256 9175c7ae8b1563d8
+-- text: 218 characters, sha256 24c004264a988845
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -2148,9 +2148,9 @@ WHERE
 -- lease, per-key concurrency (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 175 characters, sha256 a06bebbb8f585603
+-- text: 189 characters, sha256 e588abd5cec354e8
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -3994,9 +3994,9 @@ WHERE
 -- lease, processed_at, skipped ids (a relay) (table outbox, lease form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 183 characters, sha256 c446c20f354eb36e
+-- text: 197 characters, sha256 6852f07c2d626793
 CREATE TABLE IF NOT EXISTS "outbox" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -4340,9 +4340,9 @@ WHERE
 -- lease, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 203 characters, sha256 d8bb8209c7c53932
+-- text: 217 characters, sha256 60311e7fe9ec4df9
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -4900,9 +4900,9 @@ WHERE
 -- lease, retention, dead-letter group (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 5
--- text: 250 characters, sha256 7e253f0de00f7be3
+-- text: 264 characters, sha256 d10995d1dd7450dc
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -5557,9 +5557,9 @@ WHERE
 -- advisory, dead-letter table (table jobs, advisory form)
 -- =================================================================================================
 -- ddl, 1 of 2
--- text: 149 characters, sha256 d1d105772a747557
+-- text: 163 characters, sha256 d1af2f29594f9d71
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "account" TEXT
@@ -5865,9 +5865,9 @@ WHERE
 -- lease, failure record, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 341 characters, sha256 50dc543168e9ddb3
+-- text: 355 characters, sha256 2dada521efeed5e7
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
@@ -6367,9 +6367,9 @@ WHERE
 -- lease, processed_at, results, dead-letter table (table jobs, lease form)
 -- =================================================================================================
 -- ddl, 1 of 3
--- text: 200 characters, sha256 4cc665f3d5a99c83
+-- text: 214 characters, sha256 68a631fe9a8efeba
 CREATE TABLE IF NOT EXISTS "jobs" (
-  "id" INTEGER PRIMARY KEY,
+  "id" INTEGER PRIMARY KEY AUTOINCREMENT,
   "payload" TEXT NOT NULL,
   "attempt" INTEGER NOT NULL DEFAULT 0,
   "locked_until" INTEGER,
