@@ -205,11 +205,23 @@ describe('postgres.js reservations around a terminated backend', () => {
       await gone(admin, a.id);
       await expect(a.query('SELECT 1')).rejects.toThrow();
       pool.release(a); // lost: not handed to postgres.js, its slot goes to the waiter
-      const c = await waiting;
+      // postgres.js 3.4.9 may fail the waiter's reserve, which the terminated connection's
+      // reconnect takes, with that session's own error (57P01: the error response of the ended
+      // session outlives its close and fails the next session's first request; seen about once in
+      // ten runs on a loaded machine), and keeps that slot. The adapter hands the error on as a lost
+      // connection (a claim then backs off and claims again), and the next acquire is served.
+      let c: Connection;
+      try {
+        c = await waiting;
+        pool.release(b);
+      } catch (err) {
+        expect(['connection', 'shutdown']).toContain(postgresDialect.classifyError(err));
+        pool.release(b);
+        c = await pool.acquire();
+      }
       const r = await c.query<{ one: number }>('SELECT 1 AS one');
       expect(r.rows[0]?.one).toBe(1);
       expect(c.id).not.toBe(a.id);
-      pool.release(b);
       pool.release(c);
       expect(pool.spare()).toBe(2);
     } finally {
