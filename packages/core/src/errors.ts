@@ -326,9 +326,10 @@ export function isRetryable(kind: ErrorKind): boolean {
  * What the engine does after a failed claim, from the dialect's classification of the
  * error and how many claims failed in a row (`failures`, 1 for the first):
  * - `connection`, `shutdown`: the connection is retired (closed, not returned to the pool) and the
- *   next claim comes at once (10 to 50 ms) on a fresh one, then 100 ms, doubling, at most 1 s: a
- *   lost session is a database that failed over, restarted or dropped it, never a busy one, so the
- *   claims find the new primary within a second of its promotion. Logged as a warning for the
+ *   next claim comes at once (10 to 50 ms) on a fresh one, then 100 ms, doubling, at most 500 ms:
+ *   a lost session is a database that failed over, restarted or dropped it, never a busy one, so
+ *   the claims find the new primary within half a second of its promotion, however long the
+ *   outage before it. Logged as a warning for the
  *   first three in a row and every tenth after (an outage of minutes is not a log line a second),
  *   as debug otherwise;
  * - `serialization`, `deadlock`, `lock_timeout`: another claim soon (10 to 50 ms), the connection
@@ -354,7 +355,7 @@ export function claimErrorPolicy(
   }
   if (kind === 'connection' || kind === 'shutdown') {
     const delayMs =
-      n === 1 ? 10 + Math.floor(Math.random() * 41) : Math.min(1_000, 100 * 2 ** Math.min(n - 2, 4));
+      n === 1 ? 10 + Math.floor(Math.random() * 41) : Math.min(500, 100 * 2 ** Math.min(n - 2, 3));
     return { delayMs, retire: true, level: n <= 3 || n % 10 === 0 ? 'warn' : 'debug' };
   }
   return { delayMs: backoff, retire: false, level: 'error' };

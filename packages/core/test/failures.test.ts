@@ -140,17 +140,17 @@ describe('errors', () => {
     expect(new SettlementError('jobs', 1, new Error('x')).kind).toBe('other');
   });
 
-  test('R-OPS-5 R-CLUS-2 the claim error policy: a lost connection is retired and the next claim comes at once on a fresh one, then at most a second apart; serialization and deadlock retry soon', () => {
+  test('R-OPS-5 R-CLUS-2 the claim error policy: a lost connection is retired and the next claim comes at once on a fresh one, then at most half a second apart; serialization and deadlock retry soon', () => {
     const poll = 1_000;
     const conn = claimErrorPolicy('connection', 1, poll);
     expect(conn.retire).toBe(true);
     expect(conn.delayMs).toBeGreaterThan(0); // never a spin
     expect(conn.delayMs).toBeLessThanOrEqual(50);
     expect([2, 3, 4, 5, 6].map((n) => claimErrorPolicy('connection', n, poll).delayMs)).toEqual([
-      100, 200, 400, 800, 1_000,
+      100, 200, 400, 500, 500,
     ]);
     // Never a busy database's backoff, however long the outage.
-    expect(claimErrorPolicy('connection', 50, poll).delayMs).toBe(1_000);
+    expect(claimErrorPolicy('connection', 50, poll).delayMs).toBe(500);
     expect(claimErrorPolicy('shutdown', 1, poll).retire).toBe(true);
     // An outage of minutes logs a warning for the first three failures and every tenth, not each.
     expect([1, 2, 3, 4, 9, 10, 11].map((n) => claimErrorPolicy('connection', n, poll).level)).toEqual([

@@ -183,7 +183,7 @@ describe("R-HOUSE-5 the pump's modes", () => {
     for (const f of failing) f.reject(new Error('write CONNECTION_CLOSED'));
     await bothFailed;
     // Each is the first failure's short pause (10-50 ms); counted one per claim, the second
-    // would pause 100 ms, and eight claims dropped at once 1 s.
+    // would pause 100 ms, and eight claims dropped at once 500 ms.
     expect(errors.map((e) => e.kind)).toEqual(['connection', 'connection']);
     for (const e of errors) expect(e.retryInMs).toBeLessThanOrEqual(50);
     gate.resolve();

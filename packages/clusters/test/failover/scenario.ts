@@ -51,8 +51,8 @@ export interface FailoverResult {
   readonly firstClaimMs: number;
   /**
    * Of {@link firstClaimMs}, the time the claim backoff paused the claims (a failed claim's
-   * `retryInMs`, at most 1 s each): a claim that failed just before the promotion pauses the
-   * next one up to 1 s by design, so the time to the first claim is this plus the time spent
+   * `retryInMs`, at most 500 ms each): a claim that failed just before the promotion pauses the
+   * next one up to 500 ms by design, so the time to the first claim is this plus the time spent
    * claiming.
    */
   readonly firstClaimPausedMs: number;

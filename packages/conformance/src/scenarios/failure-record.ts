@@ -1,8 +1,26 @@
 import { Admin, Broker, type Form, queue } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { type Harness, ms, payloadOf, until, wrapOps } from '../harness.js';
+import { gate, type Harness, ms, payloadOf, until, wrapOps } from '../harness.js';
 
 type Msg = { n: number };
+
+/**
+ * Publishes rows `{ n }` for n below `rows`, and answers the step a handler's first delivery of a
+ * row takes: it waits until every row's first delivery has started, so all fail at once.
+ */
+async function publishAllAtOnce(b: Broker, desc: Parameters<Broker['publishMany']>[0], rows: number) {
+  await b.publishMany(
+    desc,
+    Array.from({ length: rows }, (_, n) => ({ n })),
+  );
+  const all = gate();
+  const started = new Set<number>();
+  return (n: number): Promise<void> => {
+    started.add(n);
+    if (started.size === rows) all.open();
+    return all.promise;
+  };
+}
 
 /** An error class of the handler's own, whose name the record keeps. */
 class PaymentDeclined extends Error {
@@ -148,23 +166,13 @@ export function failureRecordScenarios(h: () => Harness, form: Form): void {
     const b = new Broker({ ...adapter, dialect }, { logger: h().logger, pollInterval: 50 });
     h().brokers.push(b);
     const t0 = Date.now();
-    await b.publishMany(
-      desc,
-      Array.from({ length: rows }, (_, n) => ({ n })),
-    );
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const first = new Set<number>();
+    const allStarted = await publishAllAtOnce(b, desc, rows);
     const again = new Map<number, number>();
     // Every row's first delivery waits until all are in work, then all throw at once, each its own error.
     b.subscribe(queue(desc).workers(rows).backoff(false), async (m, ctx) => {
       const n = (m as Msg).n;
       if (ctx.attempt === 1) {
-        first.add(n);
-        if (first.size === rows) release();
-        await gate;
+        await allStarted(n);
         throw n % 2 === 0 ? new TypeError(`row ${n} failed first`) : new RangeError(`row ${n} failed first`);
       }
       again.set(n, ctx.attempt);
@@ -196,23 +204,13 @@ export function failureRecordScenarios(h: () => Harness, form: Form): void {
     const backoffMs = 3_000;
     const { desc, name } = await h().create(form, { failureRecord: true });
     const b = await h().broker({ poolSize: rows + 4 });
-    await b.publishMany(
-      desc,
-      Array.from({ length: rows }, (_, n) => ({ n })),
-    );
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const first = new Set<number>();
+    const allStarted = await publishAllAtOnce(b, desc, rows);
     const failed = new Map<number, number>();
     const again = new Map<number, number>();
     b.subscribe(queue(desc).workers(rows).backoff({ base: backoffMs, jitter: 0 }), async (m, ctx) => {
       const n = (m as Msg).n;
       if (ctx.attempt === 1) {
-        first.add(n);
-        if (first.size === rows) release();
-        await gate;
+        await allStarted(n);
         failed.set(n, Date.now());
         throw new TypeError(`row ${n} waits`);
       }
