@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryLogger } from '@sqlinbox/conformance';
+import { MemoryLogger, until } from '@sqlinbox/conformance';
 import { Broker, inbox, queue } from '@sqlinbox/core';
 import { afterAll, expect, test } from 'vitest';
 import { sqlite, sqliteDialect } from '../src/index.js';
@@ -16,15 +16,6 @@ const jobs = inbox({
   attempt: 'attempt',
   lease: 'locked_until',
 });
-
-/** Waits until `check` answers true (every 10 ms, at most 10 s). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('R-DLQ-1 a row published after the table drained into its dead-letter table gets a new id: its dead letter joins the first one (no id comes back to a new row)', async () => {
   const adapter = sqlite(join(dir, 'app.db'));
