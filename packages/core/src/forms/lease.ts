@@ -135,28 +135,15 @@ export class LeaseForm implements ClaimForm {
   }
 
   /**
-   * Settles a delivery. An ack of a row in work (no transaction, no extension in flight) joins the
-   * next batched statement (see {@link settleBatched}); everything else takes {@link settleInFull}.
+   * Settles a delivery. An ack of a row in work (no transaction, no extension in flight), or a
+   * retry of one where the dialect batches retries, joins the next batched statement (see
+   * {@link settleBatched}, {@link batchedReturn}); everything else takes {@link settleInFull}.
    */
   settle(h: Held, plan: Plan): Promise<void> {
-    const s = this.batchedSettlement(h, plan);
-    if (s === undefined) {
-      const r = this.batchedReturn(h, plan);
-      if (r === undefined) return this.settleInFull(h, plan);
-      // A retry joins the batch too, with its own failure record, retry_after and lease end.
-      this.to(h, 'settling');
-      this.unbook(h);
-      return new Promise<void>((resolve, reject) => {
-        this.batches.join(r, h, { batchSettled: (err) => (err === undefined ? resolve() : reject(err)) });
-      });
-    }
+    const s = this.batchedSettlement(h, plan) ?? this.batchedReturn(h, plan);
+    if (s === undefined) return this.settleInFull(h, plan);
     return new Promise<void>((resolve, reject) => {
-      this.settleBatched(
-        h,
-        plan,
-        { batchSettled: (err) => (err === undefined ? resolve() : reject(err)) },
-        s,
-      );
+      this.joinBatch(h, s, { batchSettled: (err) => (err === undefined ? resolve() : reject(err)) });
     });
   }
 
@@ -164,16 +151,21 @@ export class LeaseForm implements ClaimForm {
    * An ack of a row in work, with no transaction and no extension in flight, joins the next
    * batched statement; `waiter` hears how it ended. Answers false, doing nothing, for any other.
    */
-  settleBatched(h: Held, plan: Plan, waiter: BatchWaiter, given?: FinishSettlement): boolean {
-    const s = given ?? this.batchedSettlement(h, plan);
+  settleBatched(h: Held, plan: Plan, waiter: BatchWaiter): boolean {
+    const s = this.batchedSettlement(h, plan);
     if (s === undefined) return false;
+    this.joinBatch(h, s, waiter);
+    return true;
+  }
+
+  /** A row in work settles in this turn's batched statement: `waiter` hears how it ended. */
+  private joinBatch(h: Held, s: FinishSettlement | ReturnSettlement, waiter: BatchWaiter): void {
     this.to(h, 'settling');
     this.unbook(h);
-    // No custom statement takes it (see batchable), and a handler's ctx keeps its own: nothing
-    // here reads the row again.
-    h.row = LET_GO;
+    // An ack's row: no custom statement takes it (see batchable), and a handler's ctx keeps its
+    // own: nothing here reads the row again.
+    if (s.kind === 'finish') h.row = LET_GO;
     this.batches.join(s, h, waiter);
-    return true;
   }
 
   /** The batched settlement of `plan`, where {@link settleBatched} may take it. */
