@@ -248,6 +248,36 @@ describe('batch.returnMany', () => {
   });
 });
 
+describe('batch.settleMany', () => {
+  test('R-LEASE-3 a batch of acks over several statements is all or nothing: one failing statement leaves every row holding its token, for the rows to settle one by one', async () => {
+    // More rows than one statement binds (10,000 values, two per row): two DELETEs, 4,999 rows then 1.
+    const n = 5_000;
+    const { ops } = await seed(
+      jobs,
+      Array.from({ length: n }, (_, i) => `p${i}`),
+    );
+    await claim(ops, n, at(0), at(30_000));
+    await db.exec(
+      `CREATE TRIGGER boom BEFORE DELETE ON jobs WHEN OLD.id = ${n} BEGIN SELECT RAISE(ABORT, 'boom'); END`,
+    );
+    const acks = Array.from({ length: n }, (_, i) => ({
+      kind: 'finish' as const,
+      id: i + 1,
+      token: at(30_000),
+      now: at(1),
+    }));
+    const err = await db.withConn((c) => ops.batch!.settleMany(c, acks)).catch((e: unknown) => e);
+    expect(String(err)).toContain('boom');
+    // Nothing deleted: a row the first statement had acked would fail its own fence when the
+    // batch's rows settle one by one after, and be reported lost.
+    expect(await rowsOf('jobs')).toHaveLength(n);
+    await db.exec('DROP TRIGGER boom');
+    const changed = await db.withConn((c) => ops.batch!.settleMany(c, acks));
+    expect(changed).toHaveLength(n);
+    expect(await rowsOf('jobs')).toHaveLength(0);
+  });
+});
+
 describe('settle', () => {
   test('R-LEASE-3 a stale token changes nothing; the current one finishes (DELETE)', async () => {
     const { ops } = await seed(jobs, ['a']);

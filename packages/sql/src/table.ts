@@ -266,19 +266,29 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     return this.idsOf(conn, this.sql.lease.extendLeases(leases, expiry));
   }
 
-  /** Batched acks: the lease form's `finish` settlements in as few statements as the ids allow; answers the ids changed. */
+  /**
+   * Batched acks: the lease form's `finish` settlements in as few statements as the ids allow;
+   * answers the ids changed. Several statements (chunks of rows) are all or nothing, as
+   * {@link returnMany}'s are.
+   */
   async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
-    return this.idsOf(conn, this.sql.lease.settleMany(settlements));
+    return this.allIdsOf(conn, this.sql.lease.settleMany(settlements));
   }
 
   /**
    * Batched retries: the lease form's `return` settlements, each row with its own values; answers
-   * the ids changed. Several statements (kinds of settlement, chunks of rows) run in one
-   * transaction: should one fail, none has changed a row, and each row settles alone after (one
-   * that had would fail its own token's fence then, and be reported lost).
+   * the ids changed. Several statements (kinds of settlement, chunks of rows) are all or nothing.
    */
   async returnMany(conn: Connection, settlements: readonly ReturnSettlement[]): Promise<unknown[]> {
-    const statements = this.sql.lease.returnMany(settlements);
+    return this.allIdsOf(conn, this.sql.lease.returnMany(settlements));
+  }
+
+  /**
+   * {@link idsOf}, with several statements in one transaction: should one fail, none has changed a
+   * row (a batch's rows then settle one by one, each by its own token's fence; a row an earlier
+   * statement had settled would fail that fence and be reported lost).
+   */
+  private allIdsOf(conn: Connection, statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length <= 1) return this.idsOf(conn, statements);
     return this.atomically(conn, false, () => this.idsOf(conn, statements));
   }
