@@ -35,13 +35,19 @@ export class MssqlSyntax extends b.SqlSyntax {
   override readonly missingValue = 'NULL';
   override readonly transactions = MSSQL_TRANSACTIONS;
   override readonly inTransactionSql = 'SELECT @@TRANCOUNT AS [n]';
-  /** Schedules: the tick table's column types, and `CREATE TABLE` as the queue table's. The control table's queue:
-   * a table name is at most 128 characters, and its key (queue, kind, target) within a clustered key's 900 bytes; the steps table's key too. */
+  /** The tick table's types; the control table's queue: a table name is at most 128 characters, and its key (queue,
+   * kind, target) within a clustered key's 900 bytes, as the steps table's. */
   override readonly tickNameType = 'NVARCHAR(255)';
   override readonly tickTimeType = 'DATETIME2(3)';
   override readonly controlQueueType = 'NVARCHAR(128)';
   override readonly deleteTop = true;
-  override readonly createTableSql = 'CREATE TABLE';
+  /** T-SQL has no `IF NOT EXISTS` on `CREATE`: the table, the index, where the catalog has none. */
+  override createTableOpen(table: string): string {
+    return `IF OBJECT_ID(N'${this.tableName(table)}', N'U') IS NULL\nCREATE TABLE ${this.tableName(table)}`;
+  }
+  override createIndexOpen(name: string, on: string, unique = false): string {
+    return `IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'${name}' AND object_id = OBJECT_ID(N'${on}'))\nCREATE ${unique ? 'UNIQUE ' : ''}INDEX ${this.ident(name)} ON ${on}`;
+  }
   override readonly addColumnSql = 'ADD';
   /** A plain read passes over rows being written (`READCOMMITTEDLOCK`: `READPAST` needs a locking read). */
   override readonly scanHints = ' WITH (READCOMMITTEDLOCK, READPAST)';
@@ -225,17 +231,11 @@ export class MssqlDdl extends b.QueueDdl<Q> {
     const t = this.s.t;
     const due = [t.lease, t.retryAfter].filter((c) => c !== undefined).map((c) => this.s.ident(c));
     const include = i.name === 'claim' && due.length > 0 ? ` INCLUDE (${due.join(', ')})` : '';
-    const on = `${this.s.table} (${i.columns.join(', ')})${include}${i.where}`;
-    const seen = `SELECT 1 FROM sys.indexes WHERE name = N'${this.indexName(i.name)}' AND object_id = OBJECT_ID(N'${this.s.table}')`;
-    return `IF NOT EXISTS (${seen})\nCREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${this.s.ident(this.indexName(i.name))} ON ${on}`;
+    return `${this.s.s.createIndexOpen(this.indexName(i.name), this.s.table, i.unique)} (${i.columns.join(', ')})${include}${i.where}`;
   }
   /** `sqlinbox_<name>`: SQL Server names an index within its table. */
   override indexName(name: b.IndexParts['name']): string {
     return `sqlinbox_${name}`;
-  }
-  /** T-SQL has no IF NOT EXISTS on CREATE: the table (and above, an index) where the catalog has none. */
-  override createTable(name: string, id: boolean, deadLetter = false): string {
-    return `IF OBJECT_ID(N'${this.s.s.tableName(name)}', N'U') IS NULL\n${super.createTable(name, id, deadLetter)}`;
   }
 }
 

@@ -268,6 +268,35 @@ describe('ddl', () => {
     );
   });
 
+  test("R-USER-3 every CREATE runs again to no effect: each table and index, sqlinbox's own tables included, only where the catalog has none", () => {
+    const queueDdl = mssqlDialect.ddl(
+      inbox({
+        table: 'app.jobs',
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        attempt: 'attempt',
+        lease: 'locked_until',
+        retryAfter: 'retry_after',
+        group: 'grp',
+        rateLimit: { max: 50, per: '1s' },
+        control: true,
+        steps: true,
+        flows: true,
+      }),
+      { schedules: 'app.ticks', deadLetterTable: 'app.jobs_dlq' },
+    );
+    const creates = queueDdl.filter((st) => /\bCREATE\b/.test(st));
+    // The queue table, the dead-letter table, and the schedules, rates, control, steps and flow tables.
+    expect(creates.filter((st) => st.includes('CREATE TABLE')).length).toBeGreaterThanOrEqual(8);
+    for (const st of creates) {
+      const name = /CREATE (?:UNIQUE )?(?:TABLE|INDEX) (\S+)/.exec(st)?.[1];
+      const guard = st.includes('CREATE TABLE')
+        ? `IF OBJECT_ID(N'${name}', N'U') IS NULL\nCREATE TABLE ${name} (`
+        : `IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'${name!.slice(1, -1)}'`;
+      expect(st.startsWith(guard), st).toBe(true);
+    }
+  });
+
   test('a plain table needs no index beyond its clustered primary key; a given id is no IDENTITY', () => {
     const out = mssqlDialect.ddl(table({ id: 'id', payload: { column: 'payload', type: 'text' } }));
     expect(out).toHaveLength(1);

@@ -633,7 +633,8 @@ describe('schedules', () => {
 
   test('R-FLOW-5 the tick table: NVARCHAR(255) names, DATETIME2(3) ticks, the pair its primary key', () => {
     expect(statements(table()).schedules.ddl('ticks')).toEqual([
-      'CREATE TABLE [ticks] (\n  [name] NVARCHAR(255) NOT NULL,\n  [tick] DATETIME2(3) NOT NULL,\n  PRIMARY KEY ([name], [tick])\n)',
+      "IF OBJECT_ID(N'[ticks]', N'U') IS NULL\n" +
+        'CREATE TABLE [ticks] (\n  [name] NVARCHAR(255) NOT NULL,\n  [tick] DATETIME2(3) NOT NULL,\n  PRIMARY KEY ([name], [tick])\n)',
     ]);
   });
 });
@@ -644,7 +645,7 @@ describe('rate limits', () => {
 
   test('R-FLOW-4 ddl() prints the budget table: NVARCHAR(255) names, BIGINT epoch milliseconds, the name its primary key', () => {
     expect(mssqlDialect.ddl(limited()).at(-1)).toBe(
-      'CREATE TABLE [sqlinbox_rates] (\n  [name] NVARCHAR(255) NOT NULL,\n' +
+      "IF OBJECT_ID(N'[sqlinbox_rates]', N'U') IS NULL\nCREATE TABLE [sqlinbox_rates] (\n  [name] NVARCHAR(255) NOT NULL,\n" +
         '  [window_start] BIGINT NOT NULL DEFAULT 0,\n  [used] INTEGER NOT NULL DEFAULT 0,\n' +
         '  [granted] INTEGER NOT NULL DEFAULT 0,\n  [at_ms] BIGINT NOT NULL DEFAULT 0,\n  PRIMARY KEY ([name])\n)',
     );

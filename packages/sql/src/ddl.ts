@@ -110,11 +110,11 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
     return '';
   }
 
-  /** A `CREATE TABLE` of the description's columns, opened as the syntax's `createTableSql` (`IF NOT EXISTS`). */
+  /** A `CREATE TABLE` of the description's columns, opened as the syntax's `createTableOpen` (`IF NOT EXISTS`). */
   createTable(name: string, generatedId: boolean, deadLetter = false): string {
     const lines = this.lines(generatedId, deadLetter).map((l) => `  ${l}`);
     const { s } = this.s;
-    return `${s.createTableSql} ${s.tableName(name)} (\n${lines.join(',\n')}\n)${this.tableOptions(deadLetter)}`;
+    return `${s.createTableOpen(name)} (\n${lines.join(',\n')}\n)${this.tableOptions(deadLetter)}`;
   }
 
   /**
@@ -221,7 +221,7 @@ export class QueueDdl<S extends QueueSql = QueueSql> {
   /** Writes an index: `CREATE [UNIQUE] INDEX IF NOT EXISTS <name> ON <table> (..) WHERE ..`. */
   index(i: IndexParts): string {
     const s = this.s;
-    return `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${s.ident(this.indexName(i.name))} ON ${s.table} (${i.columns.join(', ')})${i.where}`;
+    return `${s.s.createIndexOpen(this.indexName(i.name), s.table, i.unique)} (${i.columns.join(', ')})${i.where}`;
   }
 
   /** The index statements after the `CREATE TABLE` (none where the dialect declares them inside it). */

@@ -308,8 +308,22 @@ export class SqlSyntax {
   /** What adds a column in `ALTER TABLE <t> .. <column> <type>`. Default `ADD COLUMN`. */
   readonly addColumnSql: string = 'ADD COLUMN';
 
-  /** How a `CREATE TABLE` of sqlinbox's own tables opens. Default `CREATE TABLE IF NOT EXISTS`. */
-  readonly createTableSql: string = 'CREATE TABLE IF NOT EXISTS';
+  /**
+   * How a `CREATE TABLE` of `table` (a queue's, or one of sqlinbox's own) opens, up to its column
+   * list, so it runs again to no effect. Default `CREATE TABLE IF NOT EXISTS <table>`.
+   */
+  createTableOpen(table: string): string {
+    return `CREATE TABLE IF NOT EXISTS ${this.tableName(table)}`;
+  }
+
+  /**
+   * How a `CREATE INDEX` named `name` (unquoted) on `on` (a table name as {@link tableName} writes
+   * it) opens, up to its column list, so it runs again to no effect. Default
+   * `CREATE [UNIQUE] INDEX IF NOT EXISTS <name> ON <on>`.
+   */
+  createIndexOpen(name: string, on: string, unique = false): string {
+    return `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${this.ident(name)} ON ${on}`;
+  }
 
   /**
    * The name of an index on one of sqlinbox's own tables, unquoted: `<table>_<suffix>` (the table
@@ -326,17 +340,13 @@ export class SqlSyntax {
   }
 
   /**
-   * The statements that create an index on one of sqlinbox's own tables, opened as
-   * {@link createTableSql} opens its tables (`CREATE INDEX IF NOT EXISTS` by default, so they run
-   * again, and on a table made before the index was, to the same end: `migrate` runs them on tables
-   * that exist; SQL Server's plain `CREATE INDEX`, as its `CREATE TABLE`).
+   * The statements that create an index on one of sqlinbox's own tables where it is missing
+   * ({@link createIndexOpen}), so they run again, and on a table made before the index was, to the
+   * same end: `migrate` runs them on tables that exist.
    */
   createSideIndex(table: string, suffix: string, columns: readonly string[]): string[] {
-    const open = this.createTableSql.endsWith(' IF NOT EXISTS')
-      ? 'CREATE INDEX IF NOT EXISTS'
-      : 'CREATE INDEX';
     const cols = columns.map((c) => this.ident(c)).join(', ');
-    return [`${open} ${this.ident(this.sideIndexName(table, suffix))} ON ${this.tableName(table)} (${cols})`];
+    return [`${this.createIndexOpen(this.sideIndexName(table, suffix), this.tableName(table))} (${cols})`];
   }
 
   /** A name column's type (a schedule's, a budget's). Default `VARCHAR(255)`. */

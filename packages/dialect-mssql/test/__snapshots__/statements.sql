@@ -3724,7 +3724,8 @@ CREATE TABLE [jobs] (
 );
 
 -- ddl, 2 of 5
--- text: 133 characters, sha256 fe7d221ff381e821
+-- text: 185 characters, sha256 b6d7571659509560
+IF OBJECT_ID(N'[sqlinbox_schedules]', N'U') IS NULL
 CREATE TABLE [sqlinbox_schedules] (
   [name] NVARCHAR(255) NOT NULL,
   [tick] DATETIME2(3) NOT NULL,
@@ -3732,7 +3733,8 @@ CREATE TABLE [sqlinbox_schedules] (
 );
 
 -- ddl, 3 of 5
--- text: 247 characters, sha256 c2b6029f21314db0
+-- text: 295 characters, sha256 6f9aa1230eac0b56
+IF OBJECT_ID(N'[sqlinbox_rates]', N'U') IS NULL
 CREATE TABLE [sqlinbox_rates] (
   [name] NVARCHAR(255) NOT NULL,
   [window_start] BIGINT NOT NULL DEFAULT 0,
@@ -3743,7 +3745,8 @@ CREATE TABLE [sqlinbox_rates] (
 );
 
 -- ddl, 4 of 5
--- text: 247 characters, sha256 8cda7cc50c9371bd
+-- text: 297 characters, sha256 002026dc51d4cbeb
+IF OBJECT_ID(N'[sqlinbox_control]', N'U') IS NULL
 CREATE TABLE [sqlinbox_control] (
   [queue_name] NVARCHAR(128) NOT NULL,
   [kind] VARCHAR(16) NOT NULL,
@@ -3754,7 +3757,8 @@ CREATE TABLE [sqlinbox_control] (
 );
 
 -- ddl, 5 of 5
--- text: 265 characters, sha256 3cfbb11c95d41254
+-- text: 313 characters, sha256 61a05f95ef69004f
+IF OBJECT_ID(N'[sqlinbox_steps]', N'U') IS NULL
 CREATE TABLE [sqlinbox_steps] (
   [queue_name] NVARCHAR(128) NOT NULL,
   [row_id] NVARCHAR(128) NOT NULL,
@@ -4518,7 +4522,8 @@ CREATE TABLE [jobs] (
 );
 
 -- ddl, 2 of 4
--- text: 319 characters, sha256 235439e3a10a5d5c
+-- text: 366 characters, sha256 11c6a229822e2a17
+IF OBJECT_ID(N'[sqlinbox_flow]', N'U') IS NULL
 CREATE TABLE [sqlinbox_flow] (
   [queue_name] NVARCHAR(128) NOT NULL,
   [child_id] NVARCHAR(255) NOT NULL,
@@ -4531,7 +4536,8 @@ CREATE TABLE [sqlinbox_flow] (
 );
 
 -- ddl, 3 of 4
--- text: 276 characters, sha256 06b0df60835fc02a
+-- text: 330 characters, sha256 3730c460cb104276
+IF OBJECT_ID(N'[sqlinbox_flow_parent]', N'U') IS NULL
 CREATE TABLE [sqlinbox_flow_parent] (
   [queue_name] NVARCHAR(128) NOT NULL,
   [parent_id] NVARCHAR(255) NOT NULL,
@@ -4543,7 +4549,16 @@ CREATE TABLE [sqlinbox_flow_parent] (
 );
 
 -- ddl, 4 of 4
--- text: 85 characters, sha256 1524befd74dd3b0a
+-- text: 213 characters, sha256 e304c5cb83532f89
+IF NOT EXISTS (
+  SELECT
+    1
+  FROM
+    sys.indexes
+  WHERE
+    name = N'sqlinbox_flow_by_parent'
+    AND object_id = OBJECT_ID(N'[sqlinbox_flow]')
+)
 CREATE INDEX [sqlinbox_flow_by_parent] ON [sqlinbox_flow] ([queue_name], [parent_id]);
 
 -- claimLease (n 10)
@@ -6794,7 +6809,8 @@ WHERE
   [processed_at] IS NOT NULL;
 
 -- ddl, 5 of 5
--- text: 133 characters, sha256 fe7d221ff381e821
+-- text: 185 characters, sha256 b6d7571659509560
+IF OBJECT_ID(N'[sqlinbox_schedules]', N'U') IS NULL
 CREATE TABLE [sqlinbox_schedules] (
   [name] NVARCHAR(255) NOT NULL,
   [tick] DATETIME2(3) NOT NULL,
@@ -7331,7 +7347,8 @@ CREATE TABLE [jobs_dead] (
 );
 
 -- ddl, 3 of 3
--- text: 133 characters, sha256 fe7d221ff381e821
+-- text: 185 characters, sha256 b6d7571659509560
+IF OBJECT_ID(N'[sqlinbox_schedules]', N'U') IS NULL
 CREATE TABLE [sqlinbox_schedules] (
   [name] NVARCHAR(255) NOT NULL,
   [tick] DATETIME2(3) NOT NULL,

@@ -15,7 +15,7 @@ export class ControlStatements<Q extends QueueSql = QueueSql> extends Feature<Q>
     const s = this.s;
     const c = (name: string) => s.ident(name);
     return [
-      `${s.createTableSql} ${s.tableName(control)} (\n` +
+      `${s.createTableOpen(control)} (\n` +
         `  ${c('queue_name')} ${s.controlQueueType ?? s.tickNameType} NOT NULL,\n` +
         `  ${c('kind')} ${s.controlKindType} NOT NULL,\n` +
         `  ${c('target')} ${s.tickNameType} NOT NULL,\n` +

@@ -21,7 +21,7 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const c = (name: string) => s.ident(name);
     const queue = s.controlQueueType ?? s.tickNameType;
     return [
-      `${s.createTableSql} ${s.tableName(f.edges)} (\n` +
+      `${s.createTableOpen(f.edges)} (\n` +
         `  ${c('queue_name')} ${queue} NOT NULL,\n` +
         `  ${c('child_id')} ${s.tickNameType} NOT NULL,\n` +
         `  ${c('parent_id')} ${s.tickNameType} NOT NULL,\n` +
@@ -30,7 +30,7 @@ export class FlowStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
         `  ${c('error')} ${s.controlReasonType},\n` +
         `  ${c('settled_ms')} ${s.rateMsType},\n` +
         `  PRIMARY KEY (${c('queue_name')}, ${c('child_id')}, ${c('parent_id')})\n)`,
-      `${s.createTableSql} ${s.tableName(f.parents)} (\n` +
+      `${s.createTableOpen(f.parents)} (\n` +
         `  ${c('queue_name')} ${queue} NOT NULL,\n` +
         `  ${c('parent_id')} ${s.tickNameType} NOT NULL,\n` +
         `  ${c('pending')} ${s.rateCountType} NOT NULL,\n` +

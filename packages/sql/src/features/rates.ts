@@ -8,7 +8,7 @@ export class RateStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     const s = this.s;
     const col = (name: string, type: string) => `  ${s.ident(name)} ${type} NOT NULL DEFAULT 0,\n`;
     return [
-      `${s.createTableSql} ${s.tableName(rates)} (\n` +
+      `${s.createTableOpen(rates)} (\n` +
         `  ${s.ident('name')} ${s.tickNameType} NOT NULL,\n` +
         col('window_start', s.rateMsType) +
         col('used', s.rateCountType) +

@@ -7,7 +7,7 @@ export class ScheduleStatements<Q extends QueueSql = QueueSql> extends Feature<Q
   ddl(ticks: string): string[] {
     const s = this.s;
     return [
-      `${s.createTableSql} ${s.tableName(ticks)} (\n` +
+      `${s.createTableOpen(ticks)} (\n` +
         `  ${s.ident('name')} ${s.tickNameType} NOT NULL,\n` +
         `  ${s.ident('tick')} ${s.tickTimeType} NOT NULL,\n` +
         `  PRIMARY KEY (${s.ident('name')}, ${s.ident('tick')})\n)`,

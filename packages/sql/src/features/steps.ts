@@ -17,7 +17,7 @@ export class StepsStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     // keep the three within a clustered key's 900 bytes.
     const key = s.controlQueueType ?? s.tickNameType;
     return [
-      `${s.createTableSql} ${s.tableName(steps)} (\n` +
+      `${s.createTableOpen(steps)} (\n` +
         `  ${c('queue_name')} ${key} NOT NULL,\n` +
         `  ${c('row_id')} ${key} NOT NULL,\n` +
         `  ${c('step_name')} ${key} NOT NULL,\n` +
