@@ -297,6 +297,15 @@ describe('ddl', () => {
     }
   });
 
+  test("R-USER-3 the schedules' tick table named to ddl() is an identifier, as a schedule's ticksTable is: its guard's N'..' never holds a quote", () => {
+    const t = inbox({ table: 'jobs', id: 'id', payload: 'payload', lease: 'locked_until' });
+    expect(() => mssqlDialect.ddl(t, { schedules: "o'x" })).toThrow(ConfigError);
+    expect(() => mssqlDialect.ddl(t, { schedules: 'a.b.c' })).toThrow(ConfigError);
+    expect(mssqlDialect.ddl(t, { schedules: 'app.ticks' }).at(-1)).toMatch(
+      /^IF OBJECT_ID\(N'\[app\]\.\[ticks\]', N'U'\) IS NULL\nCREATE TABLE \[app\]\.\[ticks\] \(/,
+    );
+  });
+
   test('a plain table needs no index beyond its clustered primary key; a given id is no IDENTITY', () => {
     const out = mssqlDialect.ddl(table({ id: 'id', payload: { column: 'payload', type: 'text' } }));
     expect(out).toHaveLength(1);

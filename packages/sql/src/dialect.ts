@@ -12,6 +12,7 @@ import {
   type Row,
   ServerTooOldError,
   type TableOps,
+  validateIdentifier,
 } from '@sqlinbox/core';
 import { schemaOf, tableOf } from './columns.js';
 import type { QueueStatements } from './statements.js';
@@ -156,9 +157,14 @@ function run(conn: Connection, statements: readonly string[]): Promise<void> {
  */
 export function featureDdl(s: QueueStatements, opts: DdlOptions = {}): string[] {
   const table = s.t;
+  // An identifier, as a schedule's `ticksTable` is where it is built (a dialect only quotes it).
+  const schedules =
+    opts.schedules === undefined
+      ? undefined
+      : validateIdentifier(opts.schedules, 'schedules tick table', table.table, true);
   // Retention records its turns in a tick table too: printed where the schedules' is another.
   const turns = table.retention?.ticksTable;
-  const tickTables = [opts.schedules, turns === opts.schedules ? undefined : turns];
+  const tickTables = [schedules, turns === schedules ? undefined : turns];
   return [
     ...tickTables.flatMap((n) => (n === undefined ? [] : s.schedules.ddl(n))),
     ...(table.rateLimit === undefined ? [] : s.rates.ddl(table.rateLimit.table)),
