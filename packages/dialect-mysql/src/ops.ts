@@ -311,15 +311,9 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /**
    * Many lease-form acks, in one READ COMMITTED transaction: the rows that still hold their tokens
    * read `FOR UPDATE`, then deleted (or stamped) by id; the lock makes the ids read the ids changed.
-   * One ack is one statement of its own (its token in its condition; the count it changed says
-   * whether it did): a FIFO group's next row waits on its predecessor's ack, one at a time.
    */
   override async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
     if (settlements.length === 0) return [];
-    if (settlements.length === 1) {
-      const only = settlements[0]!;
-      return (await this.settle(conn, only)) > 0 ? [only.id] : [];
-    }
     return inTransaction(conn, async () => {
       const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
         this.idOf(r),
