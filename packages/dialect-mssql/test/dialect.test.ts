@@ -270,12 +270,8 @@ describe('ddl', () => {
 
   test("R-USER-3 every CREATE runs again to no effect: each table and index, sqlinbox's own tables included, only where the catalog has none", () => {
     const queueDdl = mssqlDialect.ddl(
-      inbox({
+      leaseTable({
         table: 'app.jobs',
-        id: { column: 'id', generated: true },
-        payload: 'payload',
-        attempt: 'attempt',
-        lease: 'locked_until',
         retryAfter: 'retry_after',
         group: 'grp',
         rateLimit: { max: 50, per: '1s' },
