@@ -659,7 +659,10 @@ export function summarize(out, settings) {
     const deadBefore = before.length
       ? (before[before.length - 1].dead ?? before[before.length - 1].historyLength ?? 0)
       : 0;
-    const backAt = after.find((w) => w.backlog <= Math.max(2 * steadyBacklog, (out.rate ?? 0) * 0.05, 20));
+    // Back for good: the first window of the last stretch of steady windows after the commit (a
+    // stall after a first recovery counts, as a claim plan that flips at the next vacuum does).
+    const steady = (w) => w.backlog <= Math.max(2 * steadyBacklog, (out.rate ?? 0) * 0.05, 20);
+    const backAt = after[after.findLastIndex((w) => !steady(w)) + 1];
     const deadKey =
       ws[0].dead !== undefined ? 'dead' : ws[0].historyLength !== undefined ? 'historyLength' : undefined;
     const deadAt = deadKey ? after.find((w) => w[deadKey] <= deadBefore) : undefined;

@@ -1,0 +1,38 @@
+/** W6's summary of a case from its windows (pure logic: synthetic windows, no database). */
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '..', '..', '..', 'bench', 'src');
+
+interface Hist {
+  recordValue(v: number): void;
+}
+type Summary = Record<string, unknown>;
+const { summarize } = (await import(join(SRC, 'sustained.mjs'))) as {
+  summarize(out: unknown, settings: unknown): Summary;
+};
+const { histogram } = (await import(join(SRC, 'run-sustained.mjs'))) as { histogram(): Hist };
+
+/** Case (d) at 1,000 jobs/s in 10 s windows, the hold from 30 to 50 s, these backlogs after it. */
+function caseD(after: number[]): Summary {
+  const stages = [
+    ...[10, 10, 10].map((backlog) => ({ stage: 'before', backlog })),
+    ...[300, 600].map((backlog) => ({ stage: 'held', backlog })),
+    ...after.map((backlog) => ({ stage: 'after', backlog })),
+  ];
+  const windows = stages.map((w, i) => {
+    const hist = histogram();
+    hist.recordValue(5);
+    return { ...w, t: 10 * (i + 1), secs: 10, produced: 10_000, consumed: 10_000, dead: 0, hist };
+  });
+  return summarize({ case: 'd', rate: 1000, hold: { from: 30, to: 50 }, windows }, { window: 10 });
+}
+
+describe('W6 case (d)', () => {
+  it('R-LOAD-3 the backlog is back when it stays back: a stall after a first recovery counts', () => {
+    // Back at 60 s, stalled at 70-80 s, back for good at 90 s: 40 s after the commit, not 10.
+    expect(caseD([10, 40_000, 80_000, 10, 10]).backlogBackAfter).toBe(40);
+    expect(caseD([10, 10, 10]).backlogBackAfter).toBe(10);
+    expect(caseD([10, 10, 90_000]).backlogBackAfter).toBeNull();
+  });
+});
