@@ -18,6 +18,25 @@ export const CLAIM_MARGIN = 2000n;
 /** How often at least a lease claim scans from the table's first id (ms). */
 export const FULL_SCAN_EVERY_MS = 100;
 
+/**
+ * The planner settings a lease claim runs under once its table has had a slow claim, for the
+ * claim's own transaction only (`set_config(.., true)`, as `SET LOCAL`): no sequential scan, no bitmap scan, no JIT. The claim
+ * reads the first due rows in index order; what the planner weighs against that is the table's
+ * statistics, and they can be far off for a minute at a time. A table emptied and vacuumed keeps its
+ * pages and records a handful of rows, so the rows that arrive before the next ANALYZE (autovacuum's
+ * naptime away) look like a handful too, and reading all of them and sorting seems cheaper than an
+ * index scan that expects to read to the end: a whole-table scan and sort per claim, hundreds of
+ * milliseconds on a table bloated by a held snapshot. With the scans that need a sort made costly,
+ * the claim keeps to its index whatever the statistics say; JIT is off because that cost would
+ * otherwise set off compiling the statement.
+ */
+export const CLAIM_PLAN =
+  "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)," +
+  " set_config('jit', 'off', true)";
+
+/** A lease claim of at least this many milliseconds runs its table's later claims under {@link CLAIM_PLAN}. */
+export const SLOW_CLAIM_MS = 50;
+
 /** Prepares the statements of one table (see {@link PostgresTable}). */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
   return new PostgresTable(new PostgresStatements(t, opts));
@@ -38,6 +57,13 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   /** When the last claim that scanned from the table's first id ran, and how long it took (ms). */
   private fullAt = Number.NEGATIVE_INFINITY;
   private fullMs = 0;
+  /**
+   * How long a lease claim may take (ms) before this table's later claims run under
+   * {@link CLAIM_PLAN}; {@link SLOW_CLAIM_MS} unless changed.
+   */
+  slowClaimMs = SLOW_CLAIM_MS;
+  /** Whether the lease claims run under {@link CLAIM_PLAN}: since a claim took `slowClaimMs` or more. */
+  private pinned = false;
 
   /**
    * The lease claim, its scan started near the lowest id this table's last claim took. A claim
@@ -53,6 +79,11 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * long as that claim took (a scan slowed by dead rows runs no more than a tenth of the time);
    * such a row waits for it at most that long. A subscription claiming less often than that (a
    * table that is not busy) always scans from the first id.
+   *
+   * A claim is one statement in autocommit: its commit is the claim. Once a claim has taken
+   * `slowClaimMs` or more, the table's claims run in a transaction of their own under
+   * {@link CLAIM_PLAN} (three more round trips each), so a plan that flipped to a scan of the whole
+   * table costs one slow claim, not a slow claim each time until the next ANALYZE.
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
@@ -63,10 +94,13 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       boundedClaims(t) &&
       at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, 10 * this.fullMs);
     const from = bounded ? (this.floor as bigint) - CLAIM_MARGIN : undefined;
-    const rows = await this.rows(conn, this.sql.lease.claim(n, now, expiry, from));
+    const st = this.sql.lease.claim(n, now, expiry, from);
+    const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
+    const took = performance.now() - at;
+    if (took >= this.slowClaimMs) this.pinned = true;
     if (!bounded) {
       this.fullAt = at;
-      this.fullMs = performance.now() - at;
+      this.fullMs = took;
     }
     if (rows.length > 0 && boundedClaims(t)) {
       // The claim answers its rows in id order: the first is the lowest.
@@ -74,6 +108,21 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       if (typeof lowest === 'number' || typeof lowest === 'bigint' || typeof lowest === 'string')
         this.floor = BigInt(lowest);
     }
+    return rows;
+  }
+
+  /** Runs claim `st` in a transaction of its own under {@link CLAIM_PLAN}. */
+  private async onIndex(conn: Connection, st: Statement): Promise<Row[]> {
+    await conn.query('BEGIN');
+    let rows: Row[];
+    try {
+      await conn.query(CLAIM_PLAN);
+      rows = await this.rows(conn, st);
+    } catch (err) {
+      await conn.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+    await conn.query('COMMIT');
     return rows;
   }
 

@@ -67,9 +67,11 @@ describe.each(drivers)('R-LOAD-2 the lease claim from the last claim on $name', 
       expect([...claimed.values()].every((k) => k === 1)).toBe(true);
       expect(claimed.get('-5')).toBe(1);
       // Most claims started their scan at an id; some scanned from the first id.
-      const bounded = sent.filter((s) => s.includes('>= $2::int8')).length;
+      // (A claim after a slow one runs in a transaction of its own: its BEGIN and COMMIT are no claims.)
+      const claims = sent.filter((s) => s.includes('sqlinbox_claimed'));
+      const bounded = claims.filter((s) => s.includes('>= $2::int8')).length;
       expect(bounded).toBeGreaterThan(0);
-      expect(sent.length - bounded).toBeGreaterThan(0);
+      expect(claims.length - bounded).toBeGreaterThan(0);
     } finally {
       opened.adapter.pool.release(conn);
       await late.end();

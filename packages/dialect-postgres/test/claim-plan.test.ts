@@ -4,9 +4,23 @@
  * each claim cost in proportion to the backlog. The claims' own SQL text is shown to the planner
  * with EXPLAIN over a table of 20,000 due rows.
  */
-import { describe, expect, test } from 'vitest';
+import type { Connection } from '@sqlinbox/core';
+import type pgModule from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { postgresDialect } from '../src/dialect.js';
 import { PostgresStatements } from '../src/statements.js';
-import { at, explain, leaseTable, type PlanNode, suiteAdmin, uniqueName } from './support.js';
+import { CLAIM_PLAN, type PostgresTable } from '../src/table.js';
+import {
+  at,
+  drivers,
+  explain,
+  leaseTable,
+  type Opened,
+  type PlanNode,
+  planNodes,
+  suiteAdmin,
+  uniqueName,
+} from './support.js';
 
 const kinds = {
   plain: {},
@@ -136,3 +150,119 @@ describe('R-LOAD-6 a FIFO claim reads groups, not the backlog behind their heads
         expect(buffers, `${buffers} buffers`).toBeLessThan(5_000);
       });
 });
+
+/**
+ * A table emptied and vacuumed, then filled again before the next ANALYZE: vacuum recorded a
+ * hundred rows over the pages of a hundred thousand, so the planner takes the twenty thousand that
+ * arrived since for a few dozen, and reading them all and sorting costs less in its eyes than an
+ * index scan it expects to run to the end. The table's autovacuum is off so no ANALYZE comes
+ * between.
+ */
+async function flippedTable(
+  admin: pgModule.Client,
+  create: (t: ReturnType<typeof leaseTable>) => Promise<void>,
+) {
+  const name = uniqueName('flip');
+  const t = leaseTable(name);
+  await create(t);
+  await admin.query(`ALTER TABLE "${name}" SET (autovacuum_enabled = false)`);
+  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 100000)`);
+  await admin.query(`ANALYZE "${name}"`);
+  await admin.query(`DELETE FROM "${name}" WHERE id <= 99900`);
+  await admin.query(`VACUUM ANALYZE "${name}"`);
+  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 20000)`);
+  return { name, t };
+}
+
+/** The scans of the queue table in a plan: `Seq Scan`, `Index Scan`, .. */
+function scansOf(nodes: readonly PlanNode[], name: string): string[] {
+  return nodes
+    .filter((n) => n['Relation Name'] === name && n['Node Type'].endsWith('Scan'))
+    .map((n) => n['Node Type']);
+}
+
+describe('R-LOAD-2 statistics of a table emptied and filled again do not turn the claim into a scan of the table (EXPLAIN)', () => {
+  const { admin, create } = suiteAdmin();
+
+  test('R-LOAD-2 the claim left to the planner scans the whole table and sorts; under the claim plan settings it reads the primary key', async () => {
+    const { name, t } = await flippedTable(admin(), create);
+    const st = new PostgresStatements(t).lease.claim(300, new Date(), at(30_000));
+    // The flip itself: what the planner makes of the claim with the statistics as they are.
+    const left = await explain(admin(), st);
+    expect(scansOf(left.nodes, name), left.text).toContain('Seq Scan');
+    const c = admin();
+    await c.query('BEGIN');
+    await c.query(CLAIM_PLAN);
+    try {
+      const r = await c.query(`EXPLAIN (FORMAT JSON) ${st.sql}`, [...st.params]);
+      const nodes = planNodes((r.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+      const text = JSON.stringify(nodes.map((n) => [n['Node Type'], n['Relation Name'], n['Index Name']]));
+      expect(scansOf(nodes, name), text).toEqual(['Index Scan', 'Index Scan']);
+      expect(
+        nodes.every((n) => n['Node Type'] !== 'Index Scan' || n['Index Name'] === `${name}_pkey`),
+        text,
+      ).toBe(true);
+    } finally {
+      await c.query('ROLLBACK');
+    }
+  });
+});
+
+describe.each(drivers)(
+  "R-LOAD-2 after a slow claim the table's claims keep to the primary key on $name",
+  (driver) => {
+    const { admin, create } = suiteAdmin();
+    let opened: Opened;
+    beforeAll(() => {
+      opened = driver.open(2);
+    });
+    afterAll(async () => {
+      await opened.end();
+    });
+
+    test('R-LOAD-2 a claim that took slowClaimMs or more runs the next ones in a transaction under the claim plan settings, which read the primary key and claim in id order', async () => {
+      const { name, t } = await flippedTable(admin(), create);
+      const ops = postgresDialect.prepare(t) as PostgresTable;
+      // Every claim counts as slow, so the first claim turns the settings on for the next.
+      ops.slowClaimMs = 0;
+      const conn = await opened.adapter.pool.acquire();
+      let sent: string[] = [];
+      const plans: string[][] = [];
+      // Each claim statement is EXPLAINed first, on its own connection and in its own transaction.
+      const spy: Connection = {
+        id: conn.id,
+        query: async (sql, params) => {
+          sent.push(sql);
+          if (sql.includes('sqlinbox_claimed')) {
+            const r = await conn.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+            const raw = r.rows[0]?.['QUERY PLAN'];
+            const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+            plans.push(scansOf(planNodes(json[0]!.Plan), name));
+          }
+          return conn.query(sql, params);
+        },
+      };
+      try {
+        const first = await ops.claimLease(spy, 300, new Date(), at(30_000));
+        expect(sent).toHaveLength(1);
+        expect(plans[0]).toContain('Seq Scan');
+        sent = [];
+        const second = await ops.claimLease(spy, 300, new Date(), at(30_000));
+        expect(sent).toEqual(['BEGIN', CLAIM_PLAN, expect.stringContaining('sqlinbox_claimed'), 'COMMIT']);
+        expect(plans[1]).toEqual(['Index Scan', 'Index Scan']);
+        const lowest = (rows: readonly Record<string, unknown>[]) => rows.map((r) => Number(r.id));
+        expect(lowest(first)).toEqual(Array.from({ length: 300 }, (_, i) => 99_901 + i));
+        expect(lowest(second)).toEqual(Array.from({ length: 300 }, (_, i) => 100_201 + i));
+        // The settings ended with the claim's transaction.
+        const after = await conn.query('SHOW enable_seqscan');
+        expect(after.rows[0]?.enable_seqscan).toBe('on');
+        const leased = await admin().query(
+          `SELECT count(*)::int AS n FROM "${name}" WHERE locked_until IS NOT NULL`,
+        );
+        expect(leased.rows[0].n).toBe(600);
+      } finally {
+        opened.adapter.pool.release(conn);
+      }
+    });
+  },
+);
