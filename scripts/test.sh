@@ -167,6 +167,36 @@ drop_side_databases() {
   mariadb -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $SIDE_DB" >/dev/null 2>&1
   return 0
 }
+# The tables sqlinbox names by default (the migrations record, the schedules' ticks), which the
+# conformance scenarios of every lane share in the default test databases, each deleting only its
+# own rows: the ones this run created are dropped once every lane is done. The names found before
+# the run, one per line, on each server.
+SHARED_TABLES="'sqlinbox_migrations', 'sqlinbox_schedules'"
+shared_tables() { # pg|mysql
+  [ -z "${SQLINBOX_PG_URL:-}" ] && [ -z "${SQLINBOX_MYSQL_URL:-}" ] || return 0
+  if [ "$1" = pg ]; then
+    psql -h 127.0.0.1 -U postgres -d test -Atc \
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename IN ($SHARED_TABLES)" 2>/dev/null
+  else
+    mariadb -h 127.0.0.1 -uroot -N -e \
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'test' AND table_name IN ($SHARED_TABLES)" 2>/dev/null
+  fi
+  return 0
+}
+drop_new_shared_tables() {
+  local t
+  for t in $(shared_tables pg); do
+    grep -qx "$t" <<<"$PG_SHARED_BEFORE" ||
+      psql -h 127.0.0.1 -U postgres -d test -qc "DROP TABLE IF EXISTS public.$t" >/dev/null 2>&1
+  done
+  for t in $(shared_tables mysql); do
+    grep -qx "$t" <<<"$MYSQL_SHARED_BEFORE" ||
+      mariadb -h 127.0.0.1 -uroot -e "DROP TABLE IF EXISTS test.$t" >/dev/null 2>&1
+  done
+  return 0
+}
+PG_SHARED_BEFORE=$(shared_tables pg)
+MYSQL_SHARED_BEFORE=$(shared_tables mysql)
 free_lane() {
   lane free "${FREE_LANE[@]}"
   [ -n "${SQLINBOX_TEST_QUICK_NODE:-}" ] || return 0
@@ -207,6 +237,7 @@ if [ "${#LAST[@]}" -gt 0 ] && [ "$side" = 0 ]; then
   echo "after the lanes: ${LAST[*]}"
   lane last "${LAST[@]}"
 fi
+drop_new_shared_tables
 rc=0
 for f in "$REPORTS"/rc.*; do [ "$(cat "$f")" -eq 0 ] || rc=1; done
 if [ "$own_reports" = 1 ]; then
