@@ -34,7 +34,7 @@ export const CLAIM_PLAN =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)," +
   " set_config('jit', 'off', true)";
 
-/** A lease claim of at least this many milliseconds runs its table's later claims under {@link CLAIM_PLAN}. */
+/** A claim's read of at least this many milliseconds runs its table's later ones under {@link CLAIM_PLAN}. */
 export const SLOW_CLAIM_MS = 50;
 
 /** Prepares the statements of one table (see {@link PostgresTable}). */
@@ -58,11 +58,11 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   private fullAt = Number.NEGATIVE_INFINITY;
   private fullMs = 0;
   /**
-   * How long a lease claim may take (ms) before this table's later claims run under
-   * {@link CLAIM_PLAN}; {@link SLOW_CLAIM_MS} unless changed.
+   * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before this
+   * table's later ones run under {@link CLAIM_PLAN}; {@link SLOW_CLAIM_MS} unless changed.
    */
   slowClaimMs = SLOW_CLAIM_MS;
-  /** Whether the lease claims run under {@link CLAIM_PLAN}: since a claim took `slowClaimMs` or more. */
+  /** Whether the claims' reads run under {@link CLAIM_PLAN}: since one took `slowClaimMs` or more. */
   private pinned = false;
 
   /**
@@ -94,13 +94,10 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       boundedClaims(t) &&
       at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, 10 * this.fullMs);
     const from = bounded ? (this.floor as bigint) - CLAIM_MARGIN : undefined;
-    const st = this.sql.lease.claim(n, now, expiry, from);
-    const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
-    const took = performance.now() - at;
-    if (took >= this.slowClaimMs) this.pinned = true;
+    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, from));
     if (!bounded) {
       this.fullAt = at;
-      this.fullMs = took;
+      this.fullMs = performance.now() - at;
     }
     if (rows.length > 0 && boundedClaims(t)) {
       // The claim answers its rows in id order: the first is the lowest.
@@ -108,6 +105,18 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       if (typeof lowest === 'number' || typeof lowest === 'bigint' || typeof lowest === 'string')
         this.floor = BigInt(lowest);
     }
+    return rows;
+  }
+
+  /**
+   * A claim's read (the lease claim, the advisory candidates): one statement in autocommit, or,
+   * once one of this table's took `slowClaimMs` or more, in a transaction of its own under
+   * {@link CLAIM_PLAN}.
+   */
+  protected override async readDue(conn: Connection, st: Statement): Promise<Row[]> {
+    const at = performance.now();
+    const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
+    if (performance.now() - at >= this.slowClaimMs) this.pinned = true;
     return rows;
   }
 

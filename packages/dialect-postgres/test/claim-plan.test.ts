@@ -4,7 +4,7 @@
  * each claim cost in proportion to the backlog. The claims' own SQL text is shown to the planner
  * with EXPLAIN over a table of 20,000 due rows.
  */
-import type { Connection } from '@sqlinbox/core';
+import { type AnyTable, type Connection, inbox } from '@sqlinbox/core';
 import type pgModule from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresDialect } from '../src/dialect.js';
@@ -158,20 +158,15 @@ describe('R-LOAD-6 a FIFO claim reads groups, not the backlog behind their heads
  * index scan it expects to run to the end. The table's autovacuum is off so no ANALYZE comes
  * between.
  */
-async function flippedTable(
-  admin: pgModule.Client,
-  create: (t: ReturnType<typeof leaseTable>) => Promise<void>,
-) {
-  const name = uniqueName('flip');
-  const t = leaseTable(name);
+async function flippedTable(admin: pgModule.Client, create: (t: AnyTable) => Promise<void>, t: AnyTable) {
   await create(t);
+  const name = t.table;
   await admin.query(`ALTER TABLE "${name}" SET (autovacuum_enabled = false)`);
   await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 100000)`);
   await admin.query(`ANALYZE "${name}"`);
   await admin.query(`DELETE FROM "${name}" WHERE id <= 99900`);
   await admin.query(`VACUUM ANALYZE "${name}"`);
   await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 20000)`);
-  return { name, t };
 }
 
 /** The scans of the queue table in a plan: `Seq Scan`, `Index Scan`, .. */
@@ -181,11 +176,16 @@ function scansOf(nodes: readonly PlanNode[], name: string): string[] {
     .map((n) => n['Node Type']);
 }
 
+/** 300 ids from `first` on. */
+const run = (first: number) => Array.from({ length: 300 }, (_, i) => first + i);
+
 describe('R-LOAD-2 statistics of a table emptied and filled again do not turn the claim into a scan of the table (EXPLAIN)', () => {
   const { admin, create } = suiteAdmin();
 
   test('R-LOAD-2 the claim left to the planner scans the whole table and sorts; under the claim plan settings it reads the primary key', async () => {
-    const { name, t } = await flippedTable(admin(), create);
+    const t = leaseTable(uniqueName('flip'));
+    await flippedTable(admin(), create, t);
+    const name = t.table;
     const st = new PostgresStatements(t).lease.claim(300, new Date(), at(30_000));
     // The flip itself: what the planner makes of the claim with the statistics as they are.
     const left = await explain(admin(), st);
@@ -208,6 +208,36 @@ describe('R-LOAD-2 statistics of a table emptied and filled again do not turn th
   });
 });
 
+/**
+ * The claims' reads a table runs outside a transaction (the lease claim, the advisory candidates),
+ * the ids each of two reads answers, and how many scans of the table each read's plan has.
+ */
+const reads = [
+  {
+    kind: 'lease claim',
+    table: (name: string) => leaseTable(name),
+    read: (ops: PostgresTable, conn: Connection) => ops.claimLease(conn, 300, new Date(), at(30_000)),
+    // The second claim takes the 300 rows after the first's.
+    ids: [run(99_901), run(100_201)],
+    scans: 2,
+  },
+  {
+    kind: 'advisory candidates',
+    table: (name: string) =>
+      inbox({
+        table: name,
+        id: { column: 'id', generated: true },
+        payload: 'payload',
+        attempt: 'attempt',
+        advisory: 'n-{id}',
+      }) as AnyTable,
+    read: (ops: PostgresTable, conn: Connection) => ops.candidates(conn, 300, new Date(), new Set()),
+    // Candidates take nothing: the second read answers the first's rows again.
+    ids: [run(99_901), run(99_901)],
+    scans: 1,
+  },
+];
+
 describe.each(drivers)(
   "R-LOAD-2 after a slow claim the table's claims keep to the primary key on $name",
   (driver) => {
@@ -220,49 +250,52 @@ describe.each(drivers)(
       await opened.end();
     });
 
-    test('R-LOAD-2 a claim that took slowClaimMs or more runs the next ones in a transaction under the claim plan settings, which read the primary key and claim in id order', async () => {
-      const { name, t } = await flippedTable(admin(), create);
-      const ops = postgresDialect.prepare(t) as PostgresTable;
-      // Every claim counts as slow, so the first claim turns the settings on for the next.
-      ops.slowClaimMs = 0;
-      const conn = await opened.adapter.pool.acquire();
-      let sent: string[] = [];
-      const plans: string[][] = [];
-      // Each claim statement is EXPLAINed first, on its own connection and in its own transaction.
-      const spy: Connection = {
-        id: conn.id,
-        query: async (sql, params) => {
-          sent.push(sql);
-          if (sql.includes('sqlinbox_claimed')) {
-            const r = await conn.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-            const raw = r.rows[0]?.['QUERY PLAN'];
-            const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-            plans.push(scansOf(planNodes(json[0]!.Plan), name));
-          }
-          return conn.query(sql, params);
-        },
-      };
-      try {
-        const first = await ops.claimLease(spy, 300, new Date(), at(30_000));
-        expect(sent).toHaveLength(1);
-        expect(plans[0]).toContain('Seq Scan');
-        sent = [];
-        const second = await ops.claimLease(spy, 300, new Date(), at(30_000));
-        expect(sent).toEqual(['BEGIN', CLAIM_PLAN, expect.stringContaining('sqlinbox_claimed'), 'COMMIT']);
-        expect(plans[1]).toEqual(['Index Scan', 'Index Scan']);
-        const lowest = (rows: readonly Record<string, unknown>[]) => rows.map((r) => Number(r.id));
-        expect(lowest(first)).toEqual(Array.from({ length: 300 }, (_, i) => 99_901 + i));
-        expect(lowest(second)).toEqual(Array.from({ length: 300 }, (_, i) => 100_201 + i));
-        // The settings ended with the claim's transaction.
-        const after = await conn.query('SHOW enable_seqscan');
-        expect(after.rows[0]?.enable_seqscan).toBe('on');
-        const leased = await admin().query(
-          `SELECT count(*)::int AS n FROM "${name}" WHERE locked_until IS NOT NULL`,
-        );
-        expect(leased.rows[0].n).toBe(600);
-      } finally {
-        opened.adapter.pool.release(conn);
-      }
-    });
+    for (const r of reads)
+      test(`R-LOAD-2 a ${r.kind} that took slowClaimMs or more runs the next ones in a transaction under the claim plan settings, which read the primary key in id order`, async () => {
+        const t = r.table(uniqueName('flip'));
+        await flippedTable(admin(), create, t);
+        const name = t.table;
+        const ops = postgresDialect.prepare(t) as PostgresTable;
+        // Every read counts as slow, so the first turns the settings on for the next.
+        ops.slowClaimMs = 0;
+        const conn = await opened.adapter.pool.acquire();
+        let sent: string[] = [];
+        const plans: string[][] = [];
+        // Each statement with parameters (the reads) is EXPLAINed first, on its own connection and in
+        // its own transaction.
+        const spy: Connection = {
+          id: conn.id,
+          query: async (sql, params) => {
+            sent.push(sql);
+            if (params !== undefined && params.length > 0) {
+              const e = await conn.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+              const raw = e.rows[0]?.['QUERY PLAN'];
+              const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+              plans.push(scansOf(planNodes(json[0]!.Plan), name));
+            }
+            return conn.query(sql, params);
+          },
+        };
+        try {
+          const first = await r.read(ops, spy);
+          expect(sent).toHaveLength(1);
+          expect(plans[0]).toContain('Seq Scan');
+          sent = [];
+          const second = await r.read(ops, spy);
+          expect(sent).toEqual(['BEGIN', CLAIM_PLAN, expect.stringContaining(name), 'COMMIT']);
+          // An index scan of the primary key (or an index-only one) for each read of the table.
+          expect(plans[1], String(plans[1])).toHaveLength(r.scans);
+          expect(
+            plans[1]?.every((s) => s === 'Index Scan' || s === 'Index Only Scan'),
+            String(plans[1]),
+          ).toBe(true);
+          expect([first, second].map((rows) => rows.map((x) => Number(x.id)))).toEqual(r.ids);
+          // The settings ended with the read's transaction.
+          const after = await conn.query('SHOW enable_seqscan');
+          expect(after.rows[0]?.enable_seqscan).toBe('on');
+        } finally {
+          opened.adapter.pool.release(conn);
+        }
+      });
   },
 );
