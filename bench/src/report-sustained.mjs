@@ -283,7 +283,7 @@ export function sustainedSection(results, dir) {
     }
     md.push('');
     md.push(
-      "\"Claim scan pages\" is a probe run by the bench every window on PostgreSQL: the claim's select of the next 300 due rows in claim order from the table's first id, without its locks, under `EXPLAIN (ANALYZE, BUFFERS)`: the pages it touched. It grows with the settled rows whose index entries vacuum has not removed yet, which a claim from the first id steps over (sqlinbox's lease claims start near the last claim's lowest id, and scan from the first id at most every 100 ms, or every 200 times as long as that scan took).",
+      "\"Claim scan pages\" is a probe run by the bench every window on PostgreSQL: the claim's select of the next 300 due rows in claim order from the table's first id, without its locks, under `EXPLAIN (ANALYZE, BUFFERS)`: the pages it touched. It grows with the settled rows whose index entries vacuum has not removed yet, which a claim from the first id steps over (sqlinbox's lease claims start near the last claim's lowest id, and scan from the first id at most every 100 ms, or every ten times as long as that scan took).",
       '',
     );
   }

@@ -17,12 +17,6 @@ import { boundedClaims, PostgresStatements } from './statements.js';
 export const CLAIM_MARGIN = 2000n;
 /** How often at least a lease claim scans from the table's first id (ms). */
 export const FULL_SCAN_EVERY_MS = 100;
-/**
- * A lease claim scans from the table's first id no oftener than once per this many times as long
- * as the last such scan took: a scan slowed by dead rows holds up the claims behind it no more than
- * 0.5% of the time.
- */
-export const FULL_SCAN_SPACING = 200;
 
 /**
  * The planner settings a lease claim runs under once its table has had a slow claim, for the
@@ -81,13 +75,10 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    *
    * Rows below that start are still due sometimes: a row whose transaction committed long after
    * its id was drawn, a retry whose time came, a lease that ran out. So a claim scans from the first
-   * id again once `FULL_SCAN_EVERY_MS` have passed since the last such claim, or
-   * `FULL_SCAN_SPACING` times as long as that claim took, whichever is longer; such a row waits for
-   * it at most that long. A scan from the first id steps over every dead row's index entry, and
-   * under a snapshot held open for minutes that took 70-640 ms a scan; the claims behind it wait
-   * for it (the rows it asked for are in flight), so at ten times its duration it held them up a
-   * tenth of the time and set the p99 of enqueue to start. A subscription claiming less often than
-   * that (a table that is not busy) always scans from the first id.
+   * id again once `FULL_SCAN_EVERY_MS` have passed since the last such claim, or ten times as
+   * long as that claim took (a scan slowed by dead rows runs no more than a tenth of the time);
+   * such a row waits for it at most that long. A subscription claiming less often than that (a
+   * table that is not busy) always scans from the first id.
    *
    * A claim is one statement in autocommit: its commit is the claim. Once a claim has taken
    * `slowClaimMs` or more, the table's claims run in a transaction of their own under
@@ -101,7 +92,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     const bounded =
       this.floor !== undefined &&
       boundedClaims(t) &&
-      at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, FULL_SCAN_SPACING * this.fullMs);
+      at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, 10 * this.fullMs);
     const from = bounded ? (this.floor as bigint) - CLAIM_MARGIN : undefined;
     const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, from));
     if (!bounded) {
