@@ -138,7 +138,7 @@ export function sustainedVerdicts(byId) {
       pass: unmeasured ? null : s.deadBackAfter === null ? false : s.deadBackAfter <= 300,
       detail:
         unmeasured ??
-        `${s.deadBackAfter === null ? 'not back by the end' : `${n1(s.deadBackAfter)} s`} (${n0(s.deadBefore)} before, ${n0(s.deadMaxHeld)} at most)`,
+        `${s.deadBackAfter === null ? 'not back by the end' : `${n1(s.deadBackAfter)} s`} (${n0(s.deadBefore)} at most before, ${n0(s.deadMaxHeld)} at most)`,
     });
   } else v.push({ claim: 'W6 held snapshot', pass: null, detail: 'not measured' });
   return v;
@@ -290,7 +290,7 @@ export function sustainedSection(results, dir) {
   if (byCase('d').length) {
     md.push(`### (d) ${CASES.d}`, '');
     md.push(
-      '| system | rate | p50 / p99 before, ms | while held | after | backlog steady → at most while held | backlog back after | dead tuples before → at most | dead tuples back after | oldest xmin age at most | size before → at most, MB |',
+      '| system | rate | p50 / p99 before, ms | while held | after | backlog steady → at most while held | backlog back after | dead tuples at most before → at most | dead tuples back after | oldest xmin age at most | size before → at most, MB |',
     );
     md.push(`|${' --- |'.repeat(11)}`);
     const notes = [];

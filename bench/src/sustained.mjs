@@ -656,9 +656,11 @@ export function summarize(out, settings) {
     const steadyBacklog = before.length
       ? [...before.map((w) => w.backlog)].sort((a, b) => a - b)[Math.floor(before.length / 2)]
       : 0;
-    const deadBefore = before.length
-      ? (before[before.length - 1].dead ?? before[before.length - 1].historyLength ?? 0)
-      : 0;
+    // The dead rows' level before the hold: the highest count of the windows before it. Autovacuum
+    // saws the count between a few thousand and its threshold's worth once a naptime, so the last
+    // window alone may sit just after a vacuum (8,264 in one run, against 924,145 the window
+    // before), a level the table is not back under until a vacuum happens to end a window.
+    const deadBefore = Math.max(0, ...before.map((w) => w.dead ?? w.historyLength ?? 0));
     // Back for good: the first window of the last stretch of steady windows after the commit (a
     // stall after a first recovery counts, as a claim plan that flips at the next vacuum does).
     const steady = (w) => w.backlog <= Math.max(2 * steadyBacklog, (out.rate ?? 0) * 0.05, 20);

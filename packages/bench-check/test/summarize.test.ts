@@ -13,8 +13,11 @@ const { summarize } = (await import(join(SRC, 'sustained.mjs'))) as {
 };
 const { histogram } = (await import(join(SRC, 'run-sustained.mjs'))) as { histogram(): Hist };
 
-/** Case (d) at 1,000 jobs/s in 10 s windows, the hold from 30 to 50 s, these backlogs after it. */
-function caseD(after: number[]): Summary {
+/**
+ * Case (d) at 1,000 jobs/s in 10 s windows, the hold from 30 to 50 s, these backlogs after it, and
+ * these dead row counts in every window (0 in each unless given).
+ */
+function caseD(after: number[], dead: number[] = []): Summary {
   const stages = [
     ...[10, 10, 10].map((backlog) => ({ stage: 'before', backlog })),
     ...[300, 600].map((backlog) => ({ stage: 'held', backlog })),
@@ -23,7 +26,7 @@ function caseD(after: number[]): Summary {
   const windows = stages.map((w, i) => {
     const hist = histogram();
     hist.recordValue(5);
-    return { ...w, t: 10 * (i + 1), secs: 10, produced: 10_000, consumed: 10_000, dead: 0, hist };
+    return { ...w, t: 10 * (i + 1), secs: 10, produced: 10_000, consumed: 10_000, dead: dead[i] ?? 0, hist };
   });
   return summarize({ case: 'd', rate: 1000, hold: { from: 30, to: 50 }, windows }, { window: 10 });
 }
@@ -34,5 +37,16 @@ describe('W6 case (d)', () => {
     expect(caseD([10, 40_000, 80_000, 10, 10]).backlogBackAfter).toBe(40);
     expect(caseD([10, 10, 10]).backlogBackAfter).toBe(10);
     expect(caseD([10, 10, 90_000]).backlogBackAfter).toBeNull();
+  });
+
+  it('R-LOAD-3 the dead rows are back under the highest count before the hold, not under the last window alone', () => {
+    // Autovacuum's sawtooth before the hold: 900,000, 500,000, then 8,000 just after a vacuum.
+    // Held: 2 and 3 million. After: 1.5 million, 700,000 (under the level before), 100,000.
+    const dead = [900_000, 500_000, 8_000, 2_000_000, 3_000_000, 1_500_000, 700_000, 100_000];
+    const s = caseD([10, 10, 10], dead);
+    expect(s.deadBefore).toBe(900_000);
+    expect(s.deadBackAfter).toBe(20);
+    // Never under it again: not back.
+    expect(caseD([10, 10, 10], [900_000, 0, 0, 2e6, 3e6, 1e6, 1e6, 1e6]).deadBackAfter).toBeNull();
   });
 });
