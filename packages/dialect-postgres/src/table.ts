@@ -19,23 +19,33 @@ export const CLAIM_MARGIN = 2000n;
 export const FULL_SCAN_EVERY_MS = 100;
 
 /**
- * The planner settings a lease claim runs under once its table has had a slow claim, for the
- * claim's own transaction only (`set_config(.., true)`, as `SET LOCAL`): no sequential scan, no bitmap scan, no JIT. The claim
- * reads the first due rows in index order; what the planner weighs against that is the table's
- * statistics, and they can be far off for a minute at a time. A table emptied and vacuumed keeps its
- * pages and records a handful of rows, so the rows that arrive before the next ANALYZE (autovacuum's
- * naptime away) look like a handful too, and reading all of them and sorting seems cheaper than an
- * index scan that expects to read to the end: a whole-table scan and sort per claim, hundreds of
- * milliseconds on a table bloated by a held snapshot. With the scans that need a sort made costly,
- * the claim keeps to its index whatever the statistics say; JIT is off because that cost would
- * otherwise set off compiling the statement.
+ * The planner settings a claim's read runs under while its table's statistics mislead the planner,
+ * for the read's own transaction only (`set_config(.., true)`, as `SET LOCAL`): no sequential scan,
+ * no bitmap scan, no JIT. The read takes the first due rows in index order; what the planner
+ * weighs against that is the table's statistics, and they can be far off for a minute at a time. A
+ * table emptied and vacuumed keeps its pages and records a handful of rows, so the rows that arrive
+ * before the next ANALYZE (autovacuum's naptime away) look like a handful too, and reading all of
+ * them and sorting seems cheaper than an index scan that expects to read to the end: a whole-table
+ * scan and sort per claim, hundreds of milliseconds on a table bloated by a held snapshot. With the
+ * scans that need a sort made costly, the read keeps to its index whatever the statistics say; JIT
+ * is off because that cost would otherwise set off compiling the statement.
  */
 export const CLAIM_PLAN =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)," +
   " set_config('jit', 'off', true)";
 
-/** A claim's read of at least this many milliseconds runs its table's later ones under {@link CLAIM_PLAN}. */
+/** A claim's read of at least this many milliseconds has its plan looked at (`EXPLAIN`). */
 export const SLOW_CLAIM_MS = 50;
+/** While a table's reads run under {@link CLAIM_PLAN}, how often the planner's own plan is looked at again (ms). */
+export const PLAN_RECHECK_MS = 10_000;
+
+/** A node of a plan as `EXPLAIN (FORMAT JSON)` answers it, as far as {@link PostgresTable} reads it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Sort Key'?: string[];
+  Plans?: PlanNode[];
+}
 
 /** Prepares the statements of one table (see {@link PostgresTable}). */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
@@ -58,12 +68,15 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   private fullAt = Number.NEGATIVE_INFINITY;
   private fullMs = 0;
   /**
-   * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before this
-   * table's later ones run under {@link CLAIM_PLAN}; {@link SLOW_CLAIM_MS} unless changed.
+   * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before its plan
+   * is looked at; {@link SLOW_CLAIM_MS} unless changed.
    */
   slowClaimMs = SLOW_CLAIM_MS;
-  /** Whether the claims' reads run under {@link CLAIM_PLAN}: since one took `slowClaimMs` or more. */
+  /** How often the plan is looked at again while the reads run under {@link CLAIM_PLAN} (ms). */
+  recheckMs = PLAN_RECHECK_MS;
+  /** Whether the claims' reads run under {@link CLAIM_PLAN}, and since when the plan was last looked at. */
   private pinned = false;
+  private checkedAt = 0;
 
   /**
    * The lease claim, its scan started near the lowest id this table's last claim took. A claim
@@ -80,10 +93,10 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * such a row waits for it at most that long. A subscription claiming less often than that (a
    * table that is not busy) always scans from the first id.
    *
-   * A claim is one statement in autocommit: its commit is the claim. Once a claim has taken
-   * `slowClaimMs` or more, the table's claims run in a transaction of their own under
-   * {@link CLAIM_PLAN} (three more round trips each), so a plan that flipped to a scan of the whole
-   * table costs one slow claim, not a slow claim each time until the next ANALYZE.
+   * A claim is one statement in autocommit: its commit is the claim. While the planner would read
+   * the whole table for it, claims run in a transaction of their own under {@link CLAIM_PLAN} (three
+   * more round trips each; see {@link readDue}), so a plan that flipped to a scan of the whole table
+   * costs one slow claim, not a slow claim each time until the next ANALYZE.
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
@@ -109,15 +122,46 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   }
 
   /**
-   * A claim's read (the lease claim, the advisory candidates): one statement in autocommit, or,
-   * once one of this table's took `slowClaimMs` or more, in a transaction of its own under
-   * {@link CLAIM_PLAN}.
+   * A claim's read (the lease claim, the advisory candidates): one statement in autocommit, or, while
+   * the planner would read the table in full for it, in a transaction of its own under
+   * {@link CLAIM_PLAN}. A read that took `slowClaimMs` or more has its plan looked at (`EXPLAIN`,
+   * one more round trip): a whole-table scan or a sort of the table's rows puts the table's reads
+   * under the settings. While they are, the plan is looked at again every `recheckMs`, and once the
+   * planner keeps to an index by itself (autovacuum's ANALYZE came) they run as one statement
+   * again. A slow read with an index plan (a busy server, a pause of this process) changes nothing.
    */
   protected override async readDue(conn: Connection, st: Statement): Promise<Row[]> {
     const at = performance.now();
     const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
-    if (performance.now() - at >= this.slowClaimMs) this.pinned = true;
+    const end = performance.now();
+    if (this.pinned ? end - this.checkedAt >= this.recheckMs : end - at >= this.slowClaimMs) {
+      this.pinned = await this.scansTable(conn, st);
+      this.checkedAt = performance.now();
+    }
     return rows;
+  }
+
+  /**
+   * Whether the planner, left to itself, plans read `st` with a sequential scan of the table or a
+   * sort of its rows (other than the lease claim's sort of the rows it returns).
+   */
+  private async scansTable(conn: Connection, st: Statement): Promise<boolean> {
+    const r = await conn.query(`EXPLAIN (FORMAT JSON) ${st.sql}`, st.params);
+    const raw = r.rows[0]?.['QUERY PLAN'];
+    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    const nodes: PlanNode[] = [];
+    const walk = (n: PlanNode) => {
+      nodes.push(n);
+      for (const c of n.Plans ?? []) walk(c);
+    };
+    walk(plan[0]!.Plan);
+    // The plan names the relation without its schema.
+    const relation = this.sql.t.table.split('.').pop();
+    return nodes.some(
+      (n) =>
+        (n['Node Type'] === 'Seq Scan' && n['Relation Name'] === relation) ||
+        (n['Node Type'] === 'Sort' && !(n['Sort Key'] ?? []).every((k) => k.startsWith('sqlinbox_claimed.'))),
+    );
   }
 
   /** Runs claim `st` in a transaction of its own under {@link CLAIM_PLAN}. */

@@ -210,15 +210,15 @@ describe('R-LOAD-2 statistics of a table emptied and filled again do not turn th
 
 /**
  * The claims' reads a table runs outside a transaction (the lease claim, the advisory candidates),
- * the ids each of two reads answers, and how many scans of the table each read's plan has.
+ * the ids each of four reads answers, and how many scans of the table a read's plan has.
  */
 const reads = [
   {
     kind: 'lease claim',
     table: (name: string) => leaseTable(name),
     read: (ops: PostgresTable, conn: Connection) => ops.claimLease(conn, 300, new Date(), at(30_000)),
-    // The second claim takes the 300 rows after the first's.
-    ids: [run(99_901), run(100_201)],
+    // Each claim takes the 300 rows after the last one's.
+    ids: [run(99_901), run(100_201), run(100_501), run(100_801)],
     scans: 2,
   },
   {
@@ -232,14 +232,14 @@ const reads = [
         advisory: 'n-{id}',
       }) as AnyTable,
     read: (ops: PostgresTable, conn: Connection) => ops.candidates(conn, 300, new Date(), new Set()),
-    // Candidates take nothing: the second read answers the first's rows again.
-    ids: [run(99_901), run(99_901)],
+    // Candidates take nothing: each read answers the same rows.
+    ids: [run(99_901), run(99_901), run(99_901), run(99_901)],
     scans: 1,
   },
 ];
 
 describe.each(drivers)(
-  "R-LOAD-2 after a slow claim the table's claims keep to the primary key on $name",
+  'R-LOAD-2 while the planner would read the whole table, the claims keep to the primary key on $name',
   (driver) => {
     const { admin, create } = suiteAdmin();
     let opened: Opened;
@@ -251,23 +251,23 @@ describe.each(drivers)(
     });
 
     for (const r of reads)
-      test(`R-LOAD-2 a ${r.kind} that took slowClaimMs or more runs the next ones in a transaction under the claim plan settings, which read the primary key in id order`, async () => {
+      test(`R-LOAD-2 a slow ${r.kind} whose plan scans the table runs the next ones in a transaction under the claim plan settings, until ANALYZE puts the plan back on the index`, async () => {
         const t = r.table(uniqueName('flip'));
         await flippedTable(admin(), create, t);
         const name = t.table;
         const ops = postgresDialect.prepare(t) as PostgresTable;
-        // Every read counts as slow, so the first turns the settings on for the next.
+        // Every read counts as slow, so each unguarded one has its plan looked at.
         ops.slowClaimMs = 0;
         const conn = await opened.adapter.pool.acquire();
         let sent: string[] = [];
         const plans: string[][] = [];
-        // Each statement with parameters (the reads) is EXPLAINed first, on its own connection and in
-        // its own transaction.
+        // Each read (a statement with parameters, not the table's own EXPLAIN) is EXPLAINed first, on
+        // its own connection and in its own transaction: the plan it runs with.
         const spy: Connection = {
           id: conn.id,
           query: async (sql, params) => {
             sent.push(sql);
-            if (params !== undefined && params.length > 0) {
+            if (params !== undefined && params.length > 0 && !sql.startsWith('EXPLAIN')) {
               const e = await conn.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
               const raw = e.rows[0]?.['QUERY PLAN'];
               const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
@@ -276,23 +276,40 @@ describe.each(drivers)(
             return conn.query(sql, params);
           },
         };
-        try {
-          const first = await r.read(ops, spy);
-          expect(sent).toHaveLength(1);
-          expect(plans[0]).toContain('Seq Scan');
+        const claimed: number[][] = [];
+        const read = async () => {
           sent = [];
-          const second = await r.read(ops, spy);
-          expect(sent).toEqual(['BEGIN', CLAIM_PLAN, expect.stringContaining(name), 'COMMIT']);
-          // An index scan of the primary key (or an index-only one) for each read of the table.
+          claimed.push((await r.read(ops, spy)).map((x) => Number(x.id)));
+          return sent;
+        };
+        const explained = expect.stringMatching(/^EXPLAIN \(FORMAT JSON\) /);
+        try {
+          // Unguarded; slow, so its plan is looked at: a scan of the table.
+          expect(await read()).toEqual([expect.stringContaining(name), explained]);
+          expect(plans[0]).toContain('Seq Scan');
+          // Guarded: index scans only, and no EXPLAIN before the recheck is due.
+          expect(await read()).toEqual(['BEGIN', CLAIM_PLAN, expect.stringContaining(name), 'COMMIT']);
           expect(plans[1], String(plans[1])).toHaveLength(r.scans);
           expect(
             plans[1]?.every((s) => s === 'Index Scan' || s === 'Index Only Scan'),
             String(plans[1]),
           ).toBe(true);
-          expect([first, second].map((rows) => rows.map((x) => Number(x.id)))).toEqual(r.ids);
           // The settings ended with the read's transaction.
-          const after = await conn.query('SHOW enable_seqscan');
-          expect(after.rows[0]?.enable_seqscan).toBe('on');
+          expect((await conn.query('SHOW enable_seqscan')).rows[0]?.enable_seqscan).toBe('on');
+          // ANALYZE fixes the statistics; the next recheck finds the planner on the index by itself.
+          await admin().query(`ANALYZE "${name}"`);
+          ops.recheckMs = 0;
+          expect(await read()).toEqual([
+            'BEGIN',
+            CLAIM_PLAN,
+            expect.stringContaining(name),
+            'COMMIT',
+            explained,
+          ]);
+          // Unguarded again, though still slow: its plan keeps to the index.
+          expect(await read()).toEqual([expect.stringContaining(name), explained]);
+          expect(plans[3]).not.toContain('Seq Scan');
+          expect(claimed).toEqual(r.ids);
         } finally {
           opened.adapter.pool.release(conn);
         }
