@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type {
   AnyTable,
+  Candidate,
   Connection,
   Insert,
   InsertOptions,
@@ -130,7 +131,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * planner keeps to an index by itself (autovacuum's ANALYZE came) they run as one statement
    * again. A slow read with an index plan (a busy server, a pause of this process) changes nothing.
    */
-  protected override async readDue(conn: Connection, st: Statement): Promise<Row[]> {
+  private async readDue(conn: Connection, st: Statement): Promise<Row[]> {
     const at = performance.now();
     const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
     const end = performance.now();
@@ -139,6 +140,18 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       this.checkedAt = performance.now();
     }
     return rows;
+  }
+
+  /** The advisory form's candidate select, run as {@link readDue} runs it. */
+  override async candidates(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+    own: ReadonlySet<string>,
+  ): Promise<Candidate[]> {
+    if (n <= 0) return [];
+    const found = await this.readDue(conn, this.sql.advisory.candidates(n, now, own));
+    return found.map((r) => ({ id: r.id, key: String(r.key) }));
   }
 
   /**

@@ -241,16 +241,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
 
   async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
-    return this.inClaimOrder(await this.readDue(conn, this.sql.lease.claim(n, now, expiry)));
-  }
-
-  /**
-   * Runs a claim's read of the due rows on a connection with no transaction open: the lease claim,
-   * the advisory form's candidates. A dialect may run it otherwise (PostgreSQL: in a transaction of
-   * its own under planner settings, once its table has had a slow one).
-   */
-  protected readDue(conn: Connection, st: Statement): Promise<Row[]> {
-    return this.rows(conn, st);
+    return this.inClaimOrder(await this.rows(conn, this.sql.lease.claim(n, now, expiry)));
   }
 
   /**
@@ -320,7 +311,7 @@ export class SqlTable<S extends QueueStatements = QueueStatements> implements Ta
     own: ReadonlySet<string>,
   ): Promise<Candidate[]> {
     if (n <= 0) return [];
-    const found = await this.readDue(conn, this.sql.advisory.candidates(n, now, own));
+    const found = await this.rows(conn, this.sql.advisory.candidates(n, now, own));
     return found.map((r) => ({ id: r.id, key: String(r.key) }));
   }
 
