@@ -37,14 +37,19 @@ export const CLAIM_PLAN =
 
 /** A claim's read of at least this many milliseconds has its plan looked at (`EXPLAIN`). */
 export const SLOW_CLAIM_MS = 50;
-/** While a table's reads run under {@link CLAIM_PLAN}, how often the planner's own plan is looked at again (ms). */
+/** How often at most a table's claim plan is looked at (ms): again while its reads run under `CLAIM_PLAN`. */
 export const PLAN_RECHECK_MS = 10_000;
+/**
+ * The planner's cost of a sequential scan of the table from which it counts as the flip: about a
+ * thousand pages (8 MB).
+ */
+export const BIG_SCAN_COST = 1000;
 
 /** A node of a plan as `EXPLAIN (FORMAT JSON)` answers it, as far as {@link PostgresTable} reads it. */
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
-  'Sort Key'?: string[];
+  'Total Cost': number;
   Plans?: PlanNode[];
 }
 
@@ -70,14 +75,14 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   private fullMs = 0;
   /**
    * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before its plan
-   * is looked at; {@link SLOW_CLAIM_MS} unless changed.
+   * is looked at; `SLOW_CLAIM_MS` unless changed.
    */
   slowClaimMs = SLOW_CLAIM_MS;
-  /** How often the plan is looked at again while the reads run under {@link CLAIM_PLAN} (ms). */
+  /** How often the plan is looked at again while the reads run under `CLAIM_PLAN` (ms). */
   recheckMs = PLAN_RECHECK_MS;
-  /** Whether the claims' reads run under {@link CLAIM_PLAN}, and since when the plan was last looked at. */
+  /** Whether the claims' reads run under `CLAIM_PLAN`, and since when the plan was last looked at. */
   private pinned = false;
-  private checkedAt = 0;
+  private checkedAt = Number.NEGATIVE_INFINITY;
 
   /**
    * The lease claim, its scan started near the lowest id this table's last claim took. A claim
@@ -95,8 +100,8 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * table that is not busy) always scans from the first id.
    *
    * A claim is one statement in autocommit: its commit is the claim. While the planner would read
-   * the whole table for it, claims run in a transaction of their own under {@link CLAIM_PLAN} (three
-   * more round trips each; see {@link readDue}), so a plan that flipped to a scan of the whole table
+   * the whole table for it, claims run in a transaction of their own under `CLAIM_PLAN` (three
+   * more round trips each; see `readDue`), so a plan that flipped to a scan of the whole table
    * costs one slow claim, not a slow claim each time until the next ANALYZE.
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
@@ -125,24 +130,25 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   /**
    * A claim's read (the lease claim, the advisory candidates): one statement in autocommit, or, while
    * the planner would read the table in full for it, in a transaction of its own under
-   * {@link CLAIM_PLAN}. A read that took `slowClaimMs` or more has its plan looked at (`EXPLAIN`,
-   * one more round trip): a whole-table scan or a sort of the table's rows puts the table's reads
-   * under the settings. While they are, the plan is looked at again every `recheckMs`, and once the
-   * planner keeps to an index by itself (autovacuum's ANALYZE came) they run as one statement
-   * again. A slow read with an index plan (a busy server, a pause of this process) changes nothing.
+   * `CLAIM_PLAN`. A read that took `slowClaimMs` or more has its plan looked at (`EXPLAIN`,
+   * one more round trip; at most once per `recheckMs`): a scan of the whole of a big table puts the
+   * table's reads under the settings. While they are, the plan is looked at again every
+   * `recheckMs`, and once the planner keeps to an index by itself (autovacuum's ANALYZE came) they
+   * run as one statement again. A slow read with an index plan, or on a small table (a busy server,
+   * a pause of this process), changes nothing.
    */
   private async readDue(conn: Connection, st: Statement): Promise<Row[]> {
     const at = performance.now();
     const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
     const end = performance.now();
-    if (this.pinned ? end - this.checkedAt >= this.recheckMs : end - at >= this.slowClaimMs) {
+    if (end - this.checkedAt >= this.recheckMs && (this.pinned || end - at >= this.slowClaimMs)) {
       this.pinned = await this.scansTable(conn, st);
       this.checkedAt = performance.now();
     }
     return rows;
   }
 
-  /** The advisory form's candidate select, run as {@link readDue} runs it. */
+  /** The advisory form's candidate select, run as `readDue` runs it. */
   override async candidates(
     conn: Connection,
     n: number,
@@ -155,8 +161,10 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   }
 
   /**
-   * Whether the planner, left to itself, plans read `st` with a sequential scan of the table or a
-   * sort of its rows (other than the lease claim's sort of the rows it returns).
+   * Whether the planner, left to itself, plans read `st` with a sequential scan of the table that
+   * costs `BIG_SCAN_COST` or more. A small table is best read whole, and under load its claim
+   * can take 50 ms too; a big one read whole is the flip. The scan's cost counts the table's pages,
+   * which stale statistics do not shrink.
    */
   private async scansTable(conn: Connection, st: Statement): Promise<boolean> {
     const r = await conn.query(`EXPLAIN (FORMAT JSON) ${st.sql}`, st.params);
@@ -172,12 +180,11 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     const relation = this.sql.t.table.split('.').pop();
     return nodes.some(
       (n) =>
-        (n['Node Type'] === 'Seq Scan' && n['Relation Name'] === relation) ||
-        (n['Node Type'] === 'Sort' && !(n['Sort Key'] ?? []).every((k) => k.startsWith('sqlinbox_claimed.'))),
+        n['Node Type'] === 'Seq Scan' && n['Relation Name'] === relation && n['Total Cost'] >= BIG_SCAN_COST,
     );
   }
 
-  /** Runs claim `st` in a transaction of its own under {@link CLAIM_PLAN}. */
+  /** Runs claim `st` in a transaction of its own under `CLAIM_PLAN`. */
   private async onIndex(conn: Connection, st: Statement): Promise<Row[]> {
     await conn.query('BEGIN');
     let rows: Row[];

@@ -18,6 +18,7 @@ import {
   type Opened,
   type PlanNode,
   planNodes,
+  recording,
   suiteAdmin,
   uniqueName,
 } from './support.js';
@@ -153,7 +154,7 @@ describe('R-LOAD-6 a FIFO claim reads groups, not the backlog behind their heads
 
 /**
  * A table emptied and vacuumed, then filled again before the next ANALYZE: vacuum recorded a
- * hundred rows over the pages of a hundred thousand, so the planner takes the twenty thousand that
+ * hundred rows over the pages of two hundred thousand, so the planner takes the thirty thousand that
  * arrived since for a few dozen, and reading them all and sorting costs less in its eyes than an
  * index scan it expects to run to the end. The table's autovacuum is off so no ANALYZE comes
  * between.
@@ -162,11 +163,11 @@ async function flippedTable(admin: pgModule.Client, create: (t: AnyTable) => Pro
   await create(t);
   const name = t.table;
   await admin.query(`ALTER TABLE "${name}" SET (autovacuum_enabled = false)`);
-  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 100000)`);
+  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 200000)`);
   await admin.query(`ANALYZE "${name}"`);
-  await admin.query(`DELETE FROM "${name}" WHERE id <= 99900`);
+  await admin.query(`DELETE FROM "${name}" WHERE id <= 199900`);
   await admin.query(`VACUUM ANALYZE "${name}"`);
-  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 20000)`);
+  await admin.query(`INSERT INTO "${name}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 30000)`);
 }
 
 /** The scans of the queue table in a plan: `Seq Scan`, `Index Scan`, .. */
@@ -218,7 +219,7 @@ const reads = [
     table: (name: string) => leaseTable(name),
     read: (ops: PostgresTable, conn: Connection) => ops.claimLease(conn, 300, new Date(), at(30_000)),
     // Each claim takes the 300 rows after the last one's.
-    ids: [run(99_901), run(100_201), run(100_501), run(100_801)],
+    ids: [run(199_901), run(200_201), run(200_501), run(200_801)],
     scans: 2,
   },
   {
@@ -233,7 +234,7 @@ const reads = [
       }) as AnyTable,
     read: (ops: PostgresTable, conn: Connection) => ops.candidates(conn, 300, new Date(), new Set()),
     // Candidates take nothing: each read answers the same rows.
-    ids: [run(99_901), run(99_901), run(99_901), run(99_901)],
+    ids: [run(199_901), run(199_901), run(199_901), run(199_901)],
     scans: 1,
   },
 ];
@@ -316,3 +317,41 @@ describe.each(drivers)(
       });
   },
 );
+
+describe.each(drivers)('R-LOAD-2 a small table read whole is no flip on $name', (driver) => {
+  const { admin, create } = suiteAdmin();
+  let opened: Opened;
+  beforeAll(() => {
+    opened = driver.open(2);
+  });
+  afterAll(async () => {
+    await opened.end();
+  });
+
+  test('R-LOAD-2 a slow claim of a small table planned as a scan of it stays one statement, and its plan is looked at no oftener than recheckMs', async () => {
+    const t = leaseTable(uniqueName('small'));
+    await create(t);
+    await admin().query(`INSERT INTO "${t.table}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 50)`);
+    await admin().query(`ANALYZE "${t.table}"`);
+    const st = new PostgresStatements(t).lease.claim(10, new Date(), at(30_000));
+    // The planner reads the one page whole: a scan of the table, but a cheap one.
+    expect(scansOf((await explain(admin(), st)).nodes, t.table)).toContain('Seq Scan');
+    const ops = postgresDialect.prepare(t) as PostgresTable;
+    ops.slowClaimMs = 0;
+    const conn = await opened.adapter.pool.acquire();
+    try {
+      const first = recording(conn);
+      expect(await ops.claimLease(first.conn, 10, new Date(), at(30_000))).toHaveLength(10);
+      expect(first.statements).toEqual([
+        expect.stringContaining('sqlinbox_claimed'),
+        expect.stringMatching(/^EXPLAIN /),
+      ]);
+      // Not under the settings; and the plan was looked at less than recheckMs ago.
+      const second = recording(conn);
+      expect(await ops.claimLease(second.conn, 10, new Date(), at(30_000))).toHaveLength(10);
+      expect(second.statements).toEqual([expect.stringContaining('sqlinbox_claimed')]);
+    } finally {
+      opened.adapter.pool.release(conn);
+    }
+  });
+});
