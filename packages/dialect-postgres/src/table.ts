@@ -142,7 +142,12 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     const rows = this.pinned ? await this.onIndex(conn, st) : await this.rows(conn, st);
     const end = performance.now();
     if (end - this.checkedAt >= this.recheckMs && (this.pinned || end - at >= this.slowClaimMs)) {
-      this.pinned = await this.scansTable(conn, st);
+      try {
+        this.pinned = await this.scansTable(conn, st);
+      } catch {
+        // The plan unread, the reads stay as they were. The rows are claimed (the lease claim has
+        // committed): they are the caller's. A connection that broke fails its next statement.
+      }
       this.checkedAt = performance.now();
     }
     return rows;

@@ -355,3 +355,46 @@ describe.each(drivers)('R-LOAD-2 a small table read whole is no flip on $name', 
     }
   });
 });
+
+describe.each(drivers)('R-LOAD-2 a plan that cannot be read loses no claim on $name', (driver) => {
+  const { admin, create } = suiteAdmin();
+  let opened: Opened;
+  beforeAll(() => {
+    opened = driver.open(2);
+  });
+  afterAll(async () => {
+    await opened.end();
+  });
+
+  test('R-LOAD-2 a slow claim whose EXPLAIN fails answers the rows it claimed, and the claims stay one statement', async () => {
+    const t = leaseTable(uniqueName('noplan'));
+    await create(t);
+    await admin().query(`INSERT INTO "${t.table}" (payload) SELECT '{}'::jsonb FROM generate_series(1, 20)`);
+    const ops = postgresDialect.prepare(t) as PostgresTable;
+    ops.slowClaimMs = 0;
+    ops.recheckMs = 0;
+    const conn = await opened.adapter.pool.acquire();
+    const sent: string[] = [];
+    // The server refuses every EXPLAIN: a statement of the same name that does not parse.
+    const spy: Connection = {
+      id: conn.id,
+      query: (sql, params) => {
+        sent.push(sql);
+        return conn.query(sql.startsWith('EXPLAIN') ? `${sql} sqlinbox_not_sql(` : sql, params);
+      },
+    };
+    try {
+      const first = await ops.claimLease(spy, 10, new Date(), at(30_000));
+      const second = await ops.claimLease(spy, 10, new Date(), at(30_000));
+      expect([...first, ...second].map((r) => Number(r.id))).toEqual(run(1).slice(0, 20));
+      expect(sent.filter((q) => q.startsWith('EXPLAIN'))).toHaveLength(2);
+      expect(sent).not.toContain('BEGIN');
+      const leased = await admin().query(
+        `SELECT count(*)::int AS n FROM "${t.table}" WHERE locked_until > now()`,
+      );
+      expect(leased.rows[0].n).toBe(20);
+    } finally {
+      opened.adapter.pool.release(conn);
+    }
+  });
+});
