@@ -3,6 +3,7 @@ import type { AnyTable, Form, IsolationLevel, SqliteMode } from './description.j
 import type { Connection, Pool, Row } from './driver.js';
 import type { ErrorKind } from './errors.js';
 import type { FlowOps } from './flow-table.js';
+import type { Logger } from './logger.js';
 import type { RateGrant, RateReservation } from './rate-limit.js';
 import type { DeadLetterTarget, FinishSettlement, ReturnSettlement, Settlement } from './settlement.js';
 import type { StepsOps } from './steps-table.js';
@@ -476,6 +477,8 @@ export interface PrepareOptions {
    * statement: a relay's records held back until its next start. Default: none.
    */
   readonly exclude?: ReadonlySet<unknown> | undefined;
+  /** Where the statements tell what they change of their own accord (a claim plan they switch to). Default: silent. */
+  readonly logger?: Logger | undefined;
 }
 
 /** A transaction's options: the table's isolation level or SQLite mode. */

@@ -68,7 +68,11 @@ export class Subscription {
     const heldBack = settings.relay ? new HeldBack() : undefined;
     // One set of ids every claim passes over: a relay's held-back records and the rows passed over.
     const passOver = new PassOver(heldBack);
-    const ops = host.dialect.prepare(t, { deadLetter: settings.deadLetter, exclude: passOver.ids });
+    const ops = host.dialect.prepare(t, {
+      deadLetter: settings.deadLetter,
+      exclude: passOver.ids,
+      logger: host.logger,
+    });
     const caps = host.dialect.capabilities;
     const oneClaimAtATime =
       caps.oneClaimAtATime ||

@@ -274,14 +274,16 @@ export class PostgresLease extends LeaseStatements<PostgresQueue> {
    * (`ORDER BY` over `RETURNING`, so the runner sorts nothing), and a FIFO table takes guarded heads
    * ({@link PostgresQueue.guarded}). Runs in autocommit: the statement's commit is the claim.
    */
-  override claim(n: number, now: Date, expiry: Date, from?: bigint): Statement {
+  override claim(n: number, now: Date, expiry: Date, from?: bigint, below?: bigint): Statement {
     const { q, s, t } = this;
     const p = q.params();
     const g = q.guarded(p, n, now, 'q');
     const set = q.leaseSets(p, expiry);
-    // From an id on ({@link PostgresLease.bounded}): the primary key's scan starts there.
+    // From an id on, or below one ({@link boundedClaims}): the primary key's scan starts or ends there.
+    const id = q.col('q', t.id.column);
     const lower =
-      from === undefined ? '' : `${q.col('q', t.id.column)} >= ${p.bind(from.toString())}::int8 AND `;
+      (from === undefined ? '' : `${id} >= ${p.bind(from.toString())}::int8 AND `) +
+      (below === undefined ? '' : `${id} < ${p.bind(below.toString())}::int8 AND `);
     const pick = s.select(p, {
       columns: `${q.col('q', t.id.column)} AS ${ID}`,
       table: `${q.table} q`,

@@ -5,6 +5,7 @@ import type {
   Connection,
   Insert,
   InsertOptions,
+  Logger,
   PrepareOptions,
   QueueStats,
   Row,
@@ -16,8 +17,12 @@ import { boundedClaims, PostgresStatements } from './statements.js';
 
 /** How far below the last claim's lowest id a lease claim starts its scan, in ids. */
 export const CLAIM_MARGIN = 2000n;
-/** How often at least a lease claim scans from the table's first id (ms). */
+/** How often at least a busy table's lease claims look below their start (ms). */
 export const FULL_SCAN_EVERY_MS = 100;
+/** A scan from the table's first id that took this long (ms) or more gives way to the sweep. */
+export const SWEEP_FROM_MS = 20;
+/** How long one step of the sweep aims to take (ms). */
+export const SWEEP_STEP_MS = 5;
 
 /**
  * The planner settings a claim's read runs under while its table's statistics mislead the planner,
@@ -55,7 +60,7 @@ interface PlanNode {
 
 /** Prepares the statements of one table (see {@link PostgresTable}). */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
-  return new PostgresTable(new PostgresStatements(t, opts));
+  return new PostgresTable(new PostgresStatements(t, opts), opts.logger);
 }
 
 /**
@@ -66,13 +71,24 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
  */
 export class PostgresTable extends SqlTable<PostgresStatements> {
   /**
-   * The lowest id the last lease claim took, where claims may start their scan at an id
-   * ({@link boundedClaims}); undefined before the first claim that took a row.
+   * The lowest id the last lease claim took near the head of the table, where claims may start
+   * their scan at an id ({@link boundedClaims}); undefined before the first claim that took a row.
    */
   private floor: bigint | undefined;
-  /** When the last claim that scanned from the table's first id ran, and how long it took (ms). */
-  private fullAt = Number.NEGATIVE_INFINITY;
+  /** The lowest id any claim of this table took. */
+  private lowest: bigint | undefined;
+  /** When the claims last looked below their start (a scan from the first id, a step of the sweep), and how long that took (ms). */
+  private lowAt = Number.NEGATIVE_INFINITY;
+  private lowMs = 0;
+  /** How long the last look at every id below the start took (ms): one scan, or a whole sweep. */
   private fullMs = 0;
+  /** The sweep: the next step's upper bound (undefined: the next step starts a round at the claims' start), its width in ids, the width a round starts with, the round's time so far (ms). */
+  private sweepBelow: bigint | undefined;
+  private sweepSpan = CLAIM_MARGIN;
+  private headSpan = CLAIM_MARGIN;
+  private roundMs = 0;
+  /** A scan from the first id that took this long (ms) or more gives way to the sweep; `SWEEP_FROM_MS` unless changed. */
+  sweepFromMs = SWEEP_FROM_MS;
   /**
    * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before its plan
    * is looked at; `SLOW_CLAIM_MS` unless changed.
@@ -84,6 +100,14 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
   private pinned = false;
   private checkedAt = Number.NEGATIVE_INFINITY;
 
+  constructor(
+    sql: PostgresStatements,
+    /** Told when the claims' reads go under `CLAIM_PLAN` and when they leave it. */
+    private readonly logger?: Logger,
+  ) {
+    super(sql);
+  }
+
   /**
    * The lease claim, its scan started near the lowest id this table's last claim took. A claim
    * reads the primary key from its lowest id up, and the rows settled since the last vacuum are
@@ -93,11 +117,19 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    * last claim's lowest id, it steps over the rows settled since then only.
    *
    * Rows below that start are still due sometimes: a row whose transaction committed long after
-   * its id was drawn, a retry whose time came, a lease that ran out. So a claim scans from the first
-   * id again once `FULL_SCAN_EVERY_MS` have passed since the last such claim, or ten times as
-   * long as that claim took (a scan slowed by dead rows runs no more than a tenth of the time);
-   * such a row waits for it at most that long. A subscription claiming less often than that (a
-   * table that is not busy) always scans from the first id.
+   * its id was drawn, a retry whose time came, a lease that ran out, a delayed message. So the
+   * claims look below their start once `FULL_SCAN_EVERY_MS` have passed since they last did, or
+   * ten times as long as that look took. While a scan from the first id is quick (under
+   * `sweepFromMs`), the look is such a scan, in place of the claim's scan from its start. When
+   * it is not (a transaction held open keeps vacuum from removing the settled rows' entries: a
+   * scan through them took 640 ms at 17,000 jobs/s after a minute), one slow claim would hold up
+   * every row that arrives meanwhile; the look becomes a sweep instead. Each look then claims from
+   * one window of ids below the start, from the start down, each window as wide as a look of about
+   * `SWEEP_STEP_MS` reads (its width adapts from window to window), and the last window takes
+   * every id below it; the claim from the start follows in the same call. A round of the sweep
+   * covers what one scan would, spread over many claims, and once a whole round takes less than
+   * `sweepFromMs`, the look is one scan again. A subscription claiming less often than the
+   * look's interval (a table that is not busy) looks below each time.
    *
    * A claim is one statement in autocommit: its commit is the claim. While the planner would read
    * the whole table for it, claims run in a transaction of their own under `CLAIM_PLAN` (three
@@ -108,23 +140,85 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     if (n <= 0) return [];
     const t = this.sql.t;
     const at = performance.now();
-    const bounded =
-      this.floor !== undefined &&
-      boundedClaims(t) &&
-      at - this.fullAt < Math.max(FULL_SCAN_EVERY_MS, 10 * this.fullMs);
-    const from = bounded ? (this.floor as bigint) - CLAIM_MARGIN : undefined;
-    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, from));
-    if (!bounded) {
-      this.fullAt = at;
-      this.fullMs = performance.now() - at;
+    if (this.floor === undefined || !boundedClaims(t)) return this.fromFirst(conn, n, now, expiry, at);
+    const start = this.floor - CLAIM_MARGIN;
+    const sweeping = this.sweepBelow !== undefined || this.fullMs >= this.sweepFromMs;
+    const every = Math.max(sweeping ? 10 * SWEEP_STEP_MS : FULL_SCAN_EVERY_MS, 10 * this.lowMs);
+    if (at - this.lowAt < every) return this.fromStart(conn, n, now, expiry, start);
+    if (!sweeping) return this.fromFirst(conn, n, now, expiry, at);
+    // A step of the sweep: the window below `below`, the whole rest below it once it reaches the
+    // lowest id claimed.
+    const below = this.sweepBelow ?? start;
+    const span = this.sweepBelow === undefined ? this.headSpan : this.sweepSpan;
+    const lowest = this.lowest ?? below;
+    const from = below - span > lowest ? below - span : undefined;
+    // Claims that start meanwhile (several in flight) claim from the start.
+    this.lowAt = at;
+    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, from, below));
+    const ms = performance.now() - at;
+    this.lowMs = ms;
+    this.roundMs += ms;
+    this.sweepSpan = widthAfter(span, ms);
+    if (this.sweepBelow === undefined) this.headSpan = this.sweepSpan;
+    this.note(rows);
+    if (rows.length >= n) {
+      // The window may hold more: the next step reads it again.
+      this.sweepBelow = below;
+      return rows;
     }
-    if (rows.length > 0 && boundedClaims(t)) {
-      // The claim answers its rows in id order: the first is the lowest.
-      const lowest = rows[0]?.[t.id.column];
-      if (typeof lowest === 'number' || typeof lowest === 'bigint' || typeof lowest === 'string')
-        this.floor = BigInt(lowest);
-    }
+    if (from === undefined) {
+      // The round is done.
+      this.fullMs = this.roundMs;
+      this.roundMs = 0;
+      this.sweepBelow = undefined;
+    } else this.sweepBelow = from;
+    // The window's rows are below the start: they come first in id order.
+    return rows.concat(await this.fromStart(conn, n - rows.length, now, expiry, start));
+  }
+
+  /** A lease claim from the table's first id, timed as a look below the claims' start. */
+  private async fromFirst(conn: Connection, n: number, now: Date, expiry: Date, at: number): Promise<Row[]> {
+    this.lowAt = at;
+    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry));
+    this.lowMs = this.fullMs = performance.now() - at;
+    this.note(rows);
+    this.head(rows);
     return rows;
+  }
+
+  /** A lease claim from id `start` up. */
+  private async fromStart(
+    conn: Connection,
+    n: number,
+    now: Date,
+    expiry: Date,
+    start: bigint,
+  ): Promise<Row[]> {
+    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, start));
+    this.note(rows);
+    this.head(rows);
+    return rows;
+  }
+
+  /** The lowest id of `rows` (a claim answers its rows in id order), or undefined. */
+  private lowestOf(rows: Row[]): bigint | undefined {
+    const id = rows[0]?.[this.sql.t.id.column];
+    return typeof id === 'number' || typeof id === 'bigint' || typeof id === 'string'
+      ? BigInt(id)
+      : undefined;
+  }
+
+  /** Keeps the lowest id claimed. */
+  private note(rows: Row[]): void {
+    const id = this.lowestOf(rows);
+    if (id !== undefined && (this.lowest === undefined || id < this.lowest)) this.lowest = id;
+  }
+
+  /** The next claims start near the lowest id of `rows`, where they took any. */
+  private head(rows: Row[]): void {
+    if (!boundedClaims(this.sql.t)) return;
+    const id = this.lowestOf(rows);
+    if (id !== undefined) this.floor = id;
   }
 
   /**
@@ -143,7 +237,9 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     const end = performance.now();
     if (end - this.checkedAt >= this.recheckMs && (this.pinned || end - at >= this.slowClaimMs)) {
       try {
-        this.pinned = await this.scansTable(conn, st);
+        const pinned = await this.scansTable(conn, st);
+        if (pinned !== this.pinned) this.planChanged(pinned, end - at);
+        this.pinned = pinned;
       } catch {
         // The plan unread, the reads stay as they were. The rows are claimed (the lease claim has
         // committed): they are the caller's. A connection that broke fails its next statement.
@@ -151,6 +247,17 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       this.checkedAt = performance.now();
     }
     return rows;
+  }
+
+  /** Tells the logger the claims' reads go under `CLAIM_PLAN` (`pinned`) or leave it. */
+  private planChanged(pinned: boolean, ms: number): void {
+    const table = this.sql.t.table;
+    if (pinned)
+      this.logger?.warn(
+        'the planner would read the whole table for each claim (its statistics are stale): claims run with sequential and bitmap scans off until it would not',
+        { table, claimMs: Math.round(ms) },
+      );
+    else this.logger?.info('the planner keeps to the index again: claims run as planned', { table });
   }
 
   /** The advisory form's candidate select, run as `readDue` runs it. */
@@ -330,4 +437,17 @@ function unstorable(table: string, err: unknown): EncodeError | undefined {
     `PostgreSQL text and jsonb cannot hold the NUL character U+0000: ${String(e.message)}${detail}; store such messages in a bytes (bytea) payload`,
     err,
   );
+}
+
+/**
+ * The width of the sweep's next window after a window `span` ids wide took `ms`: twice as wide
+ * after a quick one, narrowed in proportion after a slow one, never under a tenth of
+ * `CLAIM_MARGIN`.
+ */
+function widthAfter(span: bigint, ms: number): bigint {
+  let next = span;
+  if (ms < SWEEP_STEP_MS / 2) next = span * 2n;
+  else if (ms > SWEEP_STEP_MS) next = (span * BigInt(Math.round((SWEEP_STEP_MS * 1000) / ms))) / 1000n;
+  const least = CLAIM_MARGIN / 10n;
+  return next < least ? least : next;
 }

@@ -256,7 +256,15 @@ describe.each(drivers)(
         const t = r.table(uniqueName('flip'));
         await flippedTable(admin(), create, t);
         const name = t.table;
-        const ops = postgresDialect.prepare(t) as PostgresTable;
+        // What the table tells its logger: the settings going on, then off.
+        const told: string[] = [];
+        const logger = {
+          debug: () => undefined,
+          info: (msg: string, f?: Record<string, unknown>) => told.push(`info ${f?.table}: ${msg}`),
+          warn: (msg: string, f?: Record<string, unknown>) => told.push(`warn ${f?.table}: ${msg}`),
+          error: () => undefined,
+        };
+        const ops = postgresDialect.prepare(t, { logger }) as PostgresTable;
         // Every read counts as slow, so each unguarded one has its plan looked at.
         ops.slowClaimMs = 0;
         const conn = await opened.adapter.pool.acquire();
@@ -311,6 +319,10 @@ describe.each(drivers)(
           expect(await read()).toEqual([expect.stringContaining(name), explained]);
           expect(plans[3]).not.toContain('Seq Scan');
           expect(claimed).toEqual(r.ids);
+          expect(told).toEqual([
+            expect.stringMatching(new RegExp(`^warn ${name}: the planner would read the whole table`)),
+            expect.stringMatching(new RegExp(`^info ${name}: the planner keeps to the index again`)),
+          ]);
         } finally {
           opened.adapter.pool.release(conn);
         }
