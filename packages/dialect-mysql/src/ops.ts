@@ -13,7 +13,7 @@ import type {
 import { chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
-import { FIFO_DUE, FIFO_GROUP, MysqlStatements, mysqlSyntax } from './statements.js';
+import { FIFO_DUE, FIFO_GROUP, GUARD_K, MysqlStatements, mysqlSyntax } from './statements.js';
 
 /**
  * Opens the runner's own transactions, the one way every flow of this runner opens one: at READ
@@ -124,7 +124,9 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /**
    * The builder's guard, after (once per table) reading which index the guard reads
    * ({@link MysqlFifo.fifoIndex}). A table without an index led by its group column is
-   * warned about once: its guard may wait on rows of other groups that other claims hold.
+   * warned about once: its guard may wait on rows of other groups that other claims hold. Two
+   * heads or more take their guards in one statement ({@link MysqlFifo.headGuards}) instead of a
+   * round trip each (a claim of 16 heads spent 5 ms in its guards).
    */
   override async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
     const s = this.sql.fifo;
@@ -138,7 +140,16 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         );
       }
     }
-    return super.guardHeads(conn, rows);
+    const group = s.t.group;
+    const grouped =
+      group === undefined ? [] : rows.filter((r) => r[group] !== null && r[group] !== undefined);
+    if (group === undefined || grouped.length < 2) return super.guardHeads(conn, rows);
+    // Every head's guard in one statement: a head any answer row is tagged with is not its group's.
+    const st = s.headGuards(grouped.map((r) => ({ id: this.idOf(r), group: r[group] })));
+    if (st === undefined) return super.guardHeads(conn, rows);
+    const behind = new Set((await this.rows(conn, st)).map((r) => Number(r[GUARD_K])));
+    const left = new Set(grouped.filter((_, k) => behind.has(k)));
+    return rows.filter((r) => !left.has(r));
   }
 
   /** The FIFO guard ({@link MysqlFifo.headGuard}) finds no older row: the claimed row is its group's head. */
@@ -311,9 +322,16 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /**
    * Many lease-form acks, in one READ COMMITTED transaction: the rows that still hold their tokens
    * read `FOR UPDATE`, then deleted (or stamped) by id; the lock makes the ids read the ids changed.
+   * One ack is one statement ({@link MysqlLease.settleOneFinish}), its count the answer.
    */
   override async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
     if (settlements.length === 0) return [];
+    const [one, ...more] = settlements;
+    if (more.length === 0 && one !== undefined) {
+      // One row: its statement's count says whether it still held its token.
+      const changed = toCount((await this.run(conn, this.sql.lease.settleOneFinish(one, one.now))).rowCount);
+      return changed > 0 ? [one.id] : [];
+    }
     return inTransaction(conn, async () => {
       const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
         this.idOf(r),

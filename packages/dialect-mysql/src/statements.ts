@@ -252,6 +252,22 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
     );
   }
 
+  /**
+   * `ack`/`drop` of one row that still holds its token, in one statement (autocommit): delete, or
+   * stamp; the count of rows it changed says whether it did. A batch of one row needs no lock read.
+   */
+  settleOneFinish(lease: HeldLease, now: Date): Statement {
+    const { q, s, t } = this;
+    const p = q.params();
+    if (t.processedAt === undefined)
+      return p.statement(s.delete({ table: q.table, where: this.heldTokens(p, [lease]) }));
+    const set = [`${q.ident(t.processedAt)} = ${s.time(p, now)}`];
+    if (t.lease !== undefined) set.push(`${q.ident(t.lease)} = NULL`);
+    return p.statement(
+      s.update({ table: q.table, alias: 'q', set, where: this.heldTokens(p, [lease], 'q') }),
+    );
+  }
+
   /** `ack`/`drop` of many rows by id (their tokens checked under lock): delete, or stamp. */
   settleManyFinish(ids: readonly unknown[], now: Date): Statement {
     const { q, s, t } = this;
@@ -482,14 +498,37 @@ export class MysqlFifo extends FifoStatements<MysqlQueue> {
     const { q, t } = this;
     if (t.group === undefined) return undefined;
     const p = q.params();
+    return p.statement(this.guardSelect(p, id, group));
+  }
+
+  /**
+   * The guards of several heads in one round trip: each head's guard ({@link headGuard}) as a
+   * part of a `UNION ALL`, its rows tagged with the head's index (`sqlinbox_k`). Each part locks
+   * and waits as the guard alone does.
+   */
+  override headGuards(
+    heads: readonly { readonly id: unknown; readonly group: unknown }[],
+  ): Statement | undefined {
+    if (this.t.group === undefined || heads.length === 0) return undefined;
+    const p = this.q.params();
+    return p.statement(heads.map((h, k) => `(${this.guardSelect(p, h.id, h.group, k)})`).join(' UNION ALL '));
+  }
+
+  /** A head's guard select; tagged `sqlinbox_k` = `k` where given. */
+  private guardSelect(p: Params, id: unknown, group: unknown, k?: number): string {
+    const { q, t } = this;
     const sid = q.col('s', t.id.column);
     const index = this.fifoIndex == null ? '' : ` FORCE INDEX (${q.ident(this.fifoIndex)})`;
-    return p.statement(
-      `SELECT ${sid} FROM ${q.table} s${index} WHERE ${q.col('s', t.group)} = ${p.bind(group)}` +
-        ` AND ${sid} < ${p.bind(id)}${q.unsettled('s')} ORDER BY ${sid} FOR UPDATE`,
+    const tag = k === undefined ? '' : `${k} AS ${GUARD_K}, `;
+    return (
+      `SELECT ${tag}${sid} FROM ${q.table} s${index} WHERE ${q.col('s', t.group as string)} = ${p.bind(group)}` +
+      ` AND ${sid} < ${p.bind(id)}${q.unsettled('s')} ORDER BY ${sid} FOR UPDATE`
     );
   }
 }
+
+/** The column of {@link MysqlFifo.headGuards}' answer that names the head a row is the guard's answer for. */
+export const GUARD_K = 'sqlinbox_k';
 
 /** Settlement: the dead-letter move's copy, delete, and its copy's lease cleared. */
 export class MysqlSettle extends SettleStatements<MysqlQueue> {

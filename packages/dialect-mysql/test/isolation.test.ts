@@ -66,7 +66,7 @@ describe('the runner transactions of MySQL/MariaDB', () => {
   });
 
   for (const driver of drivers) {
-    test(`R-ROW-5 R-TX-6 a keyed publish, a lease claim, a batched ack and a dead-letter move each run at READ COMMITTED on a session whose default is REPEATABLE READ (${driver.name})`, async () => {
+    test(`R-ROW-5 R-TX-6 a keyed publish, a lease claim, a batched ack and a dead-letter move each run at READ COMMITTED on a session whose default is REPEATABLE READ; a batched ack of one row is one statement in autocommit (${driver.name})`, async () => {
       const name = uniqueName('iso');
       const dead = `${name}_dead`;
       const t: AnyTable = inbox({
@@ -91,14 +91,35 @@ describe('the runner transactions of MySQL/MariaDB', () => {
           { payload: '{}', key: 'a' },
           { payload: '{}', key: 'b' },
           { payload: '{}', key: 'c' },
+          { payload: '{}', key: 'd' },
         ]);
         flow.at = 'lease claim';
         const now = new Date();
         const token = new Date(now.getTime() + 30_000);
-        const rows = await ops.claimLease(conn, 3, now, token);
-        expect(rows).toHaveLength(3);
+        const rows = await ops.claimLease(conn, 4, now, token);
+        expect(rows).toHaveLength(4);
         flow.at = 'batched ack';
-        await ops.batch!.settleMany(conn, [{ kind: 'finish', id: rows[0]!.id, token, now }]);
+        const acked = await ops.batch!.settleMany(conn, [
+          { kind: 'finish', id: rows[0]!.id, token, now },
+          { kind: 'finish', id: rows[2]!.id, token, now },
+        ]);
+        expect(acked.map(String)).toEqual([rows[0]!.id, rows[2]!.id].map(String));
+        // One row: its statement alone, outside any transaction (no level to read), its count the answer.
+        flow.at = 'batched ack of one row';
+        let sent = 0;
+        const counting = Object.create(conn) as Connection;
+        counting.query = (sql, params) => {
+          sent++;
+          return conn.query(sql, params);
+        };
+        expect(
+          await ops.batch!.settleMany(counting, [{ kind: 'finish', id: rows[3]!.id, token, now }]),
+        ).toEqual([rows[3]!.id]);
+        expect(sent).toBe(1);
+        // A token the row no longer holds: nothing settled, and the answer says so.
+        expect(
+          await ops.batch!.settleMany(counting, [{ kind: 'finish', id: rows[1]!.id, token: now, now }]),
+        ).toEqual([]);
         flow.at = 'dead-letter move';
         const moved = await ops.settle(conn, {
           kind: 'deadLetter',

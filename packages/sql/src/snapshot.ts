@@ -240,7 +240,14 @@ export function builderStatements(s: QueueStatements, c: SnapshotCase): NamedSta
   };
   if (t.form === 'rowlock') {
     add('claimLocked (n 10)', () => s.rowLock.claim(10, t.clock === 'database' ? null : now));
-    if (t.group !== undefined) add('headGuard (id 7, group g)', () => s.fifo.headGuard(7, 'g'));
+    if (t.group !== undefined) {
+      add('headGuard (id 7, group g)', () => s.fifo.headGuard(7, 'g'));
+      const heads = [
+        { id: 7, group: 'g' },
+        { id: 9, group: 'h' },
+      ];
+      add('headGuards (ids 7, 9, groups g, h)', () => s.fifo.headGuards(heads));
+    }
   }
   if (t.form === 'lease') {
     add('claimLease (n 10)', () => s.lease.claim(10, now, later));

@@ -1489,6 +1489,8 @@ SELECT
     ELSE 0
   END AS [ok];
 
+-- headGuards (ids 7, 9, groups g, h): none
+
 -- settle ack
 -- params: [7]
 -- text: 35 characters, sha256 47d362f852375bfb
@@ -9181,6 +9183,8 @@ SELECT
     WHEN @r >= 0 THEN 1
     ELSE 0
   END AS [ok];
+
+-- headGuards (ids 7, 9, groups g, h): none
 
 -- settle ack
 -- params: [7]

@@ -1396,6 +1396,37 @@ ORDER BY
   s.`id` FOR
 UPDATE;
 
+-- headGuards (ids 7, 9, groups g, h)
+-- params: ["g",7,"h",9]
+-- text: 237 characters, sha256 caaeb5a47f435c5d
+(
+  SELECT
+    0 AS sqlinbox_k,
+    s.`id`
+  FROM
+    `jobs` s
+  WHERE
+    s.`fifo_group` = ?
+    AND s.`id` < ?
+  ORDER BY
+    s.`id` FOR
+  UPDATE
+)
+UNION ALL
+(
+  SELECT
+    1 AS sqlinbox_k,
+    s.`id`
+  FROM
+    `jobs` s
+  WHERE
+    s.`fifo_group` = ?
+    AND s.`id` < ?
+  ORDER BY
+    s.`id` FOR
+  UPDATE
+);
+
 -- settle ack
 -- params: [7]
 -- text: 33 characters, sha256 1fdedc567da36a1e
@@ -9676,6 +9707,37 @@ WHERE
 ORDER BY
   s.`id` FOR
 UPDATE;
+
+-- headGuards (ids 7, 9, groups g, h)
+-- params: ["g",7,"h",9]
+-- text: 237 characters, sha256 caaeb5a47f435c5d
+(
+  SELECT
+    0 AS sqlinbox_k,
+    s.`id`
+  FROM
+    `jobs` s
+  WHERE
+    s.`fifo_group` = ?
+    AND s.`id` < ?
+  ORDER BY
+    s.`id` FOR
+  UPDATE
+)
+UNION ALL
+(
+  SELECT
+    1 AS sqlinbox_k,
+    s.`id`
+  FROM
+    `jobs` s
+  WHERE
+    s.`fifo_group` = ?
+    AND s.`id` < ?
+  ORDER BY
+    s.`id` FOR
+  UPDATE
+);
 
 -- settle ack
 -- params: [7]

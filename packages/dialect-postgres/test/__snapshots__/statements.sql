@@ -1919,6 +1919,8 @@ FOR UPDATE OF
 
 -- headGuard (id 7, group g): none
 
+-- headGuards (ids 7, 9, groups g, h): none
+
 -- settle ack
 -- params: [7]
 -- text: 34 characters, sha256 de594713c26420fb
@@ -11296,6 +11298,8 @@ FOR UPDATE OF
   q SKIP LOCKED;
 
 -- headGuard (id 7, group g): none
+
+-- headGuards (ids 7, 9, groups g, h): none
 
 -- settle ack
 -- params: [7]

@@ -25,4 +25,14 @@ export class FifoStatements<Q extends QueueSql = QueueSql> extends Feature<Q> {
     void group;
     return undefined;
   }
+
+  /**
+   * The guards of several claimed heads in one statement, where the dialect has one: each answer
+   * row's `sqlinbox_k` is the index in `heads` of the head it is the guard's answer for. Default:
+   * undefined, one {@link headGuard} per head.
+   */
+  headGuards(heads: readonly { readonly id: unknown; readonly group: unknown }[]): Statement | undefined {
+    void heads;
+    return undefined;
+  }
 }
