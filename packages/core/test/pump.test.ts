@@ -10,7 +10,7 @@ import { type ControlOps, type ControlRow, inbox, type Pool, queue, type Row } f
 import { silentLogger } from '../src/logger.js';
 import { Admission } from '../src/subscription/admission.js';
 import { ClaimSize, type Load } from '../src/subscription/claim-size.js';
-import { Pump, type PumpMode, PumpModes, TRANSITIONS } from '../src/subscription/pump.js';
+import { Pump, type PumpMode, PumpModes, QUICK_POLL_MS, TRANSITIONS } from '../src/subscription/pump.js';
 import { Subscription } from '../src/subscription.js';
 import { row, type Scripted, scripted } from './scripted.js';
 
@@ -38,6 +38,7 @@ function mount(
   handler: (m: unknown) => unknown = () => undefined,
   workers = 2,
   table: typeof jobs | typeof fifoJobs = jobs,
+  pollMs = 60_000,
 ) {
   const events = new Events();
   const sub = new Subscription(
@@ -48,7 +49,7 @@ function mount(
       logger: silentLogger,
       events,
       leaseMs: 30_000,
-      pollMs: 60_000,
+      pollMs,
     },
     (
       queue(table as typeof jobs)
@@ -128,6 +129,37 @@ describe("R-HOUSE-5 the pump's modes", () => {
       'idle>stopping',
       'stopping>stopped',
     ]);
+  });
+
+  test('R-LOAD-5 rows a poll found (no wake came with them) make the idle pump poll again after QUICK_POLL_MS, doubling with each poll that finds none, back to the poll interval; rows a wake brought change nothing', async () => {
+    const s = scripted({ claimLease: [[], [row(1)]] });
+    const { sub, enters, next } = mount(s, () => undefined, 2, jobs, 200);
+    const claims = () => s.calls.filter((c) => c.startsWith('claimLease')).length;
+    const idle = enters('idle');
+    sub.start();
+    await idle;
+    expect(sub.pump.idlePollMs).toBe(200);
+    // The poll 200 ms later finds row 1 (a plain INSERT: nothing woke the pump); the claim after
+    // it finds none, and the pump idles with the short wait.
+    const settled = next('settled');
+    // Read as the pump idles (before any timer can run the next poll).
+    const waitOnIdle = enters('idle').then(() => sub.pump.idlePollMs);
+    await settled;
+    expect(await waitOnIdle).toBe(QUICK_POLL_MS);
+    // Polls that find nothing double the wait: 10, 20, 40, 80, 160, then the poll interval.
+    const from = claims();
+    while (claims() < from + 5) await new Promise((r) => setTimeout(r, 5));
+    while (sub.pump.idlePollMs < 200) await new Promise((r) => setTimeout(r, 5));
+    expect(sub.pump.idlePollMs).toBe(200);
+    // A row a wake brought (a publish, a notification): the wait stays the poll interval.
+    s.answer('claimLease', [row(2)]);
+    const second = next('settled');
+    const idleAfter = enters('idle');
+    sub.wake();
+    expect((await second).id).toBe(2);
+    await idleAfter;
+    expect(sub.pump.idlePollMs).toBe(200);
+    await sub.stop();
   });
 
   test('R-HOUSE-5 a failed claim pauses the pump (claimError); the pause ends in the mode it left', async () => {

@@ -90,6 +90,13 @@ export interface PumpControl {
   readonly groups: ReadonlySet<string>;
 }
 
+/**
+ * The idle mode's first wait after a claim made without a wake found rows (ms): a row another
+ * service inserts where the database sends no wake (MySQL, MariaDB, SQLite; PostgreSQL without the
+ * wake-up trigger) waits about this long while rows keep coming, not the poll interval.
+ */
+export const QUICK_POLL_MS = 10;
+
 /** What a claim through the rate limit answers when the window is used up: pause until `until`. */
 interface RateLimited {
   readonly until: number;
@@ -111,6 +118,13 @@ export class Pump {
   private lastEmpty = 0;
   /** A wake came since the last claim started: the idle mode claims at once. */
   private woken = false;
+  /**
+   * The idle mode's wait before its next claim (ms): the poll interval, or, once a claim made
+   * without a wake found rows (rows that come with no wake: another service's plain INSERT where
+   * the database notifies nothing), `QUICK_POLL_MS`, doubling with each such claim that finds none,
+   * back to the poll interval.
+   */
+  private idleMs: number | undefined;
   /**
    * Claims that failed in a row, claims in flight at once counted once: one outage fails every
    * claim in flight together, and counting each would back off as if it had failed that many
@@ -301,13 +315,14 @@ export class Pump {
     if (size <= 0) return this.whenChanged();
     if (!this.admission.allows(this.claims)) return this.whenChanged();
     if (this.current === PumpModes.IDLE && !this.woken) {
-      const due = this.lastEmpty + this.host.pollMs - now;
+      const due = this.lastEmpty + this.idlePollMs - now;
       if (due > 0) return this.changedOr(due, true);
     }
     this.host.passOver.purge(now);
     if (!this.admission.tryTake()) return Promise.race([this.admission.whenRoom(), this.whenChanged()]);
+    const polled = this.current === PumpModes.IDLE && !this.woken;
     this.woken = false;
-    this.startClaim(size);
+    this.startClaim(size, polled);
     return undefined;
   }
 
@@ -319,7 +334,13 @@ export class Pump {
     for (const h of this.dispatch.takeWaiting()) this.refuse(h);
   }
 
-  private startClaim(size: number): void {
+  /** The idle mode's wait before its next claim now (ms; see `idleMs`). */
+  get idlePollMs(): number {
+    return this.idleMs ?? this.host.pollMs;
+  }
+
+  /** `polled`: the claim is the idle mode's, made without a wake. */
+  private startClaim(size: number, polled: boolean): void {
     const started = ++this.claimsStarted;
     this.claims++;
     this.claimSlots += size;
@@ -332,7 +353,7 @@ export class Pump {
     this.claimWithinRate(size).then(
       (held) => {
         done();
-        this.claimed(held, size, toppingUp);
+        this.claimed(held, size, toppingUp, polled);
         this.notify();
       },
       (err: unknown) => {
@@ -344,7 +365,7 @@ export class Pump {
   }
 
   /** A claim came back: the parts learn what it found, the mode follows, the rows go on. */
-  private claimed(held: Held[] | RateLimited, size: number, toppingUp: boolean): void {
+  private claimed(held: Held[] | RateLimited, size: number, toppingUp: boolean, polled: boolean): void {
     this.claimErrors = 0;
     if (!Array.isArray(held)) {
       // The window is used up: the pump pauses until it ends, not idle.
@@ -355,6 +376,11 @@ export class Pump {
     // Nothing more to take now: none came back, or, on a FIFO table, fewer heads than asked for.
     const drained = held.length === 0 || (this.host.fifo === true && held.length < size);
     if (drained) this.lastEmpty = Date.now();
+    // Rows found by a poll came with no wake: poll quickly while they keep coming.
+    if (polled) {
+      const poll = this.host.pollMs;
+      this.idleMs = held.length > 0 ? Math.min(poll, QUICK_POLL_MS) : Math.min(poll, 2 * this.idlePollMs);
+    }
     this.size.took(held.length, size, toppingUp, this.load());
     this.found(drained ? PumpModes.IDLE : PumpModes.CLAIMING);
     this.dispatch.accept(held);
