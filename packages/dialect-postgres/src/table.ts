@@ -181,8 +181,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     this.lowAt = at;
     const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry));
     this.lowMs = this.fullMs = performance.now() - at;
-    this.note(rows);
-    this.head(rows);
+    this.note(rows, true);
     return rows;
   }
 
@@ -195,8 +194,7 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     start: bigint,
   ): Promise<Row[]> {
     const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, start));
-    this.note(rows);
-    this.head(rows);
+    this.note(rows, true);
     return rows;
   }
 
@@ -208,17 +206,15 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
       : undefined;
   }
 
-  /** Keeps the lowest id claimed. */
-  private note(rows: Row[]): void {
+  /**
+   * Keeps the lowest id claimed; with `head` (a claim at the head of the table, not a window of
+   * the sweep), the next claims start near the lowest id of `rows`, where they took any.
+   */
+  private note(rows: Row[], head = false): void {
     const id = this.lowestOf(rows);
-    if (id !== undefined && (this.lowest === undefined || id < this.lowest)) this.lowest = id;
-  }
-
-  /** The next claims start near the lowest id of `rows`, where they took any. */
-  private head(rows: Row[]): void {
-    if (!boundedClaims(this.sql.t)) return;
-    const id = this.lowestOf(rows);
-    if (id !== undefined) this.floor = id;
+    if (id === undefined) return;
+    if (this.lowest === undefined || id < this.lowest) this.lowest = id;
+    if (head && boundedClaims(this.sql.t)) this.floor = id;
   }
 
   /**
