@@ -10,7 +10,7 @@ import type {
   Settlement,
   TableOps,
 } from '@sqlinbox/core';
-import { chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
+import { boundedClaims, ClaimRange, chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
 import { FIFO_DUE, FIFO_GROUP, GUARD_K, MysqlStatements, mysqlSyntax } from './statements.js';
@@ -95,6 +95,14 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
  * connection that holds one.
  */
 export class MysqlTable extends SqlTable<MysqlStatements> {
+  /** Where a busy table's lease claims read ({@link ClaimRange}); undefined where they cannot start at an id. */
+  readonly claimRange: ClaimRange | undefined;
+
+  constructor(sql: MysqlStatements) {
+    super(sql);
+    this.claimRange = boundedClaims(sql.t) ? new ClaimRange(sql.t.id.column) : undefined;
+  }
+
   override run(conn: Connection, st: Statement): Promise<MysqlQueryResult> {
     return conn.query<Row>(st.sql, st.params);
   }
@@ -199,16 +207,36 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /**
    * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own; a
    * FIFO table's candidates ({@link fifoCandidates}) read before it, and no transaction where
-   * there are none.
+   * there are none. A busy table's claims start near the lowest id the last one took, and sweep
+   * the ids below in windows where a scan from the first id is slow ({@link ClaimRange}): while a
+   * transaction is held open, purge removes no deleted row, and a scan from the first id steps
+   * over every row settled since.
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
+    if (this.claimRange !== undefined)
+      return this.claimRange.claim(n, (k, from, below) =>
+        this.lease(conn, k, now, expiry, undefined, from, below),
+      );
     const among = await this.fifoCandidates(conn, n, now);
     if (among !== undefined && among.length === 0) return [];
+    return this.lease(conn, n, now, expiry, among);
+  }
+
+  /** One claim's transaction: the locking select of `among` or of ids in a range, the guard, the update, the re-read. */
+  private lease(
+    conn: Connection,
+    n: number,
+    now: Date,
+    expiry: Date,
+    among?: readonly unknown[],
+    from?: bigint,
+    below?: bigint,
+  ): Promise<Row[]> {
     return inTransaction(conn, async () => {
       const picked = await this.guardHeads(
         conn,
-        await this.rows(conn, this.sql.lease.claim(n, now, expiry, among)),
+        await this.rows(conn, this.sql.lease.claim(n, now, expiry, among, from, below)),
       );
       const ids = picked.map((r) => this.idOf(r));
       if (ids.length === 0) return [];

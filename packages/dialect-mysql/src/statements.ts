@@ -61,6 +61,10 @@ export class MysqlSyntax extends SqlSyntax {
 
   override readonly clock = 'UTC_TIMESTAMP(3)';
   override readonly textType = 'CHAR';
+
+  override bigint(p: Params, value: bigint): string {
+    return `CAST(${p.bind(value.toString())} AS SIGNED)`;
+  }
   /** The steps table's result: TEXT holds 64 KB, a step's value may be larger. */
   override readonly stepResultType = 'LONGTEXT';
   override readonly transactions = MYSQL_TRANSACTIONS;
@@ -195,13 +199,21 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
    * Differs from the builder's: the first statement of the claim's transaction only, the ids (and
    * groups) of up to `n` due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then the
    * FIFO guard, {@link claimUpdate} and {@link claimRows}. `among`: only these ids (a FIFO
-   * claim's candidates, {@link MysqlFifo.window}).
+   * claim's candidates, {@link MysqlFifo.window}); `from` and `below`: only ids in that range
+   * (`ClaimRange`).
    */
-  override claim(n: number, now: Date, _expiry?: Date, among?: readonly unknown[]): Statement {
+  override claim(
+    n: number,
+    now: Date,
+    _expiry?: Date,
+    among?: readonly unknown[],
+    from?: bigint,
+    below?: bigint,
+  ): Statement {
     const { q, t } = this;
     const p = q.params();
     const group = t.group === undefined ? '' : `, ${q.col('q', t.group)}`;
-    return p.statement(q.claimSelect(p, n, now, `${q.col('q', t.id.column)}${group}`, among));
+    return p.statement(q.claimSelect(p, n, now, `${q.col('q', t.id.column)}${group}`, among, from, below));
   }
 
   /**

@@ -4,6 +4,7 @@
  * fails here until the snapshot is written again (`vitest run -u`) and its diff reviewed.
  */
 import {
+  boundedClaims,
   type NamedStatement,
   renderStatements,
   SNAPSHOT_LATER,
@@ -26,6 +27,15 @@ test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapsho
       if (t.form === 'lease') {
         out.push(
           ['claim, then: the update of the rows it locked', s.lease.claimUpdate([1, 2], later)],
+          ...(boundedClaims(t)
+            ? ([
+                ['claimLease from an id (n 10, from 4000)', s.lease.claim(10, now, later, undefined, 4000n)],
+                [
+                  'claimLease, a window of the sweep (n 10, from 2000, below 4000)',
+                  s.lease.claim(10, now, later, undefined, 2000n, 4000n),
+                ],
+              ] as const)
+            : []),
           ['claim, then: the rows it leased', s.lease.claimRows([1, 2])],
           ['extendLeases, then: the ids it moved', s.lease.extendLeasesMoved([1, 2], later)],
           ['settleMany: the rows still held, locked', s.lease.settleManyHeld([{ id: 1, token: now }])],

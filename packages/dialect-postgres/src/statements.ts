@@ -93,6 +93,10 @@ export class PostgresSyntax extends SqlSyntax {
     return `${p.bind(value)}::text`;
   }
 
+  override bigint(p: Params, value: bigint): string {
+    return `${p.bind(value.toString())}::int8`;
+  }
+
   /** JSON text as text cast to json (`$n::text::json`), which a jsonb column and a text one both take. */
   override json(p: Params, text: string): string {
     return `${this.text(p, text)}::json`;
@@ -279,11 +283,8 @@ export class PostgresLease extends LeaseStatements<PostgresQueue> {
     const p = q.params();
     const g = q.guarded(p, n, now, 'q');
     const set = q.leaseSets(p, expiry);
-    // From an id on, or below one ({@link boundedClaims}): the primary key's scan starts or ends there.
-    const id = q.col('q', t.id.column);
-    const lower =
-      (from === undefined ? '' : `${id} >= ${p.bind(from.toString())}::int8 AND `) +
-      (below === undefined ? '' : `${id} < ${p.bind(below.toString())}::int8 AND `);
+    // From an id on, or below one (`ClaimRange`): the primary key's scan starts or ends there.
+    const lower = q.idRange(p, 'q', from, below);
     const pick = s.select(p, {
       columns: `${q.col('q', t.id.column)} AS ${ID}`,
       table: `${q.table} q`,
@@ -323,15 +324,6 @@ function notifying(st: Statement, channel: string, id: string): Statement {
       `WITH sqlinbox_settled AS (${st.sql}) SELECT sqlinbox_settled.*,` +
       ` pg_notify(${escapeString(channel)}, sqlinbox_settled.${id}::text) AS sqlinbox_notified FROM sqlinbox_settled`,
   };
-}
-
-/**
- * Whether a table's lease claims may start their scan at an id ({@link PostgresLease.claim}'s
- * `from`): the rows are claimed in id order (no priority, no FIFO groups) and the ids are the
- * integers of a sequence.
- */
-export function boundedClaims(t: AnyTable): boolean {
-  return t.id.generated && t.priority === undefined && t.group === undefined && t.concurrency === undefined;
 }
 
 /** Per-key concurrency: claims of a table serialized by a transaction advisory lock. */

@@ -12,17 +12,8 @@ import type {
   TableOps,
 } from '@sqlinbox/core';
 import { EncodeError } from '@sqlinbox/core';
-import { SqlTable, type Statement, timeOf } from '@sqlinbox/sql';
-import { boundedClaims, PostgresStatements } from './statements.js';
-
-/** How far below the last claim's lowest id a lease claim starts its scan, in ids. */
-export const CLAIM_MARGIN = 2000n;
-/** How often at least a busy table's lease claims look below their start (ms). */
-export const FULL_SCAN_EVERY_MS = 100;
-/** A scan from the table's first id that took this long (ms) or more gives way to the sweep. */
-export const SWEEP_FROM_MS = 20;
-/** How long one step of the sweep aims to take (ms). */
-export const SWEEP_STEP_MS = 5;
+import { boundedClaims, ClaimRange, SqlTable, type Statement, timeOf } from '@sqlinbox/sql';
+import { PostgresStatements } from './statements.js';
 
 /**
  * The planner settings a claim's read runs under while its table's statistics mislead the planner,
@@ -70,25 +61,8 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
  * server's refusal of a NUL character answered as an `EncodeError`.
  */
 export class PostgresTable extends SqlTable<PostgresStatements> {
-  /**
-   * The lowest id the last lease claim took near the head of the table, where claims may start
-   * their scan at an id ({@link boundedClaims}); undefined before the first claim that took a row.
-   */
-  private floor: bigint | undefined;
-  /** The lowest id any claim of this table took. */
-  private lowest: bigint | undefined;
-  /** When the claims last looked below their start (a scan from the first id, a step of the sweep), and how long that took (ms). */
-  private lowAt = Number.NEGATIVE_INFINITY;
-  private lowMs = 0;
-  /** How long the last look at every id below the start took (ms): one scan, or a whole sweep. */
-  private fullMs = 0;
-  /** The sweep: the next step's upper bound (undefined: the next step starts a round at the claims' start), its width in ids, the width a round starts with, the round's time so far (ms). */
-  private sweepBelow: bigint | undefined;
-  private sweepSpan = CLAIM_MARGIN;
-  private headSpan = CLAIM_MARGIN;
-  private roundMs = 0;
-  /** A scan from the first id that took this long (ms) or more gives way to the sweep; `SWEEP_FROM_MS` unless changed. */
-  sweepFromMs = SWEEP_FROM_MS;
+  /** Where a busy table's lease claims read ({@link ClaimRange}); undefined where they cannot start at an id. */
+  readonly claimRange: ClaimRange | undefined;
   /**
    * How long a claim's read (a lease claim, the advisory candidates) may take (ms) before its plan
    * is looked at; `SLOW_CLAIM_MS` unless changed.
@@ -106,30 +80,12 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
     private readonly logger?: Logger,
   ) {
     super(sql);
+    this.claimRange = boundedClaims(sql.t) ? new ClaimRange(sql.t.id.column) : undefined;
   }
 
   /**
-   * The lease claim, its scan started near the lowest id this table's last claim took. A claim
-   * reads the primary key from its lowest id up, and the rows settled since the last vacuum are
-   * there: their index entries stay until vacuum removes them (and while any transaction older
-   * than them is open, each of them is read from the table too), so a claim that always scans from
-   * the first id slows down with every row settled. Started `CLAIM_MARGIN` ids below the
-   * last claim's lowest id, it steps over the rows settled since then only.
-   *
-   * Rows below that start are still due sometimes: a row whose transaction committed long after
-   * its id was drawn, a retry whose time came, a lease that ran out, a delayed message. So the
-   * claims look below their start once `FULL_SCAN_EVERY_MS` have passed since they last did, or
-   * ten times as long as that look took. While a scan from the first id is quick (under
-   * `sweepFromMs`), the look is such a scan, in place of the claim's scan from its start. When
-   * it is not (a transaction held open keeps vacuum from removing the settled rows' entries: a
-   * scan through them took 640 ms at 17,000 jobs/s after a minute), one slow claim would hold up
-   * every row that arrives meanwhile; the look becomes a sweep instead. Each look then claims from
-   * one window of ids below the start, from the start down, each window as wide as a look of about
-   * `SWEEP_STEP_MS` reads (its width adapts from window to window), and the last window takes
-   * every id below it; the claim from the start follows in the same call. A round of the sweep
-   * covers what one scan would, spread over many claims, and once a whole round takes less than
-   * `sweepFromMs`, the look is one scan again. A subscription claiming less often than the
-   * look's interval (a table that is not busy) looks below each time.
+   * The lease claim, its scan started near the lowest id this table's last claim took and the ids
+   * below that start swept in windows where a scan from the first id is slow ({@link ClaimRange}).
    *
    * A claim is one statement in autocommit: its commit is the claim. While the planner would read
    * the whole table for it, claims run in a transaction of their own under `CLAIM_PLAN` (three
@@ -138,83 +94,9 @@ export class PostgresTable extends SqlTable<PostgresStatements> {
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
-    const t = this.sql.t;
-    const at = performance.now();
-    if (this.floor === undefined || !boundedClaims(t)) return this.fromFirst(conn, n, now, expiry, at);
-    const start = this.floor - CLAIM_MARGIN;
-    const sweeping = this.sweepBelow !== undefined || this.fullMs >= this.sweepFromMs;
-    const every = Math.max(sweeping ? 10 * SWEEP_STEP_MS : FULL_SCAN_EVERY_MS, 10 * this.lowMs);
-    if (at - this.lowAt < every) return this.fromStart(conn, n, now, expiry, start);
-    if (!sweeping) return this.fromFirst(conn, n, now, expiry, at);
-    // A step of the sweep: the window below `below`, the whole rest below it once it reaches the
-    // lowest id claimed.
-    const below = this.sweepBelow ?? start;
-    const span = this.sweepBelow === undefined ? this.headSpan : this.sweepSpan;
-    const lowest = this.lowest ?? below;
-    const from = below - span > lowest ? below - span : undefined;
-    // Claims that start meanwhile (several in flight) claim from the start.
-    this.lowAt = at;
-    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, from, below));
-    const ms = performance.now() - at;
-    this.lowMs = ms;
-    this.roundMs += ms;
-    this.sweepSpan = widthAfter(span, ms);
-    if (this.sweepBelow === undefined) this.headSpan = this.sweepSpan;
-    this.note(rows);
-    if (rows.length >= n) {
-      // The window may hold more: the next step reads it again.
-      this.sweepBelow = below;
-      return rows;
-    }
-    if (from === undefined) {
-      // The round is done.
-      this.fullMs = this.roundMs;
-      this.roundMs = 0;
-      this.sweepBelow = undefined;
-    } else this.sweepBelow = from;
-    // The window's rows are below the start: they come first in id order.
-    return rows.concat(await this.fromStart(conn, n - rows.length, now, expiry, start));
-  }
-
-  /** A lease claim from the table's first id, timed as a look below the claims' start. */
-  private async fromFirst(conn: Connection, n: number, now: Date, expiry: Date, at: number): Promise<Row[]> {
-    this.lowAt = at;
-    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry));
-    this.lowMs = this.fullMs = performance.now() - at;
-    this.note(rows, true);
-    return rows;
-  }
-
-  /** A lease claim from id `start` up. */
-  private async fromStart(
-    conn: Connection,
-    n: number,
-    now: Date,
-    expiry: Date,
-    start: bigint,
-  ): Promise<Row[]> {
-    const rows = await this.readDue(conn, this.sql.lease.claim(n, now, expiry, start));
-    this.note(rows, true);
-    return rows;
-  }
-
-  /** The lowest id of `rows` (a claim answers its rows in id order), or undefined. */
-  private lowestOf(rows: Row[]): bigint | undefined {
-    const id = rows[0]?.[this.sql.t.id.column];
-    return typeof id === 'number' || typeof id === 'bigint' || typeof id === 'string'
-      ? BigInt(id)
-      : undefined;
-  }
-
-  /**
-   * Keeps the lowest id claimed; with `head` (a claim at the head of the table, not a window of
-   * the sweep), the next claims start near the lowest id of `rows`, where they took any.
-   */
-  private note(rows: Row[], head = false): void {
-    const id = this.lowestOf(rows);
-    if (id === undefined) return;
-    if (this.lowest === undefined || id < this.lowest) this.lowest = id;
-    if (head && boundedClaims(this.sql.t)) this.floor = id;
+    const read = (k: number, from?: bigint, below?: bigint) =>
+      this.readDue(conn, this.sql.lease.claim(k, now, expiry, from, below));
+    return this.claimRange === undefined ? read(n) : this.claimRange.claim(n, read);
   }
 
   /**
@@ -433,17 +315,4 @@ function unstorable(table: string, err: unknown): EncodeError | undefined {
     `PostgreSQL text and jsonb cannot hold the NUL character U+0000: ${String(e.message)}${detail}; store such messages in a bytes (bytea) payload`,
     err,
   );
-}
-
-/**
- * The width of the sweep's next window after a window `span` ids wide took `ms`: twice as wide
- * after a quick one, narrowed in proportion after a slow one, never under a tenth of
- * `CLAIM_MARGIN`.
- */
-function widthAfter(span: bigint, ms: number): bigint {
-  let next = span;
-  if (ms < SWEEP_STEP_MS / 2) next = span * 2n;
-  else if (ms > SWEEP_STEP_MS) next = (span * BigInt(Math.round((SWEEP_STEP_MS * 1000) / ms))) / 1000n;
-  const least = CLAIM_MARGIN / 10n;
-  return next < least ? least : next;
 }

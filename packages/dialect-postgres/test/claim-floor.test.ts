@@ -95,7 +95,7 @@ describe.each(drivers)('R-LOAD-2 the lease claim from the last claim on $name', 
   test('R-LOAD-3 where a scan from the first id is slow, the sweep claims each window below the start in turn, and a row committed there is still claimed', async () => {
     // Every scan from the first id counts as slow: the claims sweep from the start on.
     const { claimed, claims } = await drain(10_000, (ops) => {
-      ops.sweepFromMs = 0;
+      ops.claimRange!.sweepFromMs = 0;
     });
     expect(claimed.size).toBe(10_001);
     expect([...claimed.values()].every((k) => k === 1)).toBe(true);

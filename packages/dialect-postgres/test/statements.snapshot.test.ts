@@ -3,11 +3,11 @@
  * snapshot, compared with the committed `__snapshots__/statements.sql`: a change to a statement
  * fails here until the snapshot is written again (`vitest run -u`) and its diff reviewed.
  */
-import { renderStatements, SNAPSHOT_NOW, type SqlDialect } from '@sqlinbox/sql';
+import { boundedClaims, renderStatements, SNAPSHOT_NOW, type SqlDialect } from '@sqlinbox/sql';
 import { format } from 'sql-formatter';
 import { expect, test } from 'vitest';
 import { postgresDialect } from '../src/dialect.js';
-import { boundedClaims, type PostgresStatements } from '../src/statements.js';
+import type { PostgresStatements } from '../src/statements.js';
 
 const now = SNAPSHOT_NOW;
 

@@ -1,3 +1,12 @@
+export {
+  boundedClaims,
+  CLAIM_MARGIN,
+  ClaimRange,
+  FULL_SCAN_EVERY_MS,
+  type RangeRead,
+  SWEEP_FROM_MS,
+  SWEEP_STEP_MS,
+} from './claim-range.js';
 export { type ColumnUse, schemaOf, tableColumns, tableOf } from './columns.js';
 export { type ColumnRole, type IndexParts, QueueDdl } from './ddl.js';
 export {

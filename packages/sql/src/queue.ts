@@ -184,11 +184,32 @@ export class QueueSql<S extends SqlSyntax = SqlSyntax> {
   }
 
   /**
-   * The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order;
-   * with `among`, of these ids only (a claim that read its candidates first).
+   * Bounds on the id of row `a`, each followed by ` AND `: at or above `from`, below `below`
+   * (`ClaimRange`); empty where neither is given.
    */
-  claimSelect(p: Params, n: number, now: Date | null, columns: string, among?: readonly unknown[]): string {
-    let where = this.due(p, now, 'q') + this.head('q');
+  idRange(p: Params, a: string, from?: bigint, below?: bigint): string {
+    const id = this.col(a, this.t.id.column);
+    return (
+      (from === undefined ? '' : `${id} >= ${this.s.bigint(p, from)} AND `) +
+      (below === undefined ? '' : `${id} < ${this.s.bigint(p, below)} AND `)
+    );
+  }
+
+  /**
+   * The claims' locking select on alias `q`: up to `n` due rows (FIFO: heads) in claim order;
+   * with `among`, of these ids only (a claim that read its candidates first); with `from` and
+   * `below`, of ids in that range ({@link idRange}).
+   */
+  claimSelect(
+    p: Params,
+    n: number,
+    now: Date | null,
+    columns: string,
+    among?: readonly unknown[],
+    from?: bigint,
+    below?: bigint,
+  ): string {
+    let where = this.idRange(p, 'q', from, below) + this.due(p, now, 'q') + this.head('q');
     if (among !== undefined) where += ` AND ${this.s.inList(p, this.col('q', this.t.id.column), among)}`;
     const table = `${this.table} q`;
     return this.s.select(p, {

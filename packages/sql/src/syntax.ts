@@ -136,6 +136,11 @@ export class SqlSyntax {
     return this.inList(p, expr, values, true);
   }
 
+  /** A 64-bit integer value (an id), bound as text: every driver passes it whole. */
+  bigint(p: Params, value: bigint): string {
+    return `CAST(${p.bind(value.toString())} AS BIGINT)`;
+  }
+
   /** The type a value is cast to as text ({@link text}, {@link keyColumn}). */
   readonly textType: string = 'TEXT';
 

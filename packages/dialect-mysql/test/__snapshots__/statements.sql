@@ -866,6 +866,53 @@ SET
 WHERE
   q.`id` IN (?, ?);
 
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 218 characters, sha256 42312f4411fcc21c
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 249 characters, sha256 26aaf41b6ce6cb61
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- claim, then: the rows it leased
 -- params: [1,2]
 -- text: 63 characters, sha256 2c4460829d9a93f2
@@ -3512,6 +3559,47 @@ SET
 WHERE
   q.`id` IN (?, ?);
 
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000",10]
+-- text: 193 characters, sha256 4fef687e75713cc5
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000",10]
+-- text: 224 characters, sha256 275c94679e1bb38f
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- claim, then: the rows it leased
 -- params: [1,2]
 -- text: 63 characters, sha256 2c4460829d9a93f2
@@ -4794,6 +4882,45 @@ SET
 WHERE
   q.`id` IN (?, ?);
 
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000",10]
+-- text: 164 characters, sha256 d2eb51ff2f0d0560
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000",10]
+-- text: 195 characters, sha256 cb3a1f39438d4f17
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- claim, then: the rows it leased
 -- params: [1,2]
 -- text: 63 characters, sha256 2c4460829d9a93f2
@@ -5510,6 +5637,53 @@ SET
 WHERE
   q.`id` IN (?, ?);
 
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 218 characters, sha256 42312f4411fcc21c
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 249 characters, sha256 26aaf41b6ce6cb61
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- claim, then: the rows it leased
 -- params: [1,2]
 -- text: 63 characters, sha256 2c4460829d9a93f2
@@ -6077,6 +6251,49 @@ SET
   `attempt` = `attempt` + 1
 WHERE
   q.`id` IN (?, ?);
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000","[\"3\",\"5\",\"8\"]",10]
+-- text: 252 characters, sha256 8af94e82fab74d06
+SELECT
+  q.`id`
+FROM
+  `outbox` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`relayed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT JSON_CONTAINS(?, JSON_QUOTE(CAST(q.`id` AS CHAR)))
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000","[\"3\",\"5\",\"8\"]",10]
+-- text: 283 characters, sha256 df44d5dd36048623
+SELECT
+  q.`id`
+FROM
+  `outbox` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND q.`relayed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+  AND NOT JSON_CONTAINS(?, JSON_QUOTE(CAST(q.`id` AS CHAR)))
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
 
 -- claim, then: the rows it leased
 -- params: [1,2]
@@ -9173,6 +9390,53 @@ SET
 WHERE
   q.`id` IN (?, ?);
 
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 218 characters, sha256 42312f4411fcc21c
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000","2025-01-01 00:00:00.000",10]
+-- text: 249 characters, sha256 26aaf41b6ce6cb61
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND (
+    q.`retry_after` IS NULL
+    OR q.`retry_after` <= ?
+  )
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
 -- claim, then: the rows it leased
 -- params: [1,2]
 -- text: 63 characters, sha256 2c4460829d9a93f2
@@ -9597,6 +9861,47 @@ SET
   `attempt` = `attempt` + 1
 WHERE
   q.`id` IN (?, ?);
+
+-- claimLease from an id (n 10, from 4000)
+-- params: ["4000","2025-01-01 00:00:00.000",10]
+-- text: 193 characters, sha256 4fef687e75713cc5
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
+
+-- claimLease, a window of the sweep (n 10, from 2000, below 4000)
+-- params: ["2000","4000","2025-01-01 00:00:00.000",10]
+-- text: 224 characters, sha256 275c94679e1bb38f
+SELECT
+  q.`id`
+FROM
+  `jobs` q
+WHERE
+  q.`id` >= CAST(? AS SIGNED)
+  AND q.`id` < CAST(? AS SIGNED)
+  AND q.`processed_at` IS NULL
+  AND (
+    q.`locked_until` IS NULL
+    OR q.`locked_until` <= ?
+  )
+ORDER BY
+  q.`id`
+LIMIT
+  ? FOR
+UPDATE SKIP LOCKED;
 
 -- claim, then: the rows it leased
 -- params: [1,2]
