@@ -13,7 +13,7 @@ import type {
 import { boundedClaims, ClaimRange, chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
-import { FIFO_DUE, FIFO_GROUP, GUARD_K, MysqlStatements, mysqlSyntax } from './statements.js';
+import { FIFO_DUE, FIFO_GROUP, FIFO_PART, GUARD_K, MysqlStatements, mysqlSyntax } from './statements.js';
 
 /**
  * Opens the runner's own transactions, the one way every flow of this runner opens one: at READ
@@ -81,6 +81,12 @@ function addToId(first: unknown, k: number): unknown {
 
 const idKey = (v: unknown): string => String(v);
 
+/** A FIFO claim's candidate ({@link MysqlTable.fifoCandidates}): a due head, and its group (null: none). */
+export interface FifoCandidate {
+  readonly id: unknown;
+  readonly group: unknown;
+}
+
 /** The statements of one MySQL/MariaDB queue table, all three claim forms. */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
   return new MysqlTable(new MysqlStatements(t, opts));
@@ -97,6 +103,11 @@ export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
 export class MysqlTable extends SqlTable<MysqlStatements> {
   /** Where a busy table's lease claims read ({@link ClaimRange}); undefined where they cannot start at an id. */
   readonly claimRange: ClaimRange | undefined;
+  /**
+   * The last FIFO window's last id, where that window was full and left its claim short: the next
+   * claim reads {@link MysqlFifo.beyond} of it in the window's statement. Undefined otherwise.
+   */
+  private beyondAfter: unknown;
 
   constructor(sql: MysqlStatements) {
     super(sql);
@@ -131,23 +142,12 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
 
   /**
    * The builder's guard, after (once per table) reading which index the guard reads
-   * ({@link MysqlFifo.fifoIndex}). A table without an index led by its group column is
-   * warned about once: its guard may wait on rows of other groups that other claims hold. Two
-   * heads or more take their guards in one statement ({@link MysqlFifo.headGuards}) instead of a
+   * ({@link findFifoIndex}). Two heads or more take their guards in one statement ({@link MysqlFifo.headGuards}) instead of a
    * round trip each (a claim of 16 heads spent 5 ms in its guards).
    */
   override async guardHeads(conn: Connection, rows: readonly Row[]): Promise<Row[]> {
     const s = this.sql.fifo;
-    if (s.t.group !== undefined && rows.length > 0 && s.fifoIndex === undefined) {
-      const name = (await this.rows(conn, s.fifoIndexOf()))[0]?.name;
-      s.fifoIndex = name === undefined || name === null ? null : String(name);
-      if (s.fifoIndex === null) {
-        process.emitWarning(
-          `sqlinbox: table ${s.t.table} has no index led by its group column ${s.t.group}: the FIFO guard scans the primary key and may wait on rows other claims hold; create the sqlinbox_fifo index ddl() prints`,
-          { code: 'SQLINBOX_NO_FIFO_INDEX' },
-        );
-      }
-    }
+    if (rows.length > 0) await this.findFifoIndex(conn);
     const group = s.t.group;
     const grouped =
       group === undefined ? [] : rows.filter((r) => r[group] !== null && r[group] !== undefined);
@@ -160,6 +160,24 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     return rows.filter((r) => !left.has(r));
   }
 
+  /**
+   * Reads (once per table) which index the FIFO guard reads ({@link MysqlFifo.fifoIndex}). A
+   * table without an index led by its group column is warned about once: its guard may wait on
+   * rows of other groups that other claims hold.
+   */
+  private async findFifoIndex(conn: Connection): Promise<void> {
+    const s = this.sql.fifo;
+    if (s.t.group === undefined || s.fifoIndex !== undefined) return;
+    const name = (await this.rows(conn, s.fifoIndexOf()))[0]?.name;
+    s.fifoIndex = name === undefined || name === null ? null : String(name);
+    if (s.fifoIndex === null) {
+      process.emitWarning(
+        `sqlinbox: table ${s.t.table} has no index led by its group column ${s.t.group}: the FIFO guard scans the primary key and may wait on rows other claims hold; create the sqlinbox_fifo index ddl() prints`,
+        { code: 'SQLINBOX_NO_FIFO_INDEX' },
+      );
+    }
+  }
+
   /** The FIFO guard ({@link MysqlFifo.headGuard}) finds no older row: the claimed row is its group's head. */
   override isHead(answer: Row[]): boolean {
     return answer.length === 0;
@@ -169,29 +187,46 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * A FIFO claim's candidates, read without locks before its locking select (where the table's
    * claim order is the id's, {@link MysqlFifo.windowed}; else undefined): the due heads of the
    * window of the oldest rows, and where that leaves the claim short, of the groups after it
-   * ({@link MysqlFifo.window}, {@link MysqlFifo.beyond}). A group is told by its value as the
+   * ({@link MysqlFifo.window}, {@link MysqlFifo.beyond}); where the last claim's window left it
+   * short, both in one statement ({@link MysqlFifo.windowThenBeyond}). A group is told by its value as the
    * driver answers it: where the server takes two values as one group (a case-insensitive
    * collation), both may be candidates, and the locking select's head test keeps the older.
    */
-  async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<unknown[] | undefined> {
+  async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<FifoCandidate[] | undefined> {
     const fifo = this.sql.fifo;
     if (!fifo.windowed) return undefined;
-    const rows = await this.rows(conn, fifo.window(n, now));
+    const after = this.beyondAfter;
+    const rows = await this.rows(
+      conn,
+      after === undefined ? fifo.window(n, now) : fifo.windowThenBeyond(n, now, after),
+    );
+    const window = rows.filter((r) => toCount(r[FIFO_PART]) === 0);
     const seen = new Set<string>();
-    const out: unknown[] = [];
-    for (const r of rows) {
+    const ids = new Set<string>();
+    const out: FifoCandidate[] = [];
+    const add = (r: Row) => {
       const g = r[FIFO_GROUP];
-      if (g !== null && g !== undefined) {
-        const k = String(g);
-        if (seen.has(k)) continue;
-        seen.add(k);
+      const grouped = g !== null && g !== undefined;
+      if (grouped) {
+        if (seen.has(String(g))) return;
+        seen.add(String(g));
       }
-      if (toCount(r[FIFO_DUE]) === 1) out.push(r[ID]);
+      if (toCount(r[FIFO_DUE]) !== 1 || ids.has(String(r[ID]))) return;
+      ids.add(String(r[ID]));
+      out.push({ id: r[ID], group: grouped ? g : null });
+    };
+    for (const r of window) add(r);
+    if (window.length < fifoWindow(n) || out.length >= n) {
+      this.beyondAfter = undefined;
+      return out;
     }
-    if (rows.length >= fifoWindow(n) && out.length < n) {
-      const last = rows[rows.length - 1]![ID];
-      for (const r of await this.rows(conn, fifo.beyond(last, n, now))) out.push(r[ID]);
-    }
+    const last = window[window.length - 1]![ID];
+    this.beyondAfter = last;
+    const beyond =
+      after === undefined
+        ? await this.rows(conn, fifo.beyond(last, n, now))
+        : rows.filter((r) => toCount(r[FIFO_PART]) === 1);
+    for (const r of beyond) add(r);
     return out;
   }
 
@@ -201,7 +236,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     const among = await this.fifoCandidates(conn, n, now);
     if (among === undefined) return super.claimLocked(conn, n, now);
     if (among.length === 0) return [];
-    return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, among)));
+    const ids = among.map((c) => c.id);
+    return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, ids)));
   }
 
   /**
@@ -215,34 +251,72 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
     if (this.claimRange !== undefined)
-      return this.claimRange.claim(n, (k, from, below) =>
-        this.lease(conn, k, now, expiry, undefined, from, below),
-      );
+      return this.claimRange.claim(n, (k, from, below) => this.lease(conn, k, now, expiry, from, below));
     const among = await this.fifoCandidates(conn, n, now);
-    if (among !== undefined && among.length === 0) return [];
-    return this.lease(conn, n, now, expiry, among);
+    if (among === undefined) return this.lease(conn, n, now, expiry);
+    if (among.length === 0) return [];
+    return inTransaction(conn, async () => {
+      const ids = await this.lockHeads(conn, n, now, expiry, among);
+      return ids.length === 0 ? [] : this.leaseLocked(conn, ids, expiry);
+    });
   }
 
-  /** One claim's transaction: the locking select of `among` or of ids in a range, the guard, the update, the re-read. */
+  /** One claim's transaction: the locking select, of ids in a range where given, the guard, the update, the re-read. */
   private lease(
     conn: Connection,
     n: number,
     now: Date,
     expiry: Date,
-    among?: readonly unknown[],
     from?: bigint,
     below?: bigint,
   ): Promise<Row[]> {
     return inTransaction(conn, async () => {
       const picked = await this.guardHeads(
         conn,
-        await this.rows(conn, this.sql.lease.claim(n, now, expiry, among, from, below)),
+        await this.rows(conn, this.sql.lease.claim(n, now, expiry, undefined, from, below)),
       );
       const ids = picked.map((r) => this.idOf(r));
-      if (ids.length === 0) return [];
-      await this.run(conn, this.sql.lease.claimUpdate(ids, expiry));
-      return this.rows(conn, this.sql.lease.claimRows(ids));
+      return ids.length === 0 ? [] : this.leaseLocked(conn, ids, expiry);
     });
+  }
+
+  /**
+   * Of a FIFO claim's candidates, the ids of those it locks (`SKIP LOCKED`) that pass their
+   * group's guard, taken in one statement: the locking select and every grouped candidate's guard
+   * ({@link MysqlFifo.headGuards}, which waits where the select skips) as parts of one `UNION
+   * ALL`, a round trip less than the select, then the guards. A candidate whose guard answers a row
+   * is not its group's head; one the select did not lock (another claim holds it) is not taken.
+   */
+  private async lockHeads(
+    conn: Connection,
+    n: number,
+    now: Date,
+    expiry: Date,
+    among: readonly FifoCandidate[],
+  ): Promise<unknown[]> {
+    const grouped = among.filter((c) => c.group !== null);
+    const ids = among.map((c) => c.id);
+    if (grouped.length > 0) await this.findFifoIndex(conn);
+    const lock = this.sql.lease.claim(n, now, expiry, ids, undefined, undefined, true);
+    const guards = this.sql.fifo.headGuards(grouped);
+    const st =
+      guards === undefined
+        ? lock
+        : { sql: `(${lock.sql}) UNION ALL ${guards.sql}`, params: [...lock.params, ...guards.params] };
+    const rows = await this.rows(conn, st);
+    const behind = new Set<string>();
+    for (const r of rows) {
+      const k = Number(r[GUARD_K]);
+      if (k >= 0) behind.add(String(grouped[k]!.id));
+    }
+    const locked = new Set(rows.filter((r) => Number(r[GUARD_K]) < 0).map((r) => String(r[ID])));
+    return ids.filter((id) => locked.has(String(id)) && !behind.has(String(id)));
+  }
+
+  /** The lease written to rows this transaction locked, and the rows as they stand after it, in claim order. */
+  private async leaseLocked(conn: Connection, ids: readonly unknown[], expiry: Date): Promise<Row[]> {
+    await this.run(conn, this.sql.lease.claimUpdate(ids, expiry));
+    return this.rows(conn, this.sql.lease.claimRows(ids));
   }
 
   /**

@@ -200,7 +200,9 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
    * groups) of up to `n` due rows (FIFO: heads) in claim order, `FOR UPDATE SKIP LOCKED`. Then the
    * FIFO guard, {@link claimUpdate} and {@link claimRows}. `among`: only these ids (a FIFO
    * claim's candidates, {@link MysqlFifo.window}); `from` and `below`: only ids in that range
-   * (`ClaimRange`).
+   * (`ClaimRange`). `tagged`: the ids as `sqlinbox_id` beside a `sqlinbox_k` of -1, the shape of
+   * {@link MysqlFifo.headGuards}' rows, for the runner to take the candidates' guards in the same
+   * statement (`UNION ALL`).
    */
   override claim(
     n: number,
@@ -209,11 +211,15 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
     among?: readonly unknown[],
     from?: bigint,
     below?: bigint,
+    tagged = false,
   ): Statement {
     const { q, t } = this;
     const p = q.params();
-    const group = t.group === undefined ? '' : `, ${q.col('q', t.group)}`;
-    return p.statement(q.claimSelect(p, n, now, `${q.col('q', t.id.column)}${group}`, among, from, below));
+    const id = q.col('q', t.id.column);
+    const columns = tagged
+      ? `-1 AS ${GUARD_K}, ${id} AS ${ID}`
+      : `${id}${t.group === undefined ? '' : `, ${q.col('q', t.group)}`}`;
+    return p.statement(q.claimSelect(p, n, now, columns, among, from, below));
   }
 
   /**
@@ -417,6 +423,8 @@ export class MysqlConcurrency extends ConcurrencyStatements<MysqlQueue> {
 export const FIFO_GROUP = 'sqlinbox_group';
 /** The alias of whether a row is due (1) or not (0) in a FIFO claim's {@link MysqlFifo.window}. */
 export const FIFO_DUE = 'sqlinbox_due';
+/** The alias of the part a FIFO candidate comes from: 0 {@link MysqlFifo.window}, 1 {@link MysqlFifo.beyond}. */
+export const FIFO_PART = 'sqlinbox_part';
 
 /**
  * The FIFO statements: the claim's candidates ({@link MysqlFifo.window}, {@link MysqlFifo.beyond})
@@ -462,14 +470,32 @@ export class MysqlFifo extends FifoStatements<MysqlQueue> {
    * MariaDB: 2.6 s a claim over 200,000 rows in 20 groups, 18 heads in work).
    */
   window(n: number, now: Date | null): Statement {
+    const p = this.q.params();
+    return p.statement(this.windowSelect(p, n, now));
+  }
+
+  private windowSelect(p: Params, n: number, now: Date | null): string {
     const { q, t } = this;
-    const p = q.params();
     const id = q.col('q', t.id.column);
     const live = t.processedAt === undefined ? '' : ` WHERE ${q.col('q', t.processedAt)} IS NULL`;
-    return p.statement(
+    return (
       `SELECT ${id} AS ${ID}, ${q.col('q', q.role(t.group, 'group'))} AS ${FIFO_GROUP},` +
-        ` CASE WHEN ${q.due(p, now, 'q')} THEN 1 ELSE 0 END AS ${FIFO_DUE}` +
-        ` FROM ${q.table} q${live} ORDER BY ${id} LIMIT ${p.bind(fifoWindow(n))}`,
+      ` CASE WHEN ${q.due(p, now, 'q')} THEN 1 ELSE 0 END AS ${FIFO_DUE}, 0 AS ${FIFO_PART}` +
+      ` FROM ${q.table} q${live} ORDER BY ${id} LIMIT ${p.bind(fifoWindow(n))}`
+    );
+  }
+
+  /**
+   * {@link window} and {@link beyond} of `after` in one statement, the window's rows first (part
+   * 0, then part 1, each in id order): for a claim whose last window was full and left it short
+   * (one long group, a few groups whose heads are in work), so its next claim reads both parts in
+   * one round trip. `after` is the last window's last id; the window's heads at or before it that
+   * beyond answers again are the same rows.
+   */
+  windowThenBeyond(n: number, now: Date | null, after: unknown): Statement {
+    const p = this.q.params();
+    return p.statement(
+      `(${this.windowSelect(p, n, now)}) UNION ALL ${this.beyondSelect(p, after, n, now)} ORDER BY ${FIFO_PART}, ${ID}`,
     );
   }
 
@@ -479,20 +505,26 @@ export class MysqlFifo extends FifoStatements<MysqlQueue> {
    * the group, then its head test) and the due rows without a group, up to `n` of each in id order.
    */
   beyond(last: unknown, n: number, now: Date | null): Statement {
+    const p = this.q.params();
+    return p.statement(this.beyondSelect(p, last, n, now));
+  }
+
+  private beyondSelect(p: Params, last: unknown, n: number, now: Date | null): string {
     const { q, t } = this;
-    const p = q.params();
     const id = q.ident(t.id.column);
     const g = q.ident(q.role(t.group, 'group'));
     const firsts =
       `SELECT MIN(x.${id}) AS m FROM ${q.table} x WHERE x.${g} IS NOT NULL AND x.${id} > ${p.bind(last)}` +
       `${q.unsettled('x')} GROUP BY x.${g}`;
     const heads =
-      `(SELECT q.${id} AS ${ID} FROM ${q.table} q JOIN (${firsts}) h ON q.${id} = h.m` +
+      `(SELECT q.${id} AS ${ID}, q.${g} AS ${FIFO_GROUP}, 1 AS ${FIFO_DUE}, 1 AS ${FIFO_PART}` +
+      ` FROM ${q.table} q JOIN (${firsts}) h ON q.${id} = h.m` +
       ` WHERE ${q.due(p, now, 'q')}${q.head('q')} ORDER BY q.${id} LIMIT ${p.bind(n)})`;
     const loose =
-      `(SELECT q.${id} AS ${ID} FROM ${q.table} q WHERE q.${g} IS NULL AND q.${id} > ${p.bind(last)}` +
+      `(SELECT q.${id} AS ${ID}, NULL AS ${FIFO_GROUP}, 1 AS ${FIFO_DUE}, 1 AS ${FIFO_PART}` +
+      ` FROM ${q.table} q WHERE q.${g} IS NULL AND q.${id} > ${p.bind(last)}` +
       ` AND ${q.due(p, now, 'q')} ORDER BY q.${id} LIMIT ${p.bind(n)})`;
-    return p.statement(`${heads} UNION ALL ${loose}`);
+    return `${heads} UNION ALL ${loose}`;
   }
 
   /**

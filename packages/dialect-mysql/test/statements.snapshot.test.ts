@@ -66,12 +66,16 @@ test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapsho
           out.push(
             ['FIFO claim: its window of candidates (n 10)', s.fifo.window(10, now)],
             ['FIFO claim: the candidates after the window (last 400, n 10)', s.fifo.beyond(400, 10, now)],
+            [
+              'FIFO claim: the window and the candidates after the last window (after 400, n 10)',
+              s.fifo.windowThenBeyond(10, now, 400),
+            ],
             ['FIFO claim: the row lock select of the candidates', s.rowLock.claim(10, now, [1, 2])],
           );
           if (t.form === 'lease')
             out.push([
-              'FIFO claim: the lease select of the candidates',
-              s.lease.claim(10, now, later, [1, 2]),
+              'FIFO claim: the lease select of the candidates, tagged for their guards (UNION ALL headGuards)',
+              s.lease.claim(10, now, later, [1, 2], undefined, undefined, true),
             ]);
         }
       }

@@ -1660,14 +1660,15 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: [64]
--- text: 150 characters, sha256 5751d54049f50781
+-- text: 170 characters, sha256 2e45b4d8fa3c8027
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
   CASE
     WHEN TRUE THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 ORDER BY
@@ -1677,10 +1678,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,10,400,10]
--- text: 479 characters, sha256 6782c10d18d5cbdb
+-- text: 615 characters, sha256 c7e073590312206b
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -1719,7 +1723,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -1731,6 +1738,89 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: [64,400,10,400,10]
+-- text: 834 characters, sha256 2d3718b93cf30580
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN TRUE THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    TRUE
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND TRUE
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: [1,2,10]
@@ -2164,7 +2254,7 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: ["2025-01-01 00:00:00.000",64]
--- text: 197 characters, sha256 e4b635391c2dc4ee
+-- text: 217 characters, sha256 fd42395ec378a616
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
@@ -2174,7 +2264,8 @@ SELECT
       OR q.`locked_until` <= ?
     ) THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 ORDER BY
@@ -2184,10 +2275,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,"2025-01-01 00:00:00.000",10,400,"2025-01-01 00:00:00.000",10]
--- text: 573 characters, sha256 46a7739d6b35ddeb
+-- text: 709 characters, sha256 e32321f8e7da1eec
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -2229,7 +2323,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -2244,6 +2341,98 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: ["2025-01-01 00:00:00.000",64,400,"2025-01-01 00:00:00.000",10,400,"2025-01-01 00:00:00.000",10]
+-- text: 975 characters, sha256 4c5553bad7474f8e
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN (
+        q.`locked_until` IS NULL
+        OR q.`locked_until` <= ?
+      ) THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: ["2025-01-01 00:00:00.000",1,2,10]
@@ -2279,12 +2468,12 @@ LIMIT
   ? FOR
 UPDATE SKIP LOCKED;
 
--- FIFO claim: the lease select of the candidates
+-- FIFO claim: the lease select of the candidates, tagged for their guards (UNION ALL headGuards)
 -- params: ["2025-01-01 00:00:00.000",1,2,10]
--- text: 302 characters, sha256 62113be08934013f
+-- text: 319 characters, sha256 a5dd3b5671f33b84
 SELECT
-  q.`id`,
-  q.`fifo_group`
+  -1 AS sqlinbox_k,
+  q.`id` AS sqlinbox_id
 FROM
   `jobs` q
 WHERE
@@ -2714,14 +2903,15 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: [64]
--- text: 150 characters, sha256 5751d54049f50781
+-- text: 170 characters, sha256 2e45b4d8fa3c8027
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
   CASE
     WHEN TRUE THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 ORDER BY
@@ -2731,10 +2921,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,10,400,10]
--- text: 479 characters, sha256 6782c10d18d5cbdb
+-- text: 615 characters, sha256 c7e073590312206b
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -2773,7 +2966,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -2785,6 +2981,89 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: [64,400,10,400,10]
+-- text: 834 characters, sha256 2d3718b93cf30580
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN TRUE THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    TRUE
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND TRUE
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: [1,2,10]
@@ -6812,7 +7091,7 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64]
--- text: 282 characters, sha256 2d33bcef8357c99d
+-- text: 302 characters, sha256 89c611e1ed93e042
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
@@ -6827,7 +7106,8 @@ SELECT
     )
     AND NOT (q.`fifo_group` <=> ?) THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 ORDER BY
@@ -6837,10 +7117,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
--- text: 743 characters, sha256 f619bf4b856df5ea
+-- text: 879 characters, sha256 1d7bebfedca2cfb8
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -6887,7 +7170,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -6907,6 +7193,113 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
+-- text: 1230 characters, sha256 81d2faccebb0ea77
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN (
+        q.`retry_after` IS NULL
+        OR q.`retry_after` <= ?
+      )
+      AND (
+        q.`locked_until` IS NULL
+        OR q.`locked_until` <= ?
+      )
+      AND NOT (q.`fifo_group` <=> ?) THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
@@ -6947,12 +7340,12 @@ LIMIT
   ? FOR
 UPDATE SKIP LOCKED;
 
--- FIFO claim: the lease select of the candidates
+-- FIFO claim: the lease select of the candidates, tagged for their guards (UNION ALL headGuards)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
--- text: 387 characters, sha256 74d9782254337759
+-- text: 404 characters, sha256 e66b8f9553bc5b09
 SELECT
-  q.`id`,
-  q.`fifo_group`
+  -1 AS sqlinbox_k,
+  q.`id` AS sqlinbox_id
 FROM
   `jobs` q
 WHERE
@@ -7848,7 +8241,7 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64]
--- text: 342 characters, sha256 f78323b198ed1184
+-- text: 362 characters, sha256 1b34f9cada828c1d
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
@@ -7864,7 +8257,8 @@ SELECT
     )
     AND NOT (q.`fifo_group` <=> ?) THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 WHERE
@@ -7876,10 +8270,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
--- text: 859 characters, sha256 87810c2de0619674
+-- text: 995 characters, sha256 0c9155ad66ed4489
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -7929,7 +8326,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -7950,6 +8350,120 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",64,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10,400,"2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",10]
+-- text: 1406 characters, sha256 4460a25295e41c32
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN q.`processed_at` IS NULL
+      AND (
+        q.`retry_after` IS NULL
+        OR q.`retry_after` <= ?
+      )
+      AND (
+        q.`locked_until` IS NULL
+        OR q.`locked_until` <= ?
+      )
+      AND NOT (q.`fifo_group` <=> ?) THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`processed_at` IS NULL
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+        AND x.`processed_at` IS NULL
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    q.`processed_at` IS NULL
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+          AND s.`processed_at` IS NULL
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND q.`processed_at` IS NULL
+    AND (
+      q.`retry_after` IS NULL
+      OR q.`retry_after` <= ?
+    )
+    AND (
+      q.`locked_until` IS NULL
+      OR q.`locked_until` <= ?
+    )
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
@@ -7992,12 +8506,12 @@ LIMIT
   ? FOR
 UPDATE SKIP LOCKED;
 
--- FIFO claim: the lease select of the candidates
+-- FIFO claim: the lease select of the candidates, tagged for their guards (UNION ALL headGuards)
 -- params: ["2025-01-01 00:00:00.000","2025-01-01 00:00:00.000","dead",1,2,10]
--- text: 445 characters, sha256 77824cf5572564ee
+-- text: 462 characters, sha256 7837bce36ee46dfa
 SELECT
-  q.`id`,
-  q.`fifo_group`
+  -1 AS sqlinbox_k,
+  q.`id` AS sqlinbox_id
 FROM
   `jobs` q
 WHERE
@@ -10284,14 +10798,15 @@ UPDATE;
 
 -- FIFO claim: its window of candidates (n 10)
 -- params: ["dead",64]
--- text: 172 characters, sha256 01501d26c4534d7e
+-- text: 192 characters, sha256 fab02cd555f86644
 SELECT
   q.`id` AS sqlinbox_id,
   q.`fifo_group` AS sqlinbox_group,
   CASE
     WHEN NOT (q.`fifo_group` <=> ?) THEN 1
     ELSE 0
-  END AS sqlinbox_due
+  END AS sqlinbox_due,
+  0 AS sqlinbox_part
 FROM
   `jobs` q
 ORDER BY
@@ -10301,10 +10816,13 @@ LIMIT
 
 -- FIFO claim: the candidates after the window (last 400, n 10)
 -- params: [400,"dead",10,400,"dead",10]
--- text: 523 characters, sha256 ca68f10eba54c6ad
+-- text: 659 characters, sha256 7d6d7c74d0c5b5d2
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
     JOIN (
@@ -10343,7 +10861,10 @@ LIMIT
 UNION ALL
 (
   SELECT
-    q.`id` AS sqlinbox_id
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
   FROM
     `jobs` q
   WHERE
@@ -10355,6 +10876,89 @@ UNION ALL
   LIMIT
     ?
 );
+
+-- FIFO claim: the window and the candidates after the last window (after 400, n 10)
+-- params: ["dead",64,400,"dead",10,400,"dead",10]
+-- text: 900 characters, sha256 82f146da26783b50
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    CASE
+      WHEN NOT (q.`fifo_group` <=> ?) THEN 1
+      ELSE 0
+    END AS sqlinbox_due,
+    0 AS sqlinbox_part
+  FROM
+    `jobs` q
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    q.`fifo_group` AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+    JOIN (
+      SELECT
+        MIN(x.`id`) AS m
+      FROM
+        `jobs` x
+      WHERE
+        x.`fifo_group` IS NOT NULL
+        AND x.`id` > ?
+      GROUP BY
+        x.`fifo_group`
+    ) h ON q.`id` = h.m
+  WHERE
+    NOT (q.`fifo_group` <=> ?)
+    AND (
+      q.`fifo_group` IS NULL
+      OR q.`id` = (
+        SELECT
+          s.`id`
+        FROM
+          `jobs` s
+        WHERE
+          s.`fifo_group` = q.`fifo_group`
+        ORDER BY
+          s.`id`
+        LIMIT
+          1
+      )
+    )
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+UNION ALL
+(
+  SELECT
+    q.`id` AS sqlinbox_id,
+    NULL AS sqlinbox_group,
+    1 AS sqlinbox_due,
+    1 AS sqlinbox_part
+  FROM
+    `jobs` q
+  WHERE
+    q.`fifo_group` IS NULL
+    AND q.`id` > ?
+    AND NOT (q.`fifo_group` <=> ?)
+  ORDER BY
+    q.`id`
+  LIMIT
+    ?
+)
+ORDER BY
+  sqlinbox_part,
+  sqlinbox_id;
 
 -- FIFO claim: the row lock select of the candidates
 -- params: ["dead",1,2,10]
