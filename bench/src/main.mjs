@@ -8,6 +8,8 @@
  *   pnpm bench -- --scale 0.1  # shrink every backlog (a dry run of --full)
  *   pnpm bench -- --reps 1     # repetitions (default: 1 quick, 3 full)
  *   pnpm bench -- --report bench/results/latest.json   # rewrite the docs from a results file
+ *   pnpm bench -- --report bench/results/latest.json --overlay bench/results/later.json
+ *                              # ... with the cases of a later run in place of the same cases (the page lists them)
  *   pnpm bench -- --out /tmp/r.json --no-docs          # keep the committed results and docs as they are
  *   pnpm bench -- --out /tmp/r.json --docs /tmp/docs   # the table and chart into /tmp/docs instead of docs/
  *   pnpm bench -- --node 24    # the Node every case runs on (default 24; `current`: the one running pnpm)
@@ -29,7 +31,7 @@
 import { execFileSync, fork, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -55,6 +57,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     out: { type: 'string' },
     report: { type: 'string' },
+    overlay: { type: 'string', multiple: true },
     reps: { type: 'string' },
     'no-docs': { type: 'boolean', default: false },
     docs: { type: 'string' },
@@ -247,6 +250,19 @@ async function main() {
   if (values.report) {
     // Regenerates docs/benchmarks.md from a results file, running nothing.
     const out = JSON.parse(readFileSync(fromCaller(values.report), 'utf8'));
+    // A later run's cases in place of the same cases of the full run; the page says which and when.
+    for (const file of values.overlay ?? []) {
+      const later = JSON.parse(readFileSync(fromCaller(file), 'utf8'));
+      const ids = new Set(later.results.map((e) => e.id));
+      out.results = out.results.filter((e) => !ids.has(e.id)).concat(later.results);
+      (out.meta.overlays ??= []).push({
+        file: relative(root, fromCaller(file)),
+        date: later.meta.date,
+        commit: later.meta.versions?.commit ?? null,
+        repetitions: later.meta.repetitions,
+        ids: [...ids],
+      });
+    }
     for (const v of writeReport(out, docsDir))
       log(`${v.pass === null ? 'n/a ' : v.pass ? 'PASS' : 'FAIL'}  ${v.claim}: ${v.detail}`);
     return;

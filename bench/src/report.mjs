@@ -482,6 +482,12 @@ export function writeReport(out, docs) {
       '`VACUUM ANALYZE` and `CHECKPOINT` before each PostgreSQL case, each timed case in a child process of its own, the repetitions taken in rounds (every case once, then every case again) so a slow stretch of the machine falls on every system alike.',
   );
   md.push('');
+  for (const o of meta.overlays ?? [])
+    md.push(
+      `**Measured again later**: ${o.ids.map((id) => `\`${id}\``).join(', ')}, on ${o.date.slice(0, 10)}${o.commit ? ` at ${o.commit}` : ''} (${o.repetitions} repetition${o.repetitions > 1 ? 's' : ''}; \`${o.file}\`). ` +
+        "Those cases' figures below, and the ratios read from them, come from that run, not from the full run.",
+      '',
+    );
   md.push(
     `> **These figures come from a ${m.nproc}-core machine** (${m.cpuModel}, ${m.memoryGiB} GiB) where Node and the database ` +
       'server share the cores, and other work may run beside it. Absolute figures drift from run to run; the ratios taken within one run hold.',
