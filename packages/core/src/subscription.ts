@@ -74,9 +74,11 @@ export class Subscription {
       logger: host.logger,
     });
     const caps = host.dialect.capabilities;
+    // A FIFO table's claims may run side by side as other processes' do: each takes only heads
+    // no other claim holds (the database's head test, skip of locked rows and guard), so two of
+    // them never take two rows of one group.
     const oneClaimAtATime =
       caps.oneClaimAtATime ||
-      t.group !== undefined ||
       t.partitionKey !== undefined ||
       (t.form === 'lease' && caps.oneLeaseClaimAtATime);
     const claimAhead =

@@ -47,4 +47,30 @@ export function crashScenarios(h: () => Harness, form: Form): void {
     }
     await until(async () => (await h().rows(name)).length === 0, 'acked');
   });
+
+  test(`R-FIFO-1 R-FIFO-2 a group's head held by a SIGKILLed child process runs again before the rows behind it (${form})`, async (ctx) => {
+    skipWithoutChild(ctx, h().target);
+    const { desc, name } = await h().create(form, { group: true });
+    const pub = await h().broker();
+    for (let n = 0; n < 3; n++) await pub.publish(desc, { n }, { group: 'g' });
+    const head = (await h().rows(name)).map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b))[0];
+    // Four workers, one group: the child holds the head alone, and is killed in its handler.
+    const { child, claimed } = await h().crashChild(tableInput(form, name, { group: 'grp' }), {
+      lease: '2s',
+      workers: 4,
+    });
+    expect((await claimed).id).toBe(head);
+    child.kill('SIGKILL');
+    await exited(child);
+
+    const b = await h().broker({ lease: '30s' });
+    const seen: number[] = [];
+    b.subscribe(queue(desc).workers(4), async (m) => {
+      seen.push((m as { n: number }).n);
+    });
+    await b.start();
+    await until(() => seen.length === 3, "the group's rows delivered", 15_000);
+    expect(seen).toEqual([0, 1, 2]);
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+  });
 }

@@ -32,6 +32,30 @@ export function orderingScenarios(h: () => Harness, form: Form): void {
     for (const g of ['g1', 'g2', 'g3']) expect(order.get(g)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  test(`R-FIFO-1 R-FIFO-2 one broker with 8 workers over 20 groups: each group's rows run one at a time, in order (${form})`, async () => {
+    const { desc } = await h().create(form, { group: true });
+    const b = await h().broker({ poolSize: 10 });
+    const groups = Array.from({ length: 20 }, (_, k) => `g${k}`);
+    const order = new Map<string, number[]>();
+    const inWork = new Map<string, number>();
+    let overlap = 0;
+    let done = 0;
+    b.subscribe(queue(desc).workers(8), async (m) => {
+      const { g, n } = m as { g: string; n: number };
+      inWork.set(g, (inWork.get(g) ?? 0) + 1);
+      if (inWork.get(g)! > 1) overlap++;
+      await sleep(1);
+      order.set(g, [...(order.get(g) ?? []), n]);
+      inWork.set(g, inWork.get(g)! - 1);
+      done++;
+    });
+    for (let n = 0; n < 5; n++) for (const g of groups) await b.publish(desc, { g, n }, { group: g });
+    await b.start();
+    await until(() => done === 100, 'all grouped rows done', 60_000);
+    expect(overlap).toBe(0);
+    for (const g of groups) expect(order.get(g)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   test(`R-LOAD-6 a FIFO group's next row is claimed as its predecessor settles, not at the next poll: 2 groups of 15 drain with a poll interval of an hour (${form})`, async () => {
     const { desc } = await h().create(form, { group: true });
     // Published before the consumer exists, by a broker of its own: no publish or notification
