@@ -255,7 +255,8 @@ async function main() {
       const later = JSON.parse(readFileSync(fromCaller(file), 'utf8'));
       const ids = new Set(later.results.map((e) => e.id));
       out.results = out.results.filter((e) => !ids.has(e.id)).concat(later.results);
-      (out.meta.overlays ??= []).push({
+      out.meta.overlays = out.meta.overlays ?? [];
+      out.meta.overlays.push({
         file: relative(root, fromCaller(file)),
         date: later.meta.date,
         commit: later.meta.versions?.commit ?? null,
