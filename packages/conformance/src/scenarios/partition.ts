@@ -214,7 +214,20 @@ export async function runPartition(target: ConformanceTarget, options: Partition
             ? // The child's writes of the cut deliveries rolled back with their transactions.
               [`${a}:other`, `${b}:other`, `${third}:child`]
             : [`${a}:child`, `${a}:other`, `${b}:child`, `${b}:other`, `${third}:child`];
-          expect(written.sort()).toEqual(expected.sort());
+          // The new row comes to the child a second time only where its first lease was lost (a
+          // connection of the cut link can take seconds more to recover: TCP backs off its
+          // retransmissions), and then the broker said so; the cut rows, exactly as expected.
+          const again = `${third}:child`;
+          const thirdTimes = written.filter((w) => w === again).length;
+          if (thirdTimes > 1)
+            expect(
+              [...c.has('leaseLost', third), ...c.has('settlementError', third)],
+              `the child handled row ${third} ${thirdTimes} times: ${JSON.stringify(c.has('claimed', third))}`,
+            ).not.toEqual([]);
+          expect(written.filter((w) => w !== again).sort()).toEqual(
+            expected.filter((w) => w !== again).sort(),
+          );
+          expect(thirdTimes).toBeGreaterThanOrEqual(1);
           await c.stop();
         },
         90_000,
