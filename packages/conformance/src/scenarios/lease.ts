@@ -1,6 +1,6 @@
 import { Broker, type Capabilities, LeaseLostError, queue, type TableOps } from '@sqlinbox/core';
 import { expect, test } from 'vitest';
-import { gate, type Harness, ms, sleep, until, wrapPool } from '../harness.js';
+import { gate, type Harness, ms, sleep, until, wrapOps, wrapPool } from '../harness.js';
 import { skip } from '../scenario-skips.js';
 
 /** Lease form scenarios. */
@@ -181,6 +181,87 @@ export function leaseScenarios(h: () => Harness, caps: Capabilities): void {
     expect(await h().rows(name)).toHaveLength(1);
     release.open();
     void lost;
+  });
+
+  /**
+   * A broker whose first claim of a row answers only once `hold` opens: the claim ran at once,
+   * its answer comes back late (a network stall, a slow server). `ran` opens when it has run.
+   */
+  async function lateClaimBroker(hold: Promise<unknown>) {
+    const adapter = await h().open();
+    const ran = gate<number>();
+    let holding = false;
+    const dialect = wrapOps(adapter.dialect, (ops) => ({
+      claimLease: async (...args: Parameters<TableOps['claimLease']>) => {
+        // Claims after the held one wait with it: only B may take the row meanwhile.
+        if (holding) await hold;
+        const rows = await ops.claimLease(...args);
+        if (!holding && rows.length > 0) {
+          holding = true;
+          ran.open(Date.now());
+          await hold;
+        }
+        return rows;
+      },
+    }));
+    const a = new Broker({ ...adapter, dialect }, { logger: h().logger, pollInterval: 50, lease: '1s' });
+    h().brokers.push(a);
+    return { a, ran };
+  }
+
+  test('R-LEASE-6 R-LEASE-3 a claim that comes back after its lease ran out renews the lease before the handler starts', async () => {
+    const { desc, name } = await h().create('lease');
+    const hold = gate();
+    const { a, ran } = await lateClaimBroker(hold.promise);
+    const seen = gate<{ expiry: number; at: number }>();
+    const release = gate();
+    a.subscribe(queue(desc), async () => {
+      const [row] = await h().rows(name);
+      seen.open({ expiry: ms(row!.locked_until)!, at: Date.now() });
+      await release.promise;
+    });
+    await a.start();
+    await a.publish(desc, { late: 1 });
+    const claimedAt = await ran.promise;
+    // The claim's 1 s lease has run out before its answer is read.
+    await until(() => Date.now() > claimedAt + 1_200, 'the claimed lease ran out');
+    hold.open();
+    const { expiry, at } = await seen.promise;
+    expect(expiry).toBeGreaterThan(at); // a live lease: no other claim may take the row
+    expect(h().logger.has('warn', 'a claim came back late')).toBe(true);
+    release.open();
+    await until(async () => (await h().rows(name)).length === 0, 'acked');
+  });
+
+  test('R-LEASE-6 R-LEASE-3 a row another claim took while a claim was held up is not delivered by the late one', async () => {
+    const { desc, name } = await h().create('lease');
+    const hold = gate();
+    const { a, ran } = await lateClaimBroker(hold.promise);
+    let aRan = 0;
+    a.subscribe(queue(desc), async () => {
+      aRan++;
+    });
+    await a.start();
+    await a.publish(desc, { late: 1 });
+    await ran.promise;
+    const b = await h().broker({ lease: '30s', pollInterval: 50 });
+    const taken = gate<number>();
+    const release = gate();
+    b.subscribe(queue(desc), async (_m, ctx) => {
+      taken.open(ctx.attempt);
+      await release.promise;
+    });
+    await b.start();
+    expect(await taken.promise).toBe(2); // B took the row once A's lease ran out
+    hold.open();
+    await until(
+      () => h().logger.has('warn', 'a claim came back late'),
+      'the late claim renewed what it still held',
+    );
+    expect(aRan).toBe(0);
+    release.open();
+    await until(async () => (await h().rows(name)).length === 0, 'acked by B');
+    expect(aRan).toBe(0);
   });
 
   test('R-LEASE-3 a batched ack (settleMany) settles only the rows that still hold their tokens', async (t) => {

@@ -81,8 +81,14 @@ export class LeaseForm implements ClaimForm {
     const now = new Date();
     const expiry = new Date(now.getTime() + ctx.leaseMs);
     let rows: Awaited<ReturnType<typeof ctx.ops.claimLease>>;
+    let token = expiry;
     try {
       rows = await this.claimStatement(conn, ctx.transactional ? 1 : n, now, expiry);
+      // A claim held up (a lock wait, a network stall) may come back with its lease half gone or
+      // already past, and another claim may have taken its rows since: renew before delivering.
+      if (rows.length > 0 && Date.now() - now.getTime() > ctx.leaseMs / 2) {
+        ({ rows, token } = await this.renewLate(conn, rows, expiry, Date.now() - now.getTime()));
+      }
     } catch (err) {
       await destroyQuietly(ctx, conn);
       ctx.budget.give();
@@ -102,7 +108,7 @@ export class LeaseForm implements ClaimForm {
         conn: keep ? conn : undefined,
         budgeted: keep,
         key: undefined,
-        token: expiry,
+        token,
         tx: false,
         state: 'in_work',
         slot: -1,
@@ -111,6 +117,36 @@ export class LeaseForm implements ClaimForm {
     for (const h of held) h.slot = this.book.add(h);
     this.schedule();
     return held;
+  }
+
+  /**
+   * The rows of a claim that came back late, their leases moved to a fresh expiry: those whose
+   * lease another claim took meanwhile (its token no longer in the row) are left out, undelivered.
+   */
+  private async renewLate(
+    conn: Connection,
+    rows: Row[],
+    expiry: Date,
+    tookMs: number,
+  ): Promise<{ rows: Row[]; token: Date }> {
+    const { ctx } = this;
+    const idColumn = ctx.table.id.column;
+    const token = new Date(Math.max(Date.now() + ctx.leaseMs, expiry.getTime() + 1));
+    const moved = await ctx.ops.extendLeases(
+      conn,
+      rows.map((row) => ({ id: row[idColumn], token: expiry })),
+      token,
+    );
+    const movedKeys = new Set(moved.map(bookKey));
+    const kept = rows.filter((row) => movedKeys.has(bookKey(row[idColumn])));
+    ctx.logger.warn('a claim came back late; its leases were renewed before delivery', {
+      table: ctx.table.table,
+      tookMs,
+      leaseMs: ctx.leaseMs,
+      renewed: kept.length,
+      takenByAnotherClaim: rows.length - kept.length,
+    });
+    return { rows: kept, token };
   }
 
   /** The dialect's claim: the per-key one where the table declares concurrency. */
