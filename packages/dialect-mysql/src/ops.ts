@@ -11,6 +11,7 @@ import type {
   TableOps,
 } from '@sqlinbox/core';
 import { boundedClaims, ClaimRange, chunks, fifoWindow, ID, SqlTable, type Statement } from '@sqlinbox/sql';
+import { type FifoCandidate, FifoHints } from './fifo-hints.js';
 import { knownInTransaction } from './session.js';
 import { type MysqlQueryResult, toCount } from './sql.js';
 import { FIFO_DUE, FIFO_GROUP, FIFO_PART, GUARD_K, MysqlStatements, mysqlSyntax } from './statements.js';
@@ -28,6 +29,51 @@ async function begin(conn: Connection): Promise<void> {
 async function rollbackQuietly(conn: Connection): Promise<void> {
   // the caller rethrows the error that brought it here
   await conn.query('ROLLBACK').catch(() => undefined);
+}
+
+/** The answers of statements sent at once, in order, once all have answered; the first failure thrown. */
+async function allAnswered(sent: readonly Promise<unknown>[]): Promise<unknown[]> {
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+}
+
+/**
+ * A lease claim's transaction in two round trips where the driver pipelines (`mariadb`; `mysql2`
+ * queues them, sparing the awaits between): the begin and the locking select `lock` sent at once;
+ * then, for the ids `pick` keeps of its rows, the update, the re-read and the COMMIT sent at once.
+ * Nothing is written before the first three have all answered. Where one of the last three fails,
+ * the transaction is rolled back unless the COMMIT already ran, and then the claim's rows keep
+ * their lease until it ends, as after a crash.
+ */
+async function leaseTransaction(
+  conn: Connection,
+  lock: Statement,
+  pick: (locked: Row[]) => unknown[] | Promise<unknown[]>,
+  write: (ids: readonly unknown[]) => { update: Statement; reread: Statement },
+): Promise<Row[]> {
+  try {
+    const opened = await allAnswered([
+      ...mysqlSyntax.begin.map((sql) => conn.query(sql)),
+      conn.query<Row>(lock.sql, lock.params),
+    ]);
+    const ids = await pick((opened.at(-1) as MysqlQueryResult<Row>).rows);
+    if (ids.length === 0) {
+      await conn.query('COMMIT');
+      return [];
+    }
+    const { update, reread } = write(ids);
+    const written = await allAnswered([
+      conn.query(update.sql, update.params),
+      conn.query<Row>(reread.sql, reread.params),
+      conn.query('COMMIT'),
+    ]);
+    return (written[1] as MysqlQueryResult<Row>).rows;
+  } catch (err) {
+    await rollbackQuietly(conn);
+    throw err;
+  }
 }
 
 /** Runs `body` in a READ COMMITTED transaction of its own, committed when it returns. */
@@ -81,12 +127,6 @@ function addToId(first: unknown, k: number): unknown {
 
 const idKey = (v: unknown): string => String(v);
 
-/** A FIFO claim's candidate ({@link MysqlTable.fifoCandidates}): a due head, and its group (null: none). */
-export interface FifoCandidate {
-  readonly id: unknown;
-  readonly group: unknown;
-}
-
 /** The statements of one MySQL/MariaDB queue table, all three claim forms. */
 export function prepareTable(t: AnyTable, opts: PrepareOptions = {}): TableOps {
   return new MysqlTable(new MysqlStatements(t, opts));
@@ -108,6 +148,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * claim reads {@link MysqlFifo.beyond} of it in the window's statement. Undefined otherwise.
    */
   private beyondAfter: unknown;
+  /** The last FIFO read's rows, offered to the claims after it ({@link FifoHints}). */
+  private readonly hints = new FifoHints();
 
   constructor(sql: MysqlStatements) {
     super(sql);
@@ -192,9 +234,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * driver answers it: where the server takes two values as one group (a case-insensitive
    * collation), both may be candidates, and the locking select's head test keeps the older.
    */
-  async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<FifoCandidate[] | undefined> {
+  private async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<FifoCandidate[]> {
     const fifo = this.sql.fifo;
-    if (!fifo.windowed) return undefined;
     const after = this.beyondAfter;
     const rows = await this.rows(
       conn,
@@ -218,7 +259,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     for (const r of window) add(r);
     if (window.length < fifoWindow(n) || out.length >= n) {
       this.beyondAfter = undefined;
-      return out;
+      return this.remembered(window, out);
     }
     const last = window[window.length - 1]![ID];
     this.beyondAfter = last;
@@ -227,22 +268,79 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         ? await this.rows(conn, fifo.beyond(last, n, now))
         : rows.filter((r) => toCount(r[FIFO_PART]) === 1);
     for (const r of beyond) add(r);
-    return out;
-  }
-
-  /** The builder's claim; a FIFO table's select takes only its candidates ({@link fifoCandidates}). */
-  override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
-    if (n <= 0) return [];
-    const among = await this.fifoCandidates(conn, n, now);
-    if (among === undefined) return super.claimLocked(conn, n, now);
-    if (among.length === 0) return [];
-    const ids = among.map((c) => c.id);
-    return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, ids)));
+    return this.remembered([...window, ...beyond], out);
   }
 
   /**
-   * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own; a
-   * FIFO table's candidates ({@link fifoCandidates}) read before it, and no transaction where
+   * A FIFO read's candidates `out`, its rows kept as the next claims' hints ({@link FifoHints})
+   * where every candidate has a group (a row without one is claimed as the read finds it).
+   */
+  private remembered(read: readonly Row[], out: FifoCandidate[]): FifoCandidate[] {
+    if (out.some((c) => c.group === null)) this.hints.forget();
+    else
+      this.hints.remember(
+        read.map((r) => ({ id: r[ID], group: r[FIFO_GROUP], due: toCount(r[FIFO_DUE]) === 1 })),
+      );
+    return out;
+  }
+
+  /**
+   * A FIFO claim of up to `n` rows, `over` its candidates: those the last read left as hints
+   * ({@link FifoHints}) where it has any, else those a read finds ({@link fifoCandidates}). A
+   * claim over hints that takes nothing reads at once and claims over what it finds: a hint may be
+   * stale (another process settled or took the row), and the claim must not come back empty while
+   * a head is free. Undefined where the table's claim order is not the id's (no window to read).
+   */
+  private async fifoClaim(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+    over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
+  ): Promise<Row[] | undefined> {
+    if (!this.sql.fifo.windowed) return undefined;
+    const hinted = this.hints.candidates();
+    if (hinted !== undefined) {
+      const rows = await this.claimOver(hinted, n, over);
+      if (rows.length > 0) return rows;
+    }
+    const among = await this.fifoCandidates(conn, n, now);
+    return among.length === 0 ? [] : this.claimOver(among, n, over);
+  }
+
+  /** A FIFO claim over `among`, its rows told to the hints ({@link FifoHints.took}); none kept where it fails. */
+  private async claimOver(
+    among: readonly FifoCandidate[],
+    n: number,
+    over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
+  ): Promise<Row[]> {
+    let rows: Row[];
+    try {
+      rows = await over(among);
+    } catch (err) {
+      this.hints.forget();
+      throw err;
+    }
+    this.hints.took(
+      among,
+      rows.map((r) => this.idOf(r)),
+      n,
+    );
+    return rows;
+  }
+
+  /** The builder's claim; a FIFO table's select takes only its candidates ({@link fifoClaim}). */
+  override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
+    if (n <= 0) return [];
+    const rows = await this.fifoClaim(conn, n, now, async (among) => {
+      const ids = among.map((c) => c.id);
+      return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, ids)));
+    });
+    return rows ?? super.claimLocked(conn, n, now);
+  }
+
+  /**
+   * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own
+   * sent in two round trips ({@link leaseTransaction}); a FIFO table's candidates ({@link fifoClaim}) read before it, and no transaction where
    * there are none. A busy table's claims start near the lowest id the last one took, and sweep
    * the ids below in windows where a scan from the first id is slow ({@link ClaimRange}): while a
    * transaction is held open, purge removes no deleted row, and a scan from the first id steps
@@ -252,16 +350,17 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     if (n <= 0) return [];
     if (this.claimRange !== undefined)
       return this.claimRange.claim(n, (k, from, below) => this.lease(conn, k, now, expiry, from, below));
-    const among = await this.fifoCandidates(conn, n, now);
-    if (among === undefined) return this.lease(conn, n, now, expiry);
-    if (among.length === 0) return [];
-    return inTransaction(conn, async () => {
-      const ids = await this.lockHeads(conn, n, now, expiry, among);
-      return ids.length === 0 ? [] : this.leaseLocked(conn, ids, expiry);
+    const rows = await this.fifoClaim(conn, n, now, async (among) => {
+      const heads = await this.lockHeads(conn, n, now, expiry, among);
+      return leaseTransaction(conn, heads.lock, heads.pick, (ids) => this.leaseWrite(ids, expiry));
     });
+    return rows ?? this.lease(conn, n, now, expiry);
   }
 
-  /** One claim's transaction: the locking select, of ids in a range where given, the guard, the update, the re-read. */
+  /**
+   * One claim's transaction ({@link leaseTransaction}): the locking select, of ids in a range where
+   * given, the guard, the update, the re-read.
+   */
   private lease(
     conn: Connection,
     n: number,
@@ -270,22 +369,21 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     from?: bigint,
     below?: bigint,
   ): Promise<Row[]> {
-    return inTransaction(conn, async () => {
-      const picked = await this.guardHeads(
-        conn,
-        await this.rows(conn, this.sql.lease.claim(n, now, expiry, undefined, from, below)),
-      );
-      const ids = picked.map((r) => this.idOf(r));
-      return ids.length === 0 ? [] : this.leaseLocked(conn, ids, expiry);
-    });
+    return leaseTransaction(
+      conn,
+      this.sql.lease.claim(n, now, expiry, undefined, from, below),
+      async (locked) => (await this.guardHeads(conn, locked)).map((r) => this.idOf(r)),
+      (ids) => this.leaseWrite(ids, expiry),
+    );
   }
 
   /**
-   * Of a FIFO claim's candidates, the ids of those it locks (`SKIP LOCKED`) that pass their
-   * group's guard, taken in one statement: the locking select and every grouped candidate's guard
-   * ({@link MysqlFifo.headGuards}, which waits where the select skips) as parts of one `UNION
-   * ALL`, a round trip less than the select, then the guards. A candidate whose guard answers a row
-   * is not its group's head; one the select did not lock (another claim holds it) is not taken.
+   * A FIFO claim's locking statement over its candidates, and how to `pick` from its rows the ids
+   * it locked (`SKIP LOCKED`) that pass their group's guard: the locking select and every grouped
+   * candidate's guard ({@link MysqlFifo.headGuards}, which waits where the select skips) as parts
+   * of one `UNION ALL`, a round trip less than the select, then the guards. A candidate whose guard
+   * answers a row is not its group's head; one the select did not lock (another claim holds it) is
+   * not taken.
    */
   private async lockHeads(
     conn: Connection,
@@ -293,30 +391,31 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     now: Date,
     expiry: Date,
     among: readonly FifoCandidate[],
-  ): Promise<unknown[]> {
+  ): Promise<{ lock: Statement; pick: (rows: Row[]) => unknown[] }> {
     const grouped = among.filter((c) => c.group !== null);
     const ids = among.map((c) => c.id);
     if (grouped.length > 0) await this.findFifoIndex(conn);
-    const lock = this.sql.lease.claim(n, now, expiry, ids, undefined, undefined, true);
+    const select = this.sql.lease.claim(n, now, expiry, ids, undefined, undefined, true);
     const guards = this.sql.fifo.headGuards(grouped);
-    const st =
+    const lock =
       guards === undefined
-        ? lock
-        : { sql: `(${lock.sql}) UNION ALL ${guards.sql}`, params: [...lock.params, ...guards.params] };
-    const rows = await this.rows(conn, st);
-    const behind = new Set<string>();
-    for (const r of rows) {
-      const k = Number(r[GUARD_K]);
-      if (k >= 0) behind.add(String(grouped[k]!.id));
-    }
-    const locked = new Set(rows.filter((r) => Number(r[GUARD_K]) < 0).map((r) => String(r[ID])));
-    return ids.filter((id) => locked.has(String(id)) && !behind.has(String(id)));
+        ? select
+        : { sql: `(${select.sql}) UNION ALL ${guards.sql}`, params: [...select.params, ...guards.params] };
+    const pick = (rows: Row[]) => {
+      const behind = new Set<string>();
+      for (const r of rows) {
+        const k = Number(r[GUARD_K]);
+        if (k >= 0) behind.add(String(grouped[k]!.id));
+      }
+      const locked = new Set(rows.filter((r) => Number(r[GUARD_K]) < 0).map((r) => String(r[ID])));
+      return ids.filter((id) => locked.has(String(id)) && !behind.has(String(id)));
+    };
+    return { lock, pick };
   }
 
-  /** The lease written to rows this transaction locked, and the rows as they stand after it, in claim order. */
-  private async leaseLocked(conn: Connection, ids: readonly unknown[], expiry: Date): Promise<Row[]> {
-    await this.run(conn, this.sql.lease.claimUpdate(ids, expiry));
-    return this.rows(conn, this.sql.lease.claimRows(ids));
+  /** The lease written to rows a claim's transaction locked, and the re-read of them after it, in claim order. */
+  private leaseWrite(ids: readonly unknown[], expiry: Date): { update: Statement; reread: Statement } {
+    return { update: this.sql.lease.claimUpdate(ids, expiry), reread: this.sql.lease.claimRows(ids) };
   }
 
   /**

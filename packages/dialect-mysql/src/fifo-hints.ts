@@ -1,0 +1,100 @@
+/**
+ * What a FIFO claim's window read saw of each group, kept for the claims right after it. A claim
+ * reads the oldest rows without locks to find its candidates, the groups' heads, and then locks
+ * and tests them ({@link MysqlTable.claimLease}). Once a head settles, the next head of its group
+ * is the row the window showed behind it: the next claims offer those rows without reading the
+ * window again, a round trip less each. An offered row is only a candidate: the locking select's
+ * head test and due test, and the group's guard, decide as they do for a row the window read
+ * found. The hints are dropped where a claim over them takes fewer rows than it could (a row not
+ * yet its group's head, taken by another process, not due), once a group's last remembered row is
+ * taken, and `maxAgeMs` after the read, so a group the window did not show (published since, or beyond
+ * it) waits at most that long for a read that finds it.
+ */
+
+/** A FIFO claim's candidate: a due head, and its group (null: none). */
+export interface FifoCandidate {
+  readonly id: unknown;
+  readonly group: unknown;
+}
+
+const keyOf = (v: unknown): string => String(v);
+
+export class FifoHints {
+  /** Each remembered group's rows in id order, not yet taken by a claim of this table's subscription. */
+  private readonly groups = new Map<string, { group: unknown; ids: unknown[] }>();
+  private readAt = 0;
+  /** Whether the last candidates came from the hints (not from a read). */
+  private offered = false;
+
+  constructor(
+    private readonly maxAgeMs = 250,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * A window read's grouped rows, in id order, each with whether it was due: what the next claims
+   * may offer. A group's first rows that were not due (in work) are left out: the row behind them
+   * is the one to offer once they settle.
+   */
+  remember(rows: readonly (FifoCandidate & { readonly due: boolean })[]): void {
+    this.groups.clear();
+    this.offered = false;
+    this.readAt = this.clock();
+    for (const r of rows) {
+      if (r.group === null || r.group === undefined) continue;
+      const k = keyOf(r.group);
+      let g = this.groups.get(k);
+      if (g === undefined) {
+        if (!r.due) continue;
+        g = { group: r.group, ids: [] };
+        this.groups.set(k, g);
+      }
+      g.ids.push(r.id);
+    }
+  }
+
+  /**
+   * Each remembered group's oldest row not yet taken, groups in the order the read met them (the
+   * locking select orders what it takes); undefined where there are none or the read is older
+   * than `maxAgeMs`: read the window.
+   */
+  candidates(): FifoCandidate[] | undefined {
+    if (this.groups.size === 0 || this.clock() - this.readAt > this.maxAgeMs) {
+      this.forget();
+      return undefined;
+    }
+    this.offered = true;
+    return [...this.groups.values()].map((g) => ({ id: g.ids[0], group: g.group }));
+  }
+
+  /**
+   * A claim over `among` (the read's candidates or the hints') took `taken` of at most `n`: those
+   * rows leave the hints. A claim over hints that took fewer than it could drops them all, and so
+   * does a group's last remembered row taken: what follows it is unknown until a read.
+   */
+  took(among: readonly FifoCandidate[], taken: readonly unknown[], n: number): void {
+    const fromHints = this.offered;
+    this.offered = false;
+    if (fromHints && taken.length < Math.min(n, among.length)) {
+      this.forget();
+      return;
+    }
+    const gone = new Set(taken.map(keyOf));
+    for (const c of among) {
+      if (!gone.has(keyOf(c.id)) || c.group === null || c.group === undefined) continue;
+      const k = keyOf(c.group);
+      const g = this.groups.get(k);
+      if (g === undefined) continue;
+      g.ids = g.ids.filter((id) => keyOf(id) !== keyOf(c.id));
+      if (g.ids.length === 0) {
+        this.forget();
+        return;
+      }
+    }
+  }
+
+  forget(): void {
+    this.groups.clear();
+    this.offered = false;
+  }
+}
