@@ -285,19 +285,38 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   }
 
   /**
-   * A FIFO claim of up to `n` rows, `over` its candidates: those the last read left as hints
-   * ({@link FifoHints}) where it has any, else those a read finds ({@link fifoCandidates}). A
-   * claim over hints that takes nothing reads at once and claims over what it finds: a hint may be
-   * stale (another process settled or took the row), and the claim must not come back empty while
-   * a head is free. Undefined where the table's claim order is not the id's (no window to read).
+   * A FIFO claim of up to `n` rows, `over` its candidates: where `hinted`, those the last read left
+   * as hints ({@link FifoHints}) where it has any, else those a read finds ({@link fifoCandidates}).
+   * A claim over hints that takes nothing reads at once and claims over what it finds: a hint may
+   * be stale (another process settled or took the row), and the claim must not come back empty
+   * while a head is free. Undefined where the table's claim order is not the id's (no window to
+   * read). Only the row lock form takes hints: it guards only the rows its select took, heads by
+   * its head test. The lease form's claim guards every candidate in its locking statement, and a
+   * hint that is not yet a head (the row behind a head in work) would lock that head in the claim's
+   * transaction, so two brokers' claims could wait on each other: a deadlock, and after three in
+   * a row the claim backs off for seconds (the likely cause of a 30 s stall a two-broker drain of
+   * hinted lease claims met once).
    */
   private async fifoClaim(
     conn: Connection,
     n: number,
     now: Date | null,
+    hinted: boolean,
     over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
   ): Promise<Row[] | undefined> {
     if (!this.sql.fifo.windowed) return undefined;
+    if (hinted) return this.fromHints(conn, n, now, over);
+    const among = await this.fifoCandidates(conn, n, now);
+    return among.length === 0 ? [] : over(among);
+  }
+
+  /** {@link fifoClaim} over the hints where there are any, else over a read's candidates. */
+  private async fromHints(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+    over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
+  ): Promise<Row[]> {
     const hinted = this.hints.candidates();
     if (hinted !== undefined) {
       const rows = await this.claimOver(hinted, n, over);
@@ -331,7 +350,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /** The builder's claim; a FIFO table's select takes only its candidates ({@link fifoClaim}). */
   override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
-    const rows = await this.fifoClaim(conn, n, now, async (among) => {
+    const rows = await this.fifoClaim(conn, n, now, true, async (among) => {
       const ids = among.map((c) => c.id);
       return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, ids)));
     });
@@ -340,8 +359,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
 
   /**
    * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own
-   * sent in two round trips ({@link leaseTransaction}); a FIFO table's candidates ({@link fifoClaim}) read before it, and no transaction where
-   * there are none. A busy table's claims start near the lowest id the last one took, and sweep
+   * sent in two round trips ({@link leaseTransaction}); a FIFO table's candidates
+   * ({@link fifoClaim}) read before it, and no transaction where there are none. A busy table's claims start near the lowest id the last one took, and sweep
    * the ids below in windows where a scan from the first id is slow ({@link ClaimRange}): while a
    * transaction is held open, purge removes no deleted row, and a scan from the first id steps
    * over every row settled since.
@@ -350,7 +369,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     if (n <= 0) return [];
     if (this.claimRange !== undefined)
       return this.claimRange.claim(n, (k, from, below) => this.lease(conn, k, now, expiry, from, below));
-    const rows = await this.fifoClaim(conn, n, now, async (among) => {
+    const rows = await this.fifoClaim(conn, n, now, false, async (among) => {
       const heads = await this.lockHeads(conn, n, now, expiry, among);
       return leaseTransaction(conn, heads.lock, heads.pick, (ids) => this.leaseWrite(ids, expiry));
     });

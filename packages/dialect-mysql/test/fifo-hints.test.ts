@@ -96,7 +96,7 @@ describe.skipIf(NO_SERVER)(
     });
 
     for (const form of ['lease', 'rowlock'] as const)
-      test(`R-LOAD-6 R-FIFO-1 one group (${form}): the claim after the head settles takes the next row with no window read; while the head is in work nothing is taken`, async () => {
+      test(`R-LOAD-6 R-FIFO-1 one group (${form}): the claim after the head settles takes the next row (row lock: with no window read); while the head is in work nothing is taken`, async () => {
         const name = uniqueName('fifohint');
         const t = inbox({
           table: name,
@@ -144,10 +144,13 @@ describe.skipIf(NO_SERVER)(
         expect(reads).toBeGreaterThan(0);
         await settle(ids[0]!);
         expect(await claim()).toEqual([ids[1]]);
-        expect(windowReads()).toBe(reads); // offered from the read before, the head test passed
+        // Row lock: offered from the read before, the head test passed. Lease: no hints (its
+        // locking statement guards every candidate, and a hint not yet a head would lock one).
+        if (form === 'rowlock') expect(windowReads()).toBe(reads);
+        else expect(windowReads()).toBeGreaterThan(reads);
         await settle(ids[1]!);
         expect(await claim()).toEqual([ids[2]]);
-        expect(windowReads()).toBe(reads);
+        if (form === 'rowlock') expect(windowReads()).toBe(reads);
         // The head stays in work: the offered row is not its group's head. The claim reads at once
         // (a hint may be stale), and finds the head in work: nothing is taken.
         if (form === 'rowlock') {
