@@ -233,8 +233,13 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * short, both in one statement ({@link MysqlFifo.windowThenBeyond}). A group is told by its value as the
    * driver answers it: where the server takes two values as one group (a case-insensitive
    * collation), both may be candidates, and the locking select's head test keeps the older.
+   * `read`: the rows the statements answered, for the hints ({@link remembered}).
    */
-  private async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<FifoCandidate[]> {
+  private async fifoCandidates(
+    conn: Connection,
+    n: number,
+    now: Date | null,
+  ): Promise<{ among: FifoCandidate[]; read: readonly Row[] }> {
     const fifo = this.sql.fifo;
     const after = this.beyondAfter;
     const rows = await this.rows(
@@ -259,7 +264,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     for (const r of window) add(r);
     if (window.length < fifoWindow(n) || out.length >= n) {
       this.beyondAfter = undefined;
-      return this.remembered(window, out);
+      return { among: out, read: window };
     }
     const last = window[window.length - 1]![ID];
     this.beyondAfter = last;
@@ -268,14 +273,21 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         ? await this.rows(conn, fifo.beyond(last, n, now))
         : rows.filter((r) => toCount(r[FIFO_PART]) === 1);
     for (const r of beyond) add(r);
-    return this.remembered([...window, ...beyond], out);
+    return { among: out, read: [...window, ...beyond] };
   }
 
   /**
    * A FIFO read's candidates `out`, its rows kept as the next claims' hints ({@link FifoHints})
-   * where every candidate has a group (a row without one is claimed as the read finds it).
+   * where every candidate has a group (a row without one is claimed as the read finds it). Only
+   * the claims that take hints keep them.
    */
-  private remembered(read: readonly Row[], out: FifoCandidate[]): FifoCandidate[] {
+  private remembered({
+    among: out,
+    read,
+  }: {
+    among: FifoCandidate[];
+    read: readonly Row[];
+  }): FifoCandidate[] {
     if (out.some((c) => c.group === null)) this.hints.forget();
     else
       this.hints.remember(
@@ -306,7 +318,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   ): Promise<Row[] | undefined> {
     if (!this.sql.fifo.windowed) return undefined;
     if (hinted) return this.fromHints(conn, n, now, over);
-    const among = await this.fifoCandidates(conn, n, now);
+    const { among } = await this.fifoCandidates(conn, n, now);
     return among.length === 0 ? [] : over(among);
   }
 
@@ -322,7 +334,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
       const rows = await this.claimOver(hinted, n, over);
       if (rows.length > 0) return rows;
     }
-    const among = await this.fifoCandidates(conn, n, now);
+    const among = this.remembered(await this.fifoCandidates(conn, n, now));
     return among.length === 0 ? [] : this.claimOver(among, n, over);
   }
 
