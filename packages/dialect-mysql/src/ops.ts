@@ -297,39 +297,26 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   }
 
   /**
-   * A FIFO claim of up to `n` rows, `over` its candidates: where `hinted`, those the last read left
-   * as hints ({@link FifoHints}) where it has any, else those a read finds ({@link fifoCandidates}).
-   * A claim over hints that takes nothing reads at once and claims over what it finds: a hint may
-   * be stale (another process settled or took the row), and the claim must not come back empty
-   * while a head is free. Undefined where the table's claim order is not the id's (no window to
-   * read). Only the row lock form takes hints: it guards only the rows its select took, heads by
-   * its head test. The lease form's claim guards every candidate in its locking statement, and a
-   * hint that is not yet a head (the row behind a head in work) would lock that head in the claim's
-   * transaction, so two brokers' claims could wait on each other: a deadlock, and after three in
-   * a row the claim backs off for seconds (the likely cause of a 30 s stall a two-broker drain of
-   * hinted lease claims met once).
+   * A FIFO claim of up to `n` rows, `over` its candidates: those the last read left as hints
+   * ({@link FifoHints}) where it has any, else those a read finds ({@link fifoCandidates}). A claim
+   * over hints that takes nothing reads at once and claims over what it finds: a hint may be stale
+   * (another process settled or took the row), and the claim must not come back empty while a head
+   * is free. Undefined where the table's claim order is not the id's (no window to read).
+   * `settled` (the lease form): hints only of groups whose rows ahead this subscription settled.
+   * The lease form's locking statement guards every candidate, and a hint behind a head in work
+   * would lock that head in the claim's transaction, so two brokers' claims could wait on each
+   * other (a deadlock, and after three in a row the claim backs off for seconds); the row lock
+   * claim guards only the heads its select took, by its head test.
    */
   private async fifoClaim(
     conn: Connection,
     n: number,
     now: Date | null,
-    hinted: boolean,
+    settled: boolean,
     over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
   ): Promise<Row[] | undefined> {
     if (!this.sql.fifo.windowed) return undefined;
-    if (hinted) return this.fromHints(conn, n, now, over);
-    const { among } = await this.fifoCandidates(conn, n, now);
-    return among.length === 0 ? [] : over(among);
-  }
-
-  /** {@link fifoClaim} over the hints where there are any, else over a read's candidates. */
-  private async fromHints(
-    conn: Connection,
-    n: number,
-    now: Date | null,
-    over: (among: readonly FifoCandidate[]) => Promise<Row[]>,
-  ): Promise<Row[]> {
-    const hinted = this.hints.candidates();
+    const hinted = this.hints.candidates(settled);
     if (hinted !== undefined) {
       const rows = await this.claimOver(hinted, n, over);
       if (rows.length > 0) return rows;
@@ -362,7 +349,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /** The builder's claim; a FIFO table's select takes only its candidates ({@link fifoClaim}). */
   override async claimLocked(conn: Connection, n: number, now: Date | null): Promise<Row[]> {
     if (n <= 0) return [];
-    const rows = await this.fifoClaim(conn, n, now, true, async (among) => {
+    const rows = await this.fifoClaim(conn, n, now, false, async (among) => {
       const ids = among.map((c) => c.id);
       return this.guardHeads(conn, await this.rows(conn, this.sql.rowLock.claim(n, now, ids)));
     });
@@ -381,7 +368,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     if (n <= 0) return [];
     if (this.claimRange !== undefined)
       return this.claimRange.claim(n, (k, from, below) => this.lease(conn, k, now, expiry, from, below));
-    const rows = await this.fifoClaim(conn, n, now, false, async (among) => {
+    const rows = await this.fifoClaim(conn, n, now, true, async (among) => {
       const heads = await this.lockHeads(conn, n, now, expiry, among);
       return leaseTransaction(conn, heads.lock, heads.pick, (ids) => this.leaseWrite(ids, expiry));
     });
@@ -562,15 +549,19 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     if (more.length === 0 && one !== undefined) {
       // One row: its statement's count says whether it still held its token.
       const changed = toCount((await this.run(conn, this.sql.lease.settleOneFinish(one, one.now))).rowCount);
-      return changed > 0 ? [one.id] : [];
+      const held = changed > 0 ? [one.id] : [];
+      this.hints.settled(held);
+      return held;
     }
-    return inTransaction(conn, async () => {
+    const held = await inTransaction(conn, async () => {
       const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
         this.idOf(r),
       );
       if (held.length > 0) await this.run(conn, this.sql.lease.settleManyFinish(held, settlements[0]!.now));
       return held;
     });
+    this.hints.settled(held);
+    return held;
   }
 
   /**
@@ -642,11 +633,24 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   }
 
   /**
+   * The builder's settlement, or {@link settleRow}'s move; a row that left its group is told to
+   * the FIFO hints, unless a dead-letter move ran in the caller's transaction. (An ack in a
+   * transactional handler's transaction is told before its COMMIT: a claim over the hint it frees
+   * may wait on that COMMIT, never on anything the COMMIT waits for.)
+   */
+  override async settle(conn: Connection, s: Settlement): Promise<number> {
+    const changed = await this.settleRow(conn, s);
+    const held = s.kind === 'deadLetter' && s.inTransaction;
+    if (changed > 0 && !held && s.kind !== 'return') this.hints.settled([s.id]);
+    return changed;
+  }
+
+  /**
    * The move to a dead-letter table: copy, delete, clear the copy's lease. In a transaction of its
    * own unless the caller's is open; there a delete that finds fewer rows than were copied (the
    * token moved on between the two: the copy reads without locks) rolls the move back and answers 0.
    */
-  override async settle(conn: Connection, s: Settlement): Promise<number> {
+  private async settleRow(conn: Connection, s: Settlement): Promise<number> {
     if (s.kind !== 'deadLetter' || !('table' in s.target)) return super.settle(conn, s);
     const [copy, remove, clearLease] = this.sql.settle.moveToDeadLetter(s.id, s.token, s.target.table, s);
     const count = this.sql.settle.countBeforeMove(s);
