@@ -106,14 +106,16 @@ export function sustainedVerdicts(byId) {
     });
   for (const db of ['pg', 'mysql', 'sqlite']) {
     const b = get(`sustained-b-${db}-sqlinbox-lease-sql`) ?? get(`sustained-d-${db}-sqlinbox-lease-sql`);
-    // (d)'s windows before the hold are (b)'s load where (b) itself did not run.
-    const fig = b?.summary?.before ?? b?.summary;
+    // (d)'s windows before the hold are (b)'s load where (b) itself did not run; either way after
+    // the first window, which is shown apart (the consumer met the first rows at its idle poll).
+    const fig = b?.summary?.before ?? b?.summary?.steady ?? b?.summary;
     if (!b) continue;
     const limit = db === 'pg' ? 20 : 1000;
+    const startup = b.summary.startup;
     v.push({
       claim: `W6 ${DB[db]} half capacity, plain-SQL producer: enqueue-to-start p99${db === 'pg' ? '' : ' within the poll interval (1 s)'}`,
       pass: fig.p99 === null ? null : fig.p99 < limit,
-      detail: `p50 ${n2(fig.p50)} ms, p99 ${n2(fig.p99)} ms at ${n0(b.rate)} jobs/s (need < ${n0(limit)} ms)${b.summary.before ? ", from (d)'s windows before the hold" : ''}`,
+      detail: `p50 ${n2(fig.p50)} ms, p99 ${n2(fig.p99)} ms at ${n0(b.rate)} jobs/s (need < ${n0(limit)} ms)${b.summary.before ? ", from (d)'s windows before the hold" : ''}${startup ? `; the first window (start-up, the consumer idle until its poll) p99 ${n2(startup.p99)} ms` : ''}`,
     });
   }
   const ld = get(`sustained-d-${L}`);

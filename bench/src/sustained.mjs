@@ -618,6 +618,10 @@ export function summarize(out, settings) {
     maxDead: Math.max(...ws.map((w) => w.dead ?? 0)),
     maxXminAge: Math.max(...ws.map((w) => w.xminAge ?? 0)),
     maxHistoryLength: Math.max(...ws.map((w) => w.historyLength ?? 0)),
+    // The first window apart: the consumer meets the producer's first rows at its idle poll (the
+    // poll interval where nothing wakes it), not at the pace it keeps while rows come.
+    startup: merged(ws.slice(0, 1)),
+    steady: ws.length > 1 ? merged(ws.slice(1)) : null,
   };
   if (out.case === 'a' || out.case === 'b' || out.case === 'e') {
     // First and last minute (full mode), or first and last sixth of a shorter run.
@@ -650,7 +654,8 @@ export function summarize(out, settings) {
   }
   if (out.case === 'd' && out.hold?.from !== null) {
     const { from, to } = out.hold;
-    const before = ws.filter((w) => w.stage === 'before');
+    // Before the hold, after the first window ({@link summarize}'s `startup`).
+    const before = ws.filter((w, i) => w.stage === 'before' && i > 0);
     const during = ws.filter((w) => w.stage === 'held');
     const after = ws.filter((w) => w.stage === 'after');
     const steadyBacklog = before.length
