@@ -54,9 +54,15 @@ export function sustainedVerdicts(byId) {
   // Held: the backlog stayed within 2 s of work at the rate for the whole case.
   const bounded = (r) => r.summary.maxBacklog <= Math.max(2 * r.rate, 100);
   const heldNote = (r, name) =>
-    bounded(r)
+    (r.unheld ?? [])
+      .map(
+        (u) =>
+          `; ${name}'s searched ${n0(u.rate)} jobs/s was not held for the case's length (${n0(u.maxBacklog)} rows behind at most, ${n0(u.consumedPerSec)} jobs/s consumed), held again at ${n0(r.rate)}`,
+      )
+      .join('') +
+    (bounded(r)
       ? ''
-      : `; ${name} did not hold ${n0(r.rate)} jobs/s with a bounded backlog (${n0(r.summary.maxBacklog)} rows at most)`;
+      : `; ${name} did not hold ${n0(r.rate)} jobs/s with a bounded backlog (${n0(r.summary.maxBacklog)} rows at most)`);
   const ratio = (claim, a, b, min) => {
     if (!a || !b) return v.push({ claim, pass: null, detail: 'not measured' });
     const q = rateOf(a) / rateOf(b);

@@ -485,10 +485,26 @@ async function phases(spec, ctx, settings, log, producer, consumers) {
   if (spec.case === 'a') {
     const found = await capacity();
     out.search = found;
-    out.rate = found.rate;
-    log(`    holding ${found.rate}/s for ${settings.seconds} s`);
-    setRate(found.rate);
-    await run(settings.seconds);
+    // A searched rate that the hold shows out of reach (the backlog grows past 2 s of work: the
+    // short steps miss what only minutes of bloat and vacuum bring) is held again at 0.8 of it,
+    // once; the failed hold is kept as `unheld`, its windows dropped. A rate given is held as given.
+    let rate = found.rate;
+    for (let attempt = 0; ; attempt++) {
+      out.rate = rate;
+      log(`    holding ${rate}/s for ${settings.seconds} s`);
+      setRate(rate);
+      const from = windows.length;
+      await run(settings.seconds);
+      const held = windows.slice(from);
+      const maxBacklog = Math.max(0, ...held.map((w) => w.backlog));
+      if (found.given || attempt >= 1 || maxBacklog <= Math.max(2 * rate, 100)) break;
+      const consumed = held.reduce((a, w) => a + w.consumed, 0) / held.reduce((a, w) => a + w.secs, 0);
+      out.unheld = [...(out.unheld ?? []), { rate, maxBacklog, consumedPerSec: Math.round(consumed) }];
+      log(`    ${rate}/s not held (backlog ${maxBacklog}): again at ${Math.round(rate * 0.8)}/s`);
+      windows.splice(from);
+      await drain(Math.max(50, rate * 0.1));
+      rate = Math.max(10, Math.round((rate * 0.8) / 10) * 10);
+    }
   } else if (spec.case === 'b' || spec.case === 'e') {
     const found = await capacity();
     out.rate = Math.max(10, Math.round(found.rate / 2));
