@@ -670,8 +670,7 @@ export function summarize(out, settings) {
   }
   if (out.case === 'd' && out.hold?.from !== null) {
     const { from, to } = out.hold;
-    // Before the hold, after the first window ({@link summarize}'s `startup`).
-    const before = ws.filter((w, i) => w.stage === 'before' && i > 0);
+    const before = ws.filter((w) => w.stage === 'before');
     const during = ws.filter((w) => w.stage === 'held');
     const after = ws.filter((w) => w.stage === 'after');
     const steadyBacklog = before.length
@@ -692,7 +691,8 @@ export function summarize(out, settings) {
     Object.assign(s, {
       holdFrom: from,
       holdTo: to,
-      before: merged(before),
+      // The latency before the hold leaves out the first window (the `startup` above).
+      before: merged(before.filter((w) => w !== ws[0])),
       during: merged(during),
       after: merged(after),
       steadyBacklog,
