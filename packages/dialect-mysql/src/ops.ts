@@ -233,13 +233,9 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * short, both in one statement ({@link MysqlFifo.windowThenBeyond}). A group is told by its value as the
    * driver answers it: where the server takes two values as one group (a case-insensitive
    * collation), both may be candidates, and the locking select's head test keeps the older.
-   * `read`: the rows the statements answered, for the hints ({@link remembered}).
+   * The rows the statements answered are kept as the hints ({@link remembered}).
    */
-  private async fifoCandidates(
-    conn: Connection,
-    n: number,
-    now: Date | null,
-  ): Promise<{ among: FifoCandidate[]; read: readonly Row[] }> {
+  private async fifoCandidates(conn: Connection, n: number, now: Date | null): Promise<FifoCandidate[]> {
     const fifo = this.sql.fifo;
     const after = this.beyondAfter;
     const rows = await this.rows(
@@ -264,7 +260,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     for (const r of window) add(r);
     if (window.length < fifoWindow(n) || out.length >= n) {
       this.beyondAfter = undefined;
-      return { among: out, read: window };
+      return this.remembered(window, out);
     }
     const last = window[window.length - 1]![ID];
     this.beyondAfter = last;
@@ -273,21 +269,14 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
         ? await this.rows(conn, fifo.beyond(last, n, now))
         : rows.filter((r) => toCount(r[FIFO_PART]) === 1);
     for (const r of beyond) add(r);
-    return { among: out, read: [...window, ...beyond] };
+    return this.remembered([...window, ...beyond], out);
   }
 
   /**
    * A FIFO read's candidates `out`, its rows kept as the next claims' hints ({@link FifoHints})
-   * where every candidate has a group (a row without one is claimed as the read finds it). Only
-   * the claims that take hints keep them.
+   * where every candidate has a group (a row without one is claimed as the read finds it).
    */
-  private remembered({
-    among: out,
-    read,
-  }: {
-    among: FifoCandidate[];
-    read: readonly Row[];
-  }): FifoCandidate[] {
+  private remembered(read: readonly Row[], out: FifoCandidate[]): FifoCandidate[] {
     if (out.some((c) => c.group === null)) this.hints.forget();
     else
       this.hints.remember(
@@ -321,7 +310,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
       const rows = await this.claimOver(hinted, n, over);
       if (rows.length > 0) return rows;
     }
-    const among = this.remembered(await this.fifoCandidates(conn, n, now));
+    const among = await this.fifoCandidates(conn, n, now);
     return among.length === 0 ? [] : this.claimOver(among, n, over);
   }
 
@@ -359,10 +348,10 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   /**
    * Locking select, guard (FIFO), update, re-read, in one READ COMMITTED transaction of its own
    * sent in two round trips ({@link leaseTransaction}); a FIFO table's candidates
-   * ({@link fifoClaim}) read before it, and no transaction where there are none. A busy table's claims start near the lowest id the last one took, and sweep
-   * the ids below in windows where a scan from the first id is slow ({@link ClaimRange}): while a
-   * transaction is held open, purge removes no deleted row, and a scan from the first id steps
-   * over every row settled since.
+   * ({@link fifoClaim}) read before it, and no transaction where there are none. A busy table's
+   * claims start near the lowest id the last one took, and sweep the ids below in windows where a
+   * scan from the first id is slow ({@link ClaimRange}): while a transaction is held open, purge
+   * removes no deleted row, and a scan from the first id steps over every row settled since.
    */
   override async claimLease(conn: Connection, n: number, now: Date, expiry: Date): Promise<Row[]> {
     if (n <= 0) return [];
@@ -544,24 +533,27 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    * One ack is one statement ({@link MysqlLease.settleOneFinish}), its count the answer.
    */
   override async settleMany(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
+    const held = await this.finishHeld(conn, settlements);
+    this.hints.settled(held);
+    return held;
+  }
+
+  /** {@link settleMany}'s statements: the ids it acked. */
+  private async finishHeld(conn: Connection, settlements: readonly FinishSettlement[]): Promise<unknown[]> {
     if (settlements.length === 0) return [];
     const [one, ...more] = settlements;
     if (more.length === 0 && one !== undefined) {
       // One row: its statement's count says whether it still held its token.
       const changed = toCount((await this.run(conn, this.sql.lease.settleOneFinish(one, one.now))).rowCount);
-      const held = changed > 0 ? [one.id] : [];
-      this.hints.settled(held);
-      return held;
+      return changed > 0 ? [one.id] : [];
     }
-    const held = await inTransaction(conn, async () => {
+    return inTransaction(conn, async () => {
       const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
         this.idOf(r),
       );
       if (held.length > 0) await this.run(conn, this.sql.lease.settleManyFinish(held, settlements[0]!.now));
       return held;
     });
-    this.hints.settled(held);
-    return held;
   }
 
   /**
@@ -640,8 +632,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
    */
   override async settle(conn: Connection, s: Settlement): Promise<number> {
     const changed = await this.settleRow(conn, s);
-    const held = s.kind === 'deadLetter' && s.inTransaction;
-    if (changed > 0 && !held && s.kind !== 'return') this.hints.settled([s.id]);
+    const uncommitted = s.kind === 'deadLetter' && s.inTransaction;
+    if (changed > 0 && !uncommitted && s.kind !== 'return') this.hints.settled([s.id]);
     return changed;
   }
 
