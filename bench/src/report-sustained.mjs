@@ -57,7 +57,7 @@ export function sustainedVerdicts(byId) {
     (r.unheld ?? [])
       .map(
         (u) =>
-          `; ${name}'s searched ${n0(u.rate)} jobs/s was not held for the case's length (${n0(u.maxBacklog)} rows behind at most, ${n0(u.consumedPerSec)} jobs/s consumed), held again at ${n0(r.rate)}`,
+          `; ${name}'s searched ${n0(u.rate)} jobs/s was not held for the case's length (${n0(u.maxBacklog)} rows behind at most, ${n0(u.consumedPerSec)} jobs/s consumed), held again at ${n0(r.rate)}${u.leftBehind > 0 ? ` with ${n0(u.leftBehind)} rows still behind from it` : ''}`,
       )
       .join('') +
     (bounded(r)
