@@ -12,6 +12,9 @@ const { summarize } = (await import(join(SRC, 'sustained.mjs'))) as {
   summarize(out: unknown, settings: unknown): Summary;
 };
 const { histogram } = (await import(join(SRC, 'run-sustained.mjs'))) as { histogram(): Hist };
+const { sustainedVerdicts } = (await import(join(SRC, 'report-sustained.mjs'))) as {
+  sustainedVerdicts(byId: Map<string, unknown>): { claim: string; pass: boolean | null; detail: string }[];
+};
 
 /**
  * Case (d) at 1,000 jobs/s in 10 s windows, the hold from 30 to 50 s, these backlogs after it, and
@@ -63,5 +66,39 @@ describe('W6 case (d)', () => {
     // The steady figure is every window after the first, the hold's too.
     expect(s.steady.p99).toBeGreaterThanOrEqual(500);
     expect(s.steady.p99).toBeLessThan(1_000);
+  });
+});
+
+describe('W6 (a) sustainable rate ratios', () => {
+  /** A case (a) held at `rate`, consuming `consumed` with at most `maxBacklog` rows behind. */
+  const caseA = (id: string, rate: number, consumed: number, maxBacklog: number) => [
+    `sustained-a-${id}`,
+    {
+      id: `sustained-a-${id}`,
+      runs: [{ rate, windows: [], summary: { consumedPerSec: consumed, maxBacklog } }],
+    },
+  ];
+  const verdict = (peerRate: number, peerConsumed: number, peerBacklog: number) =>
+    sustainedVerdicts(
+      new Map([
+        caseA('pg-sqlinbox-lease-sql', 30_000, 30_000, 300),
+        caseA('pg-graphile-tuned', peerRate, peerConsumed, peerBacklog),
+      ] as [string, unknown][]),
+    ).find((v) => v.claim.includes('vs graphile-worker tuned'))!;
+
+  it('R-LOAD-1 a peer that did not hold its rate sustains less than it: the held rate over that rate is a lower bound of the ratio', () => {
+    // The peer fell 544,091 rows behind at 10,000 jobs/s: 30,000 / 10,000 = 3x at least.
+    const v = verdict(10_000, 9_481, 544_091);
+    expect(v.pass).toBe(true);
+    expect(v.detail).toContain('30,000 / 10,000 = 3x at least');
+    // At 12,800 not held, the bound is only 2.34x: not shown to be 3x.
+    expect(verdict(12_800, 12_574, 663_703).pass).toBe(false);
+  });
+
+  it('R-LOAD-1 both held: the ratio of the rates consumed', () => {
+    expect(verdict(10_000, 10_000, 200).pass).toBe(true);
+    const v = verdict(12_000, 12_000, 200);
+    expect(v.pass).toBe(false);
+    expect(v.detail).toContain('30,000 / 12,000 jobs/s consumed = 2.5x');
   });
 });
