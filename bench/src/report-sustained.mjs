@@ -76,6 +76,13 @@ export function sustainedVerdicts(byId) {
         detail: `sqlinbox held ${n0(a.rate)} jobs/s; the peer did not hold ${n0(b.rate)} jobs/s (${n0(b.summary.maxBacklog)} rows behind at most, ${n0(rateOf(b))} jobs/s consumed), so what it sustains is below that: ${n0(a.rate)} / ${n0(b.rate)} = ${n2(q)}x at least (need ≥ ${min}x)${heldNote(a, 'sqlinbox')}${(b.unheld ?? []).length ? `; the peer's searched ${b.unheld.map((u) => n0(u.rate)).join(', ')} jobs/s not held either` : ''}${given}`,
       });
     }
+    if (bounded(a) && bounded(b) && b.search?.given)
+      // A peer that held a rate given to it may sustain more: the ratio of the two rates bounds nothing.
+      return v.push({
+        claim,
+        pass: null,
+        detail: `sqlinbox held ${n0(a.rate)} jobs/s and the peer the ${n0(b.rate)} jobs/s given to it, which is not its sustainable rate: search it, or give it a rate it does not hold${given}`,
+      });
     const q = rateOf(a) / rateOf(b);
     v.push({
       claim,

@@ -71,18 +71,26 @@ describe('W6 case (d)', () => {
 
 describe('W6 (a) sustainable rate ratios', () => {
   /** A case (a) held at `rate`, consuming `consumed` with at most `maxBacklog` rows behind. */
-  const caseA = (id: string, rate: number, consumed: number, maxBacklog: number) => [
+  const caseA = (id: string, rate: number, consumed: number, maxBacklog: number, given = false) => [
     `sustained-a-${id}`,
     {
       id: `sustained-a-${id}`,
-      runs: [{ rate, windows: [], summary: { consumedPerSec: consumed, maxBacklog } }],
+      runs: [
+        {
+          rate,
+          search: given ? { rate, steps: [], given } : { rate, steps: [] },
+          windows: [],
+          summary: { consumedPerSec: consumed, maxBacklog },
+        },
+      ],
     },
   ];
-  const verdict = (peerRate: number, peerConsumed: number, peerBacklog: number) =>
+  /** sqlinbox held 30,000 jobs/s given to it; the peer as given here. */
+  const verdict = (peerRate: number, peerConsumed: number, peerBacklog: number, given = false) =>
     sustainedVerdicts(
       new Map([
-        caseA('pg-sqlinbox-lease-sql', 30_000, 30_000, 300),
-        caseA('pg-graphile-tuned', peerRate, peerConsumed, peerBacklog),
+        caseA('pg-sqlinbox-lease-sql', 30_000, 30_000, 300, true),
+        caseA('pg-graphile-tuned', peerRate, peerConsumed, peerBacklog, given),
       ] as [string, unknown][]),
     ).find((v) => v.claim.includes('vs graphile-worker tuned'))!;
 
@@ -95,7 +103,15 @@ describe('W6 (a) sustainable rate ratios', () => {
     expect(verdict(12_800, 12_574, 663_703).pass).toBe(false);
   });
 
-  it('R-LOAD-1 both held: the ratio of the rates consumed', () => {
+  it('R-LOAD-1 a peer that held a rate given to it may sustain more: no verdict from that ratio', () => {
+    const v = verdict(3_000, 3_000, 296, true);
+    expect(v.pass).toBeNull();
+    expect(v.detail).toContain('not its sustainable rate');
+    // Given and not held: still a bound.
+    expect(verdict(10_000, 9_481, 544_091, true).pass).toBe(true);
+  });
+
+  it('R-LOAD-1 both held, the peer at its searched rate: the ratio of the rates consumed', () => {
     expect(verdict(10_000, 10_000, 200).pass).toBe(true);
     const v = verdict(12_000, 12_000, 200);
     expect(v.pass).toBe(false);
