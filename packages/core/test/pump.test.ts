@@ -3,7 +3,7 @@
  * admission), as pure logic: a subscription over a scripted table (see scripted.ts) whose
  * statements answer what each test says. Every wait is for an effect: a mode reached, an event.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { Budget } from '../src/budget.js';
 import { type EventMap, Events } from '../src/events.js';
 import { type ControlOps, type ControlRow, inbox, type Pool, queue, type Row } from '../src/index.js';
@@ -185,6 +185,30 @@ describe("R-HOUSE-5 the pump's modes", () => {
       'stopping>stopped',
     ]);
   });
+
+  test('R-HOUSE-5 R-OPS-8 a failed claim on a machine slow enough that its 10 ms pause is over by the time the mode changes: no throw, the pump claims on', async () => {
+    // Every reading of the clock 6 ms after the last (a process descheduled between them), and the
+    // connection-loss pause at its shortest (10 ms): the pause is ahead when decided, over at the
+    // next reading. A killed session's claim crashed a broker process so.
+    let clock = Date.now();
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => (clock += 6));
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      const s = scripted({ claimLease: [new Error('Connection terminated unexpectedly'), [row(1)]] });
+      const { sub, moves, next } = mount(s);
+      const failed = next('claimError');
+      const settled = next('settled');
+      sub.start();
+      expect((await failed).retryInMs).toBe(10);
+      await settled;
+      await sub.stop();
+      expect(moves.slice(0, 2)).toEqual(['new>claiming', 'claiming>paused']);
+      expect(moves.at(-1)).toBe('stopping>stopped');
+    } finally {
+      now.mockRestore();
+      random.mockRestore();
+    }
+  }, 10_000);
 
   test('R-HOUSE-5 claims in flight at once failing together (one outage) back off as one failure, not one per claim', async () => {
     const lockJobs = inbox({ table: 'lock_jobs', id: 'id', payload: 'payload', attempt: 'attempt' });

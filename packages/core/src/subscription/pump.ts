@@ -212,13 +212,19 @@ export class Pump {
     this.wake();
   }
 
-  /** The one place the mode changes; a move {@link TRANSITIONS} does not list is a bug, and throws. */
-  private setMode(to: PumpMode): void {
+  /**
+   * The one place the mode changes; a move {@link TRANSITIONS} does not list is a bug, and throws.
+   * `now`: the instant the caller decided the move at. A pause is checked against it, not against
+   * the clock read again: a process descheduled between the two readings (a loaded machine) would
+   * otherwise find a pause it had just seen ahead already over, and throw (a killed worker's claim,
+   * paused 10 ms, crashed a broker process that way).
+   */
+  private setMode(to: PumpMode, now = Date.now()): void {
     const from = this.current;
     if (!TRANSITIONS[from].includes(to)) {
       throw new Error(`sqlinbox: the pump of ${this.host.table} cannot move from ${from} to ${to}`);
     }
-    if (to === PumpModes.PAUSED && !(from === PumpModes.STOPPED || this.pausedUntil > Date.now())) {
+    if (to === PumpModes.PAUSED && !(from === PumpModes.STOPPED || this.pausedUntil > now)) {
       throw new Error(`sqlinbox: the pump of ${this.host.table} paused with no pause ahead`);
     }
     if (to === PumpModes.STOPPED && this.claims > 0) {
@@ -233,9 +239,10 @@ export class Pump {
   /** Starts claiming (`new` or `stopped`); a no-op in any other mode. */
   start(): void {
     const m = this.current;
+    const now = Date.now();
     if (m === PumpModes.NEW) this.setMode(PumpModes.CLAIMING);
     else if (m === PumpModes.STOPPED)
-      this.setMode(this.pausedUntil > Date.now() ? PumpModes.PAUSED : this.after);
+      this.setMode(this.pausedUntil > now ? PumpModes.PAUSED : this.after, now);
     else return;
     this.loopDone = this.loop().catch((err) => {
       this.host.logger.error('subscription stopped on an unexpected error', {
@@ -304,7 +311,7 @@ export class Pump {
       return this.whenChanged();
     }
     if (this.current === PumpModes.HELD) {
-      this.setMode(this.pausedUntil > now ? PumpModes.PAUSED : this.after);
+      this.setMode(this.pausedUntil > now ? PumpModes.PAUSED : this.after, now);
       this.woken = true; // resumed: claim at once
     }
     if (this.current === PumpModes.PAUSED) {
@@ -421,7 +428,8 @@ export class Pump {
     const m = this.current;
     if (m === PumpModes.CLAIMING || m === PumpModes.IDLE) {
       this.after = m;
-      if (until > Date.now()) this.setMode(PumpModes.PAUSED);
+      const now = Date.now();
+      if (until > now) this.setMode(PumpModes.PAUSED, now);
     }
   }
 
