@@ -773,7 +773,9 @@ const ENGINE = `What the engine sends per job, on the three databases measured h
   The rows beyond the free workers wait, leased, in the subscription: twice the workers at first, growing while the
   workers drain faster than a claim comes back (up to workers + 200) and shrinking when rows wait; a claim tops them
   up in one statement; \`prefetch(n)\` fixes them at workers + n instead. A worker takes its next row as soon as its
-  handler returns, while its ack settles in a batch, at most 500 rows per statement.
+  handler returns, while its ack settles in a batch, at most 500 rows per statement (on MariaDB one
+  \`DELETE .. RETURNING\` where the acks delete; where they stamp \`processed_at\`, a locking read and an update in
+  one transaction).
 - **Row lock form.** One row per claim: \`BEGIN\`, the locking select with \`LIMIT 1\`, the handler inside that
   transaction, then the \`DELETE\` and \`COMMIT\`: the statements of the raw k=1 loop.
 - **Advisory form.** Per row: the candidate select (shared by the rows it finds), the try-lock, the take, the

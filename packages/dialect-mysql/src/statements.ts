@@ -271,6 +271,21 @@ export class MysqlLease extends LeaseStatements<MysqlQueue> {
   }
 
   /**
+   * MariaDB: a batched ack that deletes, in one statement (autocommit): of these leases, the rows
+   * that still hold their tokens deleted in id order (as the claim locks them), their ids answered
+   * (`DELETE .. RETURNING`, which MySQL has not). Undefined where an ack stamps the row
+   * (`processedAt`): then {@link settleManyHeld} and {@link settleManyFinish}.
+   */
+  settleManyDeleted(leases: readonly HeldLease[]): Statement | undefined {
+    const { q, t } = this;
+    if (t.processedAt !== undefined) return undefined;
+    const p = q.params();
+    return p.statement(
+      `DELETE FROM ${q.table} WHERE ${this.heldTokens(p, leases)} ORDER BY ${q.id} RETURNING ${q.id}`,
+    );
+  }
+
+  /**
    * `ack`/`drop` of one row that still holds its token, in one statement (autocommit): delete, or
    * stamp; the count of rows it changed says whether it did. A batch of one row needs no lock read.
    */

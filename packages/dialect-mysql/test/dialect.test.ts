@@ -30,6 +30,8 @@ describe.each(drivers)('$name', (driver) => {
   let admin: Admin;
   let dialect: Dialect;
   let pool: Pool;
+  /** Whether the server is MariaDB (the GitHub workflow runs MySQL 8.4 too). */
+  let mariadb = false;
   const cleanups: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
@@ -37,6 +39,7 @@ describe.each(drivers)('$name', (driver) => {
     dialect = opened.adapter.dialect;
     pool = opened.adapter.pool;
     admin = await openAdmin();
+    mariadb = /mariadb/i.test(String((await admin.q('SELECT VERSION() AS v'))[0]?.v));
   });
   afterAll(async () => {
     await opened.close();
@@ -665,6 +668,54 @@ describe.each(drivers)('$name', (driver) => {
       expect(await admin.q(`SELECT id FROM \`${name}_dead\``)).toEqual([]);
       expect(await admin.q(`SELECT id FROM \`${name}\``)).toHaveLength(1);
     });
+
+    for (const processedAt of [false, true])
+      it(`R-SET-1 R-LEASE-3 a batched ack${processedAt ? ' that stamps processed_at: a transaction, its rows read under lock' : ' that deletes: on MariaDB one statement (DELETE .. RETURNING)'}, answering the rows that held their tokens; a lost token's row stays`, async () => {
+        const t = await make(leaseTable(processedAt ? ({ processedAt: 'processed_at' } as never) : {}));
+        const ops = dialect.prepare(t);
+        const [a, b, d] = await publish(ops, 3);
+        const c = await conn();
+        const now = new Date();
+        const exp = at(now, 60_000);
+        expect(ids(await ops.claimLease(c, 3, now, exp))).toEqual([a, b, d].map(String));
+        // The statements the ack sends, as the session receives them.
+        const sent: string[] = [];
+        const recording = new Proxy(c, {
+          get(target, key) {
+            const v = Reflect.get(target, key, target) as unknown;
+            if (key === 'query')
+              return (sql: string, params?: readonly unknown[]) => {
+                sent.push(sql.trim().split(/\s+/)[0]!.toUpperCase());
+                return target.query(sql, params);
+              };
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        });
+        const finish = (id: unknown, token: Date) => ({ kind: 'finish', id, token, now }) as const;
+        // The first batch on a session reads which server it is, once.
+        const settle = async (batch: ReturnType<typeof finish>[]) =>
+          (await ops.batch!.settleMany(recording, batch)).map(String);
+        expect(await settle([finish(a, exp), finish(b, at(exp, 1))])).toEqual([String(a)]);
+        sent.length = 0;
+        expect(await settle([finish(b, at(exp, 1)), finish(d, exp)])).toEqual([String(d)]);
+        expect(inTx(c)).toBe(false);
+        if (processedAt) {
+          expect(sent).toEqual(['SET', 'START', 'SELECT', 'UPDATE', 'COMMIT']);
+          const rows = await admin.q(
+            `SELECT id, processed_at IS NOT NULL AS done, locked_until FROM \`${t.table}\` ORDER BY id`,
+          );
+          expect(rows.map((r) => [String(r.id), Number(r.done), r.locked_until])).toEqual([
+            [String(a), 1, null],
+            [String(b), 0, expect.anything()],
+            [String(d), 1, null],
+          ]);
+        } else {
+          expect(sent).toEqual(mariadb ? ['DELETE'] : ['SET', 'START', 'SELECT', 'DELETE', 'COMMIT']);
+          expect((await admin.q(`SELECT id FROM \`${t.table}\``)).map((r) => String(r.id))).toEqual([
+            String(b),
+          ]);
+        }
+      });
   });
 
   // -------------------------------------------------------------------------------------------

@@ -41,6 +41,12 @@ test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapsho
           ['settleMany: the rows still held, locked', s.lease.settleManyHeld([{ id: 1, token: now }])],
           ['settleMany: then their ack', s.lease.settleManyFinish([1, 2], now)],
         );
+        const deleted = s.lease.settleManyDeleted([
+          { id: 1, token: now },
+          { id: 2, token: later },
+        ]);
+        if (deleted !== undefined)
+          out.push(['settleMany on MariaDB: the rows still held, deleted, their ids answered', deleted]);
         if (t.concurrency !== undefined)
           out.push(
             ['per-key concurrency: the front of the queue', s.concurrency.front(10, now)],

@@ -957,6 +957,27 @@ DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
 
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
+
 
 -- =================================================================================================
 -- advisory (table jobs, advisory form)
@@ -2219,6 +2240,27 @@ UPDATE;
 DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
+
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
 
 -- the FIFO index, found on the server
 -- params: [null,"jobs","fifo_group"]
@@ -3488,6 +3530,27 @@ DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
 
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
+
 
 -- =================================================================================================
 -- lease, unique key, processed_at (table jobs, lease form)
@@ -4372,6 +4435,27 @@ DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
 
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
+
 -- per-key concurrency: the front of the queue
 -- params: ["2025-01-01 00:00:00.000",100]
 -- text: 122 characters, sha256 73fbece95a538d43
@@ -5244,6 +5328,27 @@ DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
 
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
+
 
 -- =================================================================================================
 -- lease, flows (table jobs, lease form)
@@ -6006,6 +6111,27 @@ UPDATE;
 DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
+
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
 
 
 -- =================================================================================================
@@ -7056,6 +7182,27 @@ UPDATE;
 DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
+
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
 
 -- the FIFO index, found on the server
 -- params: [null,"jobs","fifo_group"]
@@ -9994,6 +10141,27 @@ UPDATE;
 DELETE FROM `jobs`
 WHERE
   `id` IN (?, ?);
+
+-- settleMany on MariaDB: the rows still held, deleted, their ids answered
+-- params: [1,2,"2025-01-01 00:00:00.000",1,"2025-01-01 00:00:30.000",2]
+-- text: 151 characters, sha256 d030fba3e6f24c45
+DELETE FROM `jobs`
+WHERE
+  `id` IN (?, ?)
+  AND (
+    (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+    OR (
+      `locked_until` = ?
+      AND `id` IN (?)
+    )
+  )
+ORDER BY
+  `id`
+RETURNING
+  `id`;
 
 
 -- =================================================================================================
