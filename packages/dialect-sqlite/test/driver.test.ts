@@ -1,5 +1,6 @@
-import { symlinkSync } from 'node:fs';
+import { statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { classifyError } from '../src/classify.js';
 import { SqlitePool, toSqliteValue } from '../src/driver.js';
@@ -45,12 +46,61 @@ describe('SqlitePool', () => {
     for (const conn of [held[0]!, held[2]!, fresh]) pool.release(conn);
   });
 
-  test('each handle runs in WAL mode with synchronous = NORMAL', async () => {
+  test('each handle runs in WAL mode with synchronous = NORMAL, its WAL cut back to 64 MiB at a reset', async () => {
     const [mode] = await db.exec('PRAGMA journal_mode');
     const [sync] = await db.exec('PRAGMA synchronous');
+    const [limit] = await db.exec('PRAGMA journal_size_limit');
     expect(mode).toEqual({ journal_mode: 'wal' });
     expect(sync).toEqual({ synchronous: 1 });
+    expect(limit).toEqual({ journal_size_limit: 64 * 1024 * 1024 });
   });
+
+  test('journalSizeLimit must be a whole number of bytes or -1, named in the error', () => {
+    for (const bad of [-2, 1.5, Number.NaN])
+      expect(() => new SqlitePool({ filename: db.file, journalSizeLimit: bad })).toThrow(
+        /journalSizeLimit must be a whole number of bytes, or -1 for no limit/,
+      );
+  });
+
+  for (const limit of [256 * 1024, -1])
+    test(`R-LOAD-2 R-LOAD-3 a WAL grown while a read transaction held it back is cut back to journalSizeLimit at its next reset (${limit === -1 ? '-1: it keeps its size' : '256 KiB'})`, async () => {
+      const dir = dirname(db.file);
+      const file = join(dir, `wal-${limit}.db`);
+      const pool = new SqlitePool({ filename: file, connections: 1, journalSizeLimit: limit });
+      const reader = new DatabaseSync(file);
+      try {
+        const conn = await pool.acquire();
+        await conn.query('CREATE TABLE jobs (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+        // Rows published and settled in transactions of 20, as a queue's writes come.
+        let id = 0;
+        const churn = async (rounds: number) => {
+          for (let i = 0; i < rounds; i++) {
+            await conn.query('BEGIN');
+            for (let k = 0; k < 20; k++)
+              await conn.query('INSERT INTO jobs (payload) VALUES (?)', ['x'.repeat(100)]);
+            await conn.query('COMMIT');
+            id += 20;
+            await conn.query('DELETE FROM jobs WHERE id <= ?', [id - 20]);
+          }
+        };
+        const walBytes = () => statSync(`${file}-wal`).size;
+        reader.exec('BEGIN');
+        reader.prepare('SELECT count(*) AS n FROM jobs').get();
+        await churn(1_500);
+        const held = walBytes();
+        // The read held the checkpoints back: the WAL is far past 1,000 pages (its checkpoint point).
+        expect(held).toBeGreaterThan(20 * 1024 * 1024);
+        reader.exec('COMMIT');
+        await churn(1_500);
+        if (limit === -1) expect(walBytes()).toBeGreaterThanOrEqual(held);
+        // Cut back at a reset; what the writes after it added stays under the checkpoint point.
+        else expect(walBytes()).toBeLessThan(8 * 1024 * 1024);
+        pool.release(conn);
+      } finally {
+        reader.close();
+        await pool.close();
+      }
+    });
 
   test('query answers rows for readers (RETURNING included) and changes for the rest', async () => {
     await db.withConn(async (c) => {
