@@ -329,8 +329,24 @@ export function sustainedSection(results, dir) {
       const s = r.summary;
       const pp = (x) => (x ? `${n2(x.p50)} / ${n2(x.p99)}` : '–');
       if (r.note) notes.push(`${systemName(e)}: ${r.note}`);
+      // SQLite has no dead tuples or history list to count (deadMaxHeld null); its WAL file is
+      // what a held read makes grow, shown beside the table's size.
+      const counted = s.deadMaxHeld !== null && s.deadMaxHeld !== undefined;
+      const dead = counted
+        ? `${n0(s.deadBefore)} → ${n0(s.deadMaxHeld)}${e.db === 'mysql' ? ' (history list)' : ''}`
+        : '–';
+      const deadBack = !counted
+        ? '–'
+        : s.deadBackAfter === null
+          ? 'not by the end'
+          : `${n1(s.deadBackAfter)} s`;
+      const walWindows = (r.windows ?? []).filter((w) => w.walMB !== undefined);
+      const walBefore = walWindows.filter((w) => w.stage === 'before').at(-1)?.walMB;
+      const wal = walWindows.length
+        ? `; WAL ${n1(walBefore)} → ${n1(Math.max(...walWindows.map((w) => w.walMB)))}, at the end ${n1(walWindows.at(-1).walMB)}`
+        : '';
       md.push(
-        `| ${systemName(e)} | ${n0(r.rate)} | ${pp(s.before)} | **${pp(s.during)}** | ${pp(s.after)} | ${n0(s.steadyBacklog)} → ${n0(s.maxBacklogHeld)} | ${s.backlogBackAfter === null ? 'not by the end' : `${n1(s.backlogBackAfter)} s`} | ${n0(s.deadBefore)} → ${n0(s.deadMaxHeld)}${e.db === 'mysql' ? ' (history list)' : ''} | ${s.deadBackAfter === null ? 'not by the end' : `${n1(s.deadBackAfter)} s`} | ${e.db === 'pg' ? n0(s.maxXminAge) : '–'} | ${n1(s.sizeBeforeMB)} → ${n1(s.sizeMaxMB)} |`,
+        `| ${systemName(e)} | ${n0(r.rate)} | ${pp(s.before)} | **${pp(s.during)}** | ${pp(s.after)} | ${n0(s.steadyBacklog)} → ${n0(s.maxBacklogHeld)} | ${s.backlogBackAfter === null ? 'not by the end' : `${n1(s.backlogBackAfter)} s`} | ${dead} | ${deadBack} | ${e.db === 'pg' ? n0(s.maxXminAge) : '–'} | ${n1(s.sizeBeforeMB)} → ${n1(s.sizeMaxMB)}${wal} |`,
       );
     }
     md.push('');

@@ -1,4 +1,6 @@
 /** W6's summary of a case from its windows (pure logic: synthetic windows, no database). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -12,8 +14,9 @@ const { summarize } = (await import(join(SRC, 'sustained.mjs'))) as {
   summarize(out: unknown, settings: unknown): Summary;
 };
 const { histogram } = (await import(join(SRC, 'run-sustained.mjs'))) as { histogram(): Hist };
-const { sustainedVerdicts } = (await import(join(SRC, 'report-sustained.mjs'))) as {
+const { sustainedVerdicts, sustainedSection } = (await import(join(SRC, 'report-sustained.mjs'))) as {
   sustainedVerdicts(byId: Map<string, unknown>): { claim: string; pass: boolean | null; detail: string }[];
+  sustainedSection(results: unknown[], dir: string): string | null;
 };
 
 /**
@@ -66,6 +69,49 @@ describe('W6 case (d)', () => {
     // The steady figure is every window after the first, the hold's too.
     expect(s.steady.p99).toBeGreaterThanOrEqual(500);
     expect(s.steady.p99).toBeLessThan(1_000);
+  });
+});
+
+describe('W6 case (d) on SQLite in the report', () => {
+  it('R-LOAD-3 shows the WAL before the hold, at most and at the end, and no dead rows (SQLite counts none)', () => {
+    const wal = [5.6, 5.6, 5.6, 900, 1868.1, 64, 5.6, 5.6];
+    const summary = caseD([10, 10, 10]);
+    const stages = ['before', 'before', 'before', 'held', 'held', 'after', 'after', 'after'];
+    const result = {
+      workload: 'sustained',
+      workers: 8,
+      consumers: 3,
+      db: 'sqlite',
+      kind: 'sqlinbox',
+      form: 'lease',
+      producer: 'sql',
+      case: 'd',
+      id: 'sustained-d-sqlite-sqlinbox-lease-sql',
+      runs: [
+        {
+          rate: 1000,
+          summary: { ...summary, deadMaxHeld: null, deadBackAfter: null },
+          windows: stages.map((stage, i) => ({
+            t: 10 * (i + 1),
+            stage,
+            walMB: wal[i],
+            tableMB: 0.2,
+            backlog: 10,
+          })),
+        },
+      ],
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'sqlinbox-report-'));
+    try {
+      const md = sustainedSection([result], dir) ?? '';
+      const row = md.split('\n').find((l) => l.startsWith('| SQLite: sqlinbox lease'));
+      expect(row).toBeDefined();
+      expect(row).toContain('WAL 5.6 → 1868.1, at the end 5.6 |');
+      // The dead rows' two columns, then the xmin age: none measured on SQLite.
+      expect(row).toContain('| – | – | – |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
