@@ -505,8 +505,9 @@ async function phases(spec, ctx, settings, log, producer, consumers) {
       // The second hold starts from a drained table as the first did: a failed 10-minute hold can
       // leave millions of rows, more than the search's drain time clears (graphile-worker tuned
       // began its second hold 82,000 rows behind).
-      await drain(Math.max(50, rate * 0.1), 5 * settings.drainTimeout);
-      if (backlog > Math.max(50, rate * 0.1)) log(`    still ${backlog} rows behind after the drain`);
+      const drained = Math.max(50, rate * 0.1);
+      await drain(drained, 5 * settings.drainTimeout);
+      if (backlog > drained) log(`    still ${backlog} rows behind after the drain`);
       out.unheld.at(-1).leftBehind = backlog;
       rate = Math.max(10, Math.round((rate * 0.8) / 10) * 10);
     }

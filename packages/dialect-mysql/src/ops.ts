@@ -92,30 +92,32 @@ async function inTransaction<T>(conn: Connection, body: () => Promise<T>): Promi
 /** Dead letters one retention stamp statement writes at most. */
 const STAMP_BATCH = 1_000;
 
-/** `innodb_autoinc_lock_mode` and `auto_increment_increment` of a session, read once. */
-const autoIncBySession = new WeakMap<Connection, { mode: number; step: number }>();
-
-async function autoInc(conn: Connection): Promise<{ mode: number; step: number }> {
-  let v = autoIncBySession.get(conn);
-  if (v === undefined) {
-    const { rows } = await conn.query<Row>(
-      'SELECT @@innodb_autoinc_lock_mode AS `mode`, @@auto_increment_increment AS `step`',
-    );
-    v = { mode: toCount(rows[0]?.mode), step: toCount(rows[0]?.step) || 1 };
-    autoIncBySession.set(conn, v);
-  }
-  return v;
+/**
+ * What the runner needs to know of a session's server, read once per session in one statement:
+ * whether it is MariaDB (its `VERSION()`: `DELETE .. RETURNING`), and its
+ * `innodb_autoinc_lock_mode` and `auto_increment_increment` (multi-row inserts' ids).
+ */
+interface SessionFacts {
+  readonly mariadb: boolean;
+  readonly mode: number;
+  readonly step: number;
 }
 
-/** Whether a session's server is MariaDB (by its `VERSION()`), read once per session. */
-const serverBySession = new WeakMap<Connection, { mariadb: boolean }>();
+const factsBySession = new WeakMap<Connection, SessionFacts>();
 
-async function serverOf(conn: Connection): Promise<{ mariadb: boolean }> {
-  let v = serverBySession.get(conn);
+async function sessionFacts(conn: Connection): Promise<SessionFacts> {
+  let v = factsBySession.get(conn);
   if (v === undefined) {
-    const { rows } = await conn.query<Row>('SELECT VERSION() AS `version`');
-    v = { mariadb: /mariadb/i.test(String(rows[0]?.version ?? '')) };
-    serverBySession.set(conn, v);
+    const { rows } = await conn.query<Row>(
+      'SELECT VERSION() AS `version`, @@innodb_autoinc_lock_mode AS `mode`, @@auto_increment_increment AS `step`',
+    );
+    const r = rows[0];
+    v = {
+      mariadb: /mariadb/i.test(String(r?.version ?? '')),
+      mode: toCount(r?.mode),
+      step: toCount(r?.step) || 1,
+    };
+    factsBySession.set(conn, v);
   }
   return v;
 }
@@ -564,7 +566,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
       return changed > 0 ? [one.id] : [];
     }
     const deleted = this.sql.lease.settleManyDeleted(settlements);
-    if (deleted !== undefined && (await serverOf(conn)).mariadb)
+    if (deleted !== undefined && (await sessionFacts(conn)).mariadb)
       return (await this.rows(conn, deleted)).map((r) => this.idOf(r));
     return inTransaction(conn, async () => {
       const held = (await this.rows(conn, this.sql.lease.settleManyHeld(settlements))).map((r) =>
@@ -705,7 +707,7 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     const t = this.sql.t;
     const keyed = t.uniqueKey !== undefined && messages.some((m) => m.key !== undefined);
     const many = messages.length > 1 && t.id.generated;
-    const { mode, step } = many && !keyed ? await autoInc(conn) : { mode: 0, step: 1 };
+    const { mode, step } = many && !keyed ? await sessionFacts(conn) : { mode: 0, step: 1 };
     if (keyed || mode >= 2) {
       return this.atomically(conn, true, async () => {
         const ids: unknown[] = [];
