@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Connection, Pool, QueryResult, Row } from '@sqlinbox/core';
+import { classifyError } from './classify.js';
 import { attachFile, detachFile, type FileState } from './file.js';
 
 /**
@@ -75,8 +76,9 @@ export interface SqliteOptions {
    */
   readonly busyTimeoutMs?: number;
   /**
-   * How long a writer waits, without blocking, for another connection of this process to end its
-   * write transaction before failing with `SQLITE_BUSY`. Default 30000.
+   * How long a writer waits, without blocking, for another connection of this process, or another
+   * process past `busy_timeout`, to end its write transaction before failing with `SQLITE_BUSY`.
+   * Default 30000.
    */
   readonly writeWaitMs?: number;
   /**
@@ -96,6 +98,8 @@ const DEFAULT_BUSY_TIMEOUT_MS = 100;
 const DEFAULT_WRITE_WAIT_MS = 30_000;
 /** Distinct statements each handle keeps prepared; claims and settlements reuse a handful. */
 const STATEMENT_CACHE_SIZE = 200;
+/** The longest pause between two tries of a statement another process's write lock turned away. */
+const MAX_BUSY_PAUSE_MS = 20;
 /** BEGIN and SAVEPOINT count as read-only to SQLite, yet they open the transaction that will write. */
 const STARTS_TRANSACTION = /^\s*(?:BEGIN|SAVEPOINT)\b/i;
 /**
@@ -151,7 +155,7 @@ export class SqliteConnection implements Connection {
   constructor(
     private readonly db: SqliteDatabaseLike,
     private readonly file: FileState,
-    private readonly writeWaitMs: number,
+    private readonly waits: { readonly writeWaitMs: number; readonly busyTimeoutMs: number },
     private readonly owned = true,
   ) {
     fileStates.set(this, file);
@@ -202,15 +206,52 @@ export class SqliteConnection implements Connection {
     if (this.closed) throw new TypeError(`sqlinbox: the database connection is not open (${this.id})`);
     const stmt = this.prepare(sql);
     const values = params.map(toSqliteValue);
+    const until = Date.now() + this.waits.writeWaitMs;
     // In WAL mode a read never waits on the writer, so only writes queue for the file's lock.
     if (!this.holdsWriteLock && (!stmt.readonly || STARTS_TRANSACTION.test(sql))) {
-      await this.file.writeLock.acquire(this.id, this.writeWaitMs);
+      await this.file.writeLock.acquire(this.id, this.waits.writeWaitMs);
       this.holdsWriteLock = true;
     }
     try {
-      return step(stmt, values);
+      return await this.stepOutsideBusy(stmt, values, until);
     } finally {
       this.settleWriteLock();
+    }
+  }
+
+  /**
+   * Runs the statement; where another process holds the file's write lock past `busy_timeout`
+   * and the statement began no transaction (a `BEGIN IMMEDIATE`, or a write in autocommit: it did
+   * nothing), tries it again after pauses that leave the event loop free (`busy_timeout` 0 on the
+   * handle meanwhile), until `until` (`writeWaitMs` after it was asked for). A process
+   * descheduled inside its write transaction (a loaded machine) would otherwise fail this one's
+   * ack after 100 ms, and the row would wait out its lease to run again. A statement inside a
+   * transaction fails at once: SQLite may have rolled the transaction back, and only its owner
+   * can begin it again.
+   */
+  private async stepOutsideBusy(
+    stmt: Statement,
+    values: unknown[],
+    until: number,
+  ): Promise<QueryResult<Row>> {
+    const outside = !inTransaction(this.db);
+    let polling = false;
+    try {
+      for (let pause = 1; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
+        try {
+          return step(stmt, values);
+        } catch (err) {
+          if (!outside || inTransaction(this.db) || this.closed || !isBusy(err) || Date.now() + pause > until)
+            throw err;
+        }
+        if (!polling) {
+          this.db.exec('PRAGMA busy_timeout = 0');
+          polling = true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    } finally {
+      if (polling && !this.closed) this.db.exec(`PRAGMA busy_timeout = ${this.waits.busyTimeoutMs}`);
     }
   }
 
@@ -236,6 +277,11 @@ export class SqliteConnection implements Connection {
     }
     return stmt;
   }
+}
+
+/** SQLite's busy error (`SQLITE_BUSY*`, `SQLITE_LOCKED*`), as either driver reports it. */
+function isBusy(err: unknown): boolean {
+  return classifyError(err) === 'lock_timeout';
 }
 
 function yieldToEventLoop(): Promise<void> {
@@ -479,7 +525,8 @@ export class SqlitePool implements Pool {
       if (given === undefined) db.close();
       throw err;
     }
-    const conn = new SqliteConnection(db, attachFile(this.path), this.writeWaitMs, given === undefined);
+    const waits = { writeWaitMs: this.writeWaitMs, busyTimeoutMs: this.busyTimeoutMs };
+    const conn = new SqliteConnection(db, attachFile(this.path), waits, given === undefined);
     this.live.add(conn);
     return conn;
   }

@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { Broker, inbox, Outcome, queue, silentLogger } from '@sqlinbox/core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { sqliteDialect } from '../src/dialect.js';
@@ -79,6 +80,37 @@ describe('under the core broker', () => {
     for (let i = 0; i < 6; i++) await broker.publish(keyed, { i }, { columns: { account: 'same' } });
     await until(async () => (await count('keyed_jobs')) === 0);
     expect(most).toBe(1);
+  });
+
+  test("R-SET-5 an ack that meets another process's write transaction past busy_timeout waits for it: settled once, no settlement error", async () => {
+    for (const s of sqliteDialect.ddl(leased)) await db.exec(s);
+    // A handle outside the adapter stands for another process, one descheduled inside its write.
+    const outsider = new DatabaseSync(db.file);
+    let deliveries = 0;
+    let failures = 0;
+    broker.on('settlementError', () => failures++);
+    let released!: Promise<void>;
+    broker.subscribe(queue(leased), async () => {
+      deliveries++;
+      outsider.exec('BEGIN IMMEDIATE');
+      // Held for several times the busy_timeout (100 ms) after the handler returns its ack.
+      released = new Promise<void>((r) =>
+        setTimeout(() => {
+          outsider.exec('COMMIT');
+          r();
+        }, 400),
+      );
+      return Outcome.ack();
+    });
+    await broker.publish(leased, { n: 1 });
+    await broker.start();
+    await until(async () => deliveries === 1);
+    await released;
+    // Before the wait, the ack failed with SQLITE_BUSY and the row kept its lease for 30 s.
+    await until(async () => (await count('leased_jobs')) === 0);
+    outsider.close();
+    expect(failures).toBe(0);
+    expect(deliveries).toBe(1);
   });
 
   test('R-TX-7 a transactional delivery keeps every other writer out until it settles', async () => {

@@ -88,7 +88,9 @@ describe('classifyError', () => {
       expect(String(err)).toMatch(/UNIQUE constraint failed/);
       expect(classifyError(err)).toBe('constraint');
     });
-    test("a real SQLITE_BUSY from another process's lock is lock_timeout", async () => {
+    test("a real SQLITE_BUSY from another process's lock, held past writeWaitMs, is lock_timeout", async () => {
+      await own.cleanup();
+      own = tempDb({ ...(driver === undefined ? {} : { driver }), writeWaitMs: 250 });
       await own.exec('CREATE TABLE u (id INTEGER PRIMARY KEY)');
       // A handle outside the pool stands for another process: the in-process lock cannot see it.
       // It is of the same driver: two copies of SQLite in one process do not see each other's locks.

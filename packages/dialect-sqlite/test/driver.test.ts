@@ -268,6 +268,63 @@ describe('the write lock of one file', () => {
   });
 });
 
+describe("another process's write transaction", () => {
+  beforeEach(async () => {
+    await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)');
+    await db.exec('INSERT INTO t (id, v) VALUES (1, 0)');
+  });
+
+  // A handle outside the pool stands for another process: the in-process lock cannot see it.
+  test.each([
+    ['a write in autocommit', 'UPDATE t SET v = v + 1 RETURNING v'],
+    ['BEGIN IMMEDIATE', 'BEGIN IMMEDIATE'],
+  ])(
+    'R-SET-5 %s held back past busy_timeout waits for it, timers running, and runs once it commits',
+    async (_name, sql) => {
+      const outsider = new DatabaseSync(db.file);
+      outsider.exec('BEGIN IMMEDIATE');
+      outsider.exec('UPDATE t SET v = 100');
+      const conn = await db.pool.acquire();
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 5);
+      const write = conn.query(sql);
+      // Several times the busy_timeout (100 ms): before this change the write failed with SQLITE_BUSY.
+      const settled = await settledWithin(write, 500);
+      clearInterval(timer);
+      outsider.exec('COMMIT');
+      outsider.close();
+      expect(settled).toBe(false);
+      // The wait blocked the event loop for at most its first busy_timeout.
+      expect(ticks).toBeGreaterThan(20);
+      if (sql.startsWith('BEGIN')) {
+        await write;
+        await conn.query('UPDATE t SET v = v + 1');
+        await conn.query('COMMIT');
+      } else {
+        expect((await write).rows).toEqual([{ v: 101 }]);
+      }
+      db.pool.release(conn);
+      expect(await db.exec('SELECT v FROM t')).toEqual([{ v: 101 }]);
+    },
+  );
+
+  test('R-SET-5 a statement inside a transaction fails at once on SQLITE_BUSY: its transaction is not its to begin again', async () => {
+    const conn = await db.pool.acquire();
+    await conn.query('BEGIN DEFERRED');
+    await conn.query('SELECT v FROM t');
+    const outsider = new DatabaseSync(db.file);
+    outsider.exec('BEGIN IMMEDIATE');
+    outsider.exec('UPDATE t SET v = 100');
+    const err = await conn.query('UPDATE t SET v = 1').catch((e: unknown) => e);
+    outsider.exec('COMMIT');
+    outsider.close();
+    expect(classifyError(err)).toBe('lock_timeout');
+    await conn.query('ROLLBACK');
+    db.pool.release(conn);
+    expect(await db.exec('SELECT v FROM t')).toEqual([{ v: 100 }]);
+  });
+});
+
 describe('the event loop', () => {
   test('a loop of statements lets timers run: every statement yields, as a network driver does', async () => {
     let fired = false;
