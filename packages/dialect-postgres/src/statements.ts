@@ -326,6 +326,14 @@ function notifying(st: Statement, channel: string, id: string): Statement {
   };
 }
 
+/** The planner settings the per-key claim's turn turns off for its transaction ({@link PostgresConcurrency.turn}). */
+const INDEX_ONLY_PLANS = [
+  'enable_seqscan',
+  'enable_bitmapscan',
+  'enable_hashjoin',
+  'enable_mergejoin',
+] as const;
+
 /** Per-key concurrency: claims of a table serialized by a transaction advisory lock. */
 export class PostgresConcurrency extends ConcurrencyStatements<PostgresQueue> {
   override readonly forms: readonly Form[] = ['lease'];
@@ -345,11 +353,20 @@ export class PostgresConcurrency extends ConcurrencyStatements<PostgresQueue> {
    * (`pg_advisory_xact_lock`), waited for and released by the claim's commit; the claim that
    * follows is a statement of its own, so its snapshot sees every claim committed before the turn.
    * Through a transaction pooler too: the lock lives in the transaction.
+   *
+   * The turn also turns off, for the rest of the claim's transaction only, the plans that read a
+   * whole table or index (sequential and bitmap scans, hash and merge joins), so the claim stays
+   * on its indexes whatever the statistics say. A queue's table is often analyzed at a quiet
+   * moment, when few of its pages hold live rows; its backlog then fills the pages vacuum freed
+   * without the statistics moving, and the planner, counting a few rows in a large table, chose
+   * bitmap scans of the whole table for each of the pick's steps: in the benchmark's hot-key case
+   * one claim took seconds and the table stopped draining for a minute, until the next analyze.
    */
   override turn(): Statement {
     const p = this.q.params();
+    const off = INDEX_ONLY_PLANS.map((name) => `, set_config('${name}', 'off', true)`).join('');
     return p.statement(
-      `SELECT pg_advisory_xact_lock(hashtextextended(${this.s.text(p, this.turnName)}, 0)), 1 AS ok`,
+      `SELECT pg_advisory_xact_lock(hashtextextended(${this.s.text(p, this.turnName)}, 0))${off}, 1 AS ok`,
     );
   }
 }

@@ -4174,9 +4174,13 @@ ORDER BY
 
 -- claimTurn
 -- params: ["sqlinbox.concurrency:jobs"]
--- text: 68 characters, sha256 b7bd9fec1ccb2f0c
+-- text: 246 characters, sha256 6e28f0bd5c937258
 SELECT
   pg_advisory_xact_lock(hashtextextended ($1::text, 0)),
+  set_config('enable_seqscan', 'off', true),
+  set_config('enable_bitmapscan', 'off', true),
+  set_config('enable_hashjoin', 'off', true),
+  set_config('enable_mergejoin', 'off', true),
   1 AS ok;
 
 -- claimLeaseByKey (n 10)
