@@ -255,12 +255,16 @@ async function main() {
       const later = JSON.parse(readFileSync(fromCaller(file), 'utf8'));
       const ids = new Set(later.results.map((e) => e.id));
       out.results = out.results.filter((e) => !ids.has(e.id)).concat(later.results);
-      out.meta.overlays = out.meta.overlays ?? [];
+      // An earlier overlay's cases that this one measures again are this one's to name.
+      out.meta.overlays = (out.meta.overlays ?? [])
+        .map((o) => ({ ...o, ids: o.ids.filter((id) => !ids.has(id)) }))
+        .filter((o) => o.ids.length > 0);
       out.meta.overlays.push({
         file: relative(root, fromCaller(file)),
         date: later.meta.date,
         commit: later.meta.versions?.commit ?? null,
-        repetitions: later.meta.repetitions,
+        // The runs each case took (W6 runs every case once, whatever the run's repetitions).
+        repetitions: Math.max(1, ...later.results.map((e) => e.runs?.length ?? 1)),
         ids: [...ids],
       });
     }
