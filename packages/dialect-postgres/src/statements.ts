@@ -355,8 +355,8 @@ export class PostgresConcurrency extends ConcurrencyStatements<PostgresQueue> {
    * Through a transaction pooler too: the lock lives in the transaction.
    *
    * The turn also turns off, for the rest of the claim's transaction only, the plans that read a
-   * whole table or index (sequential and bitmap scans, hash and merge joins), so the claim stays
-   * on its indexes whatever the statistics say. A queue's table is often analyzed at a quiet
+   * whole table or index (sequential and bitmap scans, hash and merge joins), so the claim keeps to
+   * index scans when the statistics are stale. A queue's table is often analyzed at a quiet
    * moment, when few of its pages hold live rows; its backlog then fills the pages vacuum freed
    * without the statistics moving, and the planner, counting a few rows in a large table, chose
    * bitmap scans of the whole table for each of the pick's steps: in the benchmark's hot-key case
