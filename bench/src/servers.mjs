@@ -9,6 +9,8 @@
  *   BENCH_TMPDIR      where the data directories go (default the OS's temporary directory)
  *   BENCH_PG_OPTIONS  settings for a diagnosis, as `-c name=value` words (default none: stock), e.g.
  *                     `-c shared_preload_libraries=auto_explain -c auto_explain.log_min_duration=200`
+ *   BENCH_MY_OPTIONS  MariaDB settings for a diagnosis, as `--name=value` words (default none), e.g.
+ *                     `--slow-query-log --long-query-time=0.2 --log-slow-verbosity=query_plan,explain`
  *   BENCH_SERVER_LOGS a directory the servers' logs are copied into when they stop (default none)
  *
  * Running as root, the servers run as the system users `postgres` and `mysql` (neither server
@@ -233,6 +235,7 @@ async function mariadbIn(dir, started) {
       `--log-error=${logFile}`,
       '--bind-address=127.0.0.1',
       '--skip-name-resolve',
+      ...(process.env.BENCH_MY_OPTIONS?.trim().split(/\s+/) ?? []),
     ],
     { stdio: 'ignore' },
   );

@@ -165,6 +165,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
   private beyondAfter: unknown;
   /** The last FIFO read's rows, offered to the claims after it ({@link FifoHints}). */
   private readonly hints = new FifoHints();
+  /** The keys the last per-key claim looked for heads in, in key order ({@link MysqlConcurrency.keys}). */
+  private keysKnown: string[] = [];
 
   constructor(sql: MysqlStatements) {
     super(sql);
@@ -486,7 +488,8 @@ export class MysqlTable extends SqlTable<MysqlStatements> {
     await count(front.map((r) => r[column]).filter((k) => k !== null && k !== undefined));
     for (const r of front) take(r);
     if (picked.length < n) {
-      const keys = (await this.rows(conn, st.keys(n))).map((r) => r.k);
+      const keys = (await this.rows(conn, st.keys(n, this.keysKnown))).map((r) => r.k);
+      this.keysKnown = keys.map((k) => String(k));
       await count(keys);
       const free = keys.filter((k) => (work.get(fold(k)) ?? 0) < limit).map((k) => String(k));
       if (free.length > 0)

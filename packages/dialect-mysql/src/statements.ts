@@ -393,16 +393,39 @@ export class MysqlConcurrency extends ConcurrencyStatements<MysqlQueue> {
   }
 
   /**
-   * Where the front gave fewer rows than the claim wants (full keys hold it): the table's first
-   * `4 * n + 20` keys (at most 500) in key order, read by a loose scan of the (key, lease) index,
-   * one look-up per key.
+   * Where the front gave fewer rows than the claim wants (full keys hold it): keys to look for
+   * heads in, the first `4 * n + 20` (at most 500) in key order of: the table's first key, the
+   * next key after each of `known` (the keys this statement answered last time), and the keys of
+   * the table's newest rows (as many, by id). Each next key is its own `MIN(key) > value`, which
+   * the server answers from one probe of the (key, lease) index whatever its statistics say, so
+   * the keys a table has are all found within as many claims as it has keys, and the keys rows
+   * are arriving for at once.
+   *
+   * Replaces a `SELECT DISTINCT key .. LIMIT`, which MariaDB answered with a loose index scan (one
+   * probe per key) only while its statistics favoured that: with statistics that count few rows
+   * per key it read the whole index (W6 (e): 1.35 million entries and 1.5 s a claim, the table
+   * draining 1,000 rows/s at most while 13,000 arrived).
    */
-  keys(n: number): Statement {
+  keys(n: number, known: readonly string[]): Statement {
     const { q, s, t } = this;
     const p = q.params();
     const c = q.col('m', t.concurrency!.column);
+    const want = Math.min(n * 4 + 20, 500);
+    // `MIN(key)` with no condition: a condition such as `key IS NOT NULL` makes MariaDB read the range.
+    const parts = [`SELECT MIN(${c}) AS k FROM ${q.table} m`];
+    for (const k of known.slice(0, want))
+      parts.push(`SELECT MIN(${c}) FROM ${q.table} m WHERE ${c} > ${p.bind(k)}`);
+    parts.push(
+      `SELECT r.k FROM (${s.select(p, {
+        columns: `${c} AS k`,
+        table: `${q.table} m`,
+        alias: 'm',
+        order: `${q.col('m', t.id.column)} DESC`,
+        limit: want,
+      })}) r`,
+    );
     return p.statement(
-      `SELECT DISTINCT ${c} AS k FROM ${q.table} m WHERE ${c} IS NOT NULL ORDER BY ${c}${s.limit(p, Math.min(n * 4 + 20, 500))}`,
+      `SELECT k FROM (${parts.join(' UNION ')}) x WHERE k IS NOT NULL ORDER BY k${s.limit(p, want)}`,
     );
   }
 

@@ -4488,17 +4488,50 @@ WHERE
 GROUP BY
   w.`account`;
 
--- per-key concurrency: full keys ahead, the first keys
--- params: [60]
--- text: 105 characters, sha256 b9d835c88e3b702c
-SELECT DISTINCT
-  m.`account` AS k
+-- per-key concurrency: full keys ahead, keys to look in (the first, the next after two known, the newest rows)
+-- params: ["a","b",60,60]
+-- text: 324 characters, sha256 5b747f6448efd591
+SELECT
+  k
 FROM
-  `jobs` m
+  (
+    SELECT
+      MIN(m.`account`) AS k
+    FROM
+      `jobs` m
+    UNION
+    SELECT
+      MIN(m.`account`)
+    FROM
+      `jobs` m
+    WHERE
+      m.`account` > ?
+    UNION
+    SELECT
+      MIN(m.`account`)
+    FROM
+      `jobs` m
+    WHERE
+      m.`account` > ?
+    UNION
+    SELECT
+      r.k
+    FROM
+      (
+        SELECT
+          m.`account` AS k
+        FROM
+          `jobs` m
+        ORDER BY
+          m.`id` DESC
+        LIMIT
+          ?
+      ) r
+  ) x
 WHERE
-  m.`account` IS NOT NULL
+  k IS NOT NULL
 ORDER BY
-  m.`account`
+  k
 LIMIT
   ?;
 
