@@ -52,7 +52,7 @@ test('R-HOUSE-4 every statement of the MySQL/MariaDB dialect matches its snapsho
             ['per-key concurrency: the front of the queue', s.concurrency.front(10, now)],
             ['per-key concurrency: rows in work of the keys read', s.concurrency.inWork(['a', 'b'], now)],
             [
-              "per-key concurrency: full keys ahead, keys to look in (the first, the next after two known, the newest rows)",
+              'per-key concurrency: full keys ahead, keys to look in (the first, the next after two known, the newest rows)',
               s.concurrency.keys(10, ['a', 'b']),
             ],
             [
