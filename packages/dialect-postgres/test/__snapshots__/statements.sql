@@ -4174,13 +4174,14 @@ ORDER BY
 
 -- claimTurn
 -- params: ["sqlinbox.concurrency:jobs"]
--- text: 246 characters, sha256 6e28f0bd5c937258
+-- text: 286 characters, sha256 6d2e793e8373cb15
 SELECT
   pg_advisory_xact_lock(hashtextextended ($1::text, 0)),
   set_config('enable_seqscan', 'off', true),
   set_config('enable_bitmapscan', 'off', true),
   set_config('enable_hashjoin', 'off', true),
   set_config('enable_mergejoin', 'off', true),
+  set_config('enable_sort', 'off', true),
   1 AS ok;
 
 -- claimLeaseByKey (n 10)
