@@ -26,32 +26,47 @@ describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (handler r
     await admin.end();
   });
 
-  test('R-CLUS-4 the per-key claim reads a bounded number of rows, the hot key open or full', async () => {
-    const name = uniqueName('hot');
+  /** A table under per-key concurrency on `account`, dropped after the suite. */
+  const keyedTable = async (prefix: string, limit: number) => {
+    const name = uniqueName(prefix);
     const t = inbox({
       table: name,
       id: { column: 'id', generated: true },
       payload: 'payload',
       attempt: 'attempt',
       lease: 'locked_until',
-      concurrency: { key: 'account', limit: 2 },
+      concurrency: { key: 'account', limit },
     } as never) as AnyTable;
     drops.push(await createTables(admin, t));
-    // 55,000 rows in one statement: the first 50,000 of key 'hot', then 10 of each of 500 keys.
+    return { name, t };
+  };
+  /** The numbers 1..`upTo` (at most 100,000) as `g`, in a derived table `s`. */
+  const numbers = (upTo: number) => {
     const digits = `(${Array.from({ length: 10 }, (_, i) => `SELECT ${i} AS d`).join(' UNION ALL ')})`;
-    await admin.q(
-      `INSERT INTO ${name} (payload, account) SELECT '{}', IF(g <= 50000, 'hot', CONCAT('k', g % 500)) FROM` +
-        ` (SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS g FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e, ${digits} f) s` +
-        ' WHERE g <= 55000 ORDER BY g',
+    return (
+      ` (SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS g FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e, ${digits} f) s` +
+      ` WHERE g <= ${upTo} ORDER BY g`
     );
-    await admin.q(`ANALYZE TABLE ${name}`);
+  };
+  /** A claim of 10 rows leased for an hour: its cost in handler reads and the keys it took. */
+  const claimer = (t: AnyTable) => {
     const ops = mysqlDialect.prepare(t);
-    const claim = async () => {
+    return async () => {
       const before = await reads();
       const now = new Date();
       const rows = await ops.concurrency!.claimLease(conn, 10, now, new Date(now.getTime() + 3_600_000));
       return { read: (await reads()) - before, claimed: rows.map((r) => String(r.account)) };
     };
+  };
+
+  test('R-CLUS-4 the per-key claim reads a bounded number of rows, the hot key open or full', async () => {
+    const { name, t } = await keyedTable('hot', 2);
+    // 55,000 rows in one statement: the first 50,000 of key 'hot', then 10 of each of 500 keys.
+    await admin.q(
+      `INSERT INTO ${name} (payload, account) SELECT '{}', IF(g <= 50000, 'hot', CONCAT('k', g % 500)) FROM${numbers(55_000)}`,
+    );
+    await admin.q(`ANALYZE TABLE ${name}`);
+    const claim = claimer(t);
 
     // The hot key has one row in work: one more of it is taken, and nine rows of other keys.
     await admin.q(`UPDATE ${name} SET locked_until = NOW(3) + INTERVAL 1 HOUR WHERE id = 1`);
@@ -74,23 +89,11 @@ describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (handler r
   ])(
     "R-CLUS-4 the per-key claim's look-ups stay bounded whatever the statistics say (%s), and find keys no new row names",
     async (_, frequency) => {
-      const name = uniqueName('hotstats');
-      const t = inbox({
-        table: name,
-        id: { column: 'id', generated: true },
-        payload: 'payload',
-        attempt: 'attempt',
-        lease: 'locked_until',
-        concurrency: { key: 'account', limit: 1 },
-      } as never) as AnyTable;
-      drops.push(await createTables(admin, t));
+      const { name, t } = await keyedTable('hotstats', 1);
       // 50,000 rows of key 'hot' (one in work: the key is full), then 10 rows of each of ten keys
       // 'j0'..'j9' that no later row names, then 20 rows of each of 500 keys 'k0'..'k499'.
-      const digits = `(${Array.from({ length: 10 }, (_, i) => `SELECT ${i} AS d`).join(' UNION ALL ')})`;
       await admin.q(
-        `INSERT INTO ${name} (payload, account) SELECT '{}', IF(g <= 50000, 'hot', IF(g <= 50100, CONCAT('j', g % 10), CONCAT('k', g % 500))) FROM` +
-          ` (SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d AS g FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e, ${digits} f) s` +
-          ' WHERE g <= 60100 ORDER BY g',
+        `INSERT INTO ${name} (payload, account) SELECT '{}', IF(g <= 50000, 'hot', IF(g <= 50100, CONCAT('j', g % 10), CONCAT('k', g % 500))) FROM${numbers(60_100)}`,
       );
       await admin.q(`UPDATE ${name} SET locked_until = NOW(3) + INTERVAL 1 HOUR WHERE id = 1`);
       await admin.q(`ANALYZE TABLE ${name}`);
@@ -109,13 +112,7 @@ describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (handler r
         );
         await admin.q(`FLUSH TABLES ${name}`);
       }
-      const ops = mysqlDialect.prepare(t);
-      const claim = async () => {
-        const before = await reads();
-        const now = new Date();
-        const rows = await ops.concurrency!.claimLease(conn, 10, now, new Date(now.getTime() + 3_600_000));
-        return { read: (await reads()) - before, claimed: rows.map((r) => String(r.account)) };
-      };
+      const claim = claimer(t);
       const first = await claim();
       expect(first.claimed).toHaveLength(10);
       expect(first.claimed).not.toContain('hot');

@@ -328,7 +328,9 @@ function notifying(st: Statement, channel: string, id: string): Statement {
 
 /**
  * The planner settings the per-key claim's turn turns off for its transaction, as the turn's
- * select-list items ({@link PostgresConcurrency.turn}).
+ * select-list items ({@link PostgresConcurrency.turn}). JIT too: a plan that keeps a sort it
+ * cannot do without carries the cost a turned-off setting adds, far above `jit_above_cost`, and
+ * each claim then compiled its expressions (600 ms where the claim itself took 10).
  */
 const INDEX_ONLY_PLANS = [
   'enable_seqscan',
@@ -336,6 +338,7 @@ const INDEX_ONLY_PLANS = [
   'enable_hashjoin',
   'enable_mergejoin',
   'enable_sort',
+  'jit',
 ]
   .map((name) => `, set_config('${name}', 'off', true)`)
   .join('');

@@ -30,6 +30,25 @@ function rowsRead(n: Node): number {
   return own + (n.Plans ?? []).reduce((sum, c) => sum + rowsRead(c), 0);
 }
 
+/**
+ * The claim of `n` rows as the engine runs it, in one transaction after its turn, under EXPLAIN
+ * ANALYZE; rolled back. Its plan.
+ */
+async function afterTurn(admin: pgModule.Client, t: AnyTable, n: number): Promise<Node & { jit: boolean }> {
+  const s = new PostgresStatements(t);
+  const turn = s.concurrency.turn();
+  const claim = s.concurrency.claim(n, new Date(), at(30_000));
+  await admin.query('BEGIN');
+  try {
+    await admin.query(turn.sql, [...turn.params]);
+    const r = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim.sql}`, [...claim.params]);
+    const top = (r.rows[0]['QUERY PLAN'] as { Plan: Node; JIT?: unknown }[])[0]!;
+    return { ...top.Plan, jit: top.JIT !== undefined };
+  } finally {
+    await admin.query('ROLLBACK');
+  }
+}
+
 /** Runs the statement under EXPLAIN ANALYZE in a transaction rolled back: its rows read and rows answered. */
 async function analyze(admin: pgModule.Client, st: { sql: string; params: readonly unknown[] }) {
   const rolledBack = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -96,19 +115,7 @@ describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (EXPLAIN A
     ]);
     expect(Number(stats.rows[0].reltuples)).toBeLessThan(100);
 
-    const s = new PostgresStatements(t);
-    const turn = s.concurrency.turn();
-    const claim = s.concurrency.claim(10, new Date(), at(30_000));
-    // The claim as the engine runs it: in one transaction after its turn.
-    await admin().query('BEGIN');
-    let plan: Node;
-    try {
-      await admin().query(turn.sql, [...turn.params]);
-      const r = await admin().query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim.sql}`, [...claim.params]);
-      plan = (r.rows[0]['QUERY PLAN'] as { Plan: Node }[])[0]!.Plan;
-    } finally {
-      await admin().query('ROLLBACK');
-    }
+    const plan = await afterTurn(admin(), t, 10);
     // Before the turn set the planner to index plans: a sequential scan of the table and a hash
     // join over all of it, about 110,000 rows read.
     expect(rowsRead(plan)).toBeLessThan(2_000);
@@ -136,22 +143,13 @@ describe.skipIf(NO_SERVER)('R-CLUS-4 a hot key beside many small keys (EXPLAIN A
     await admin().query(
       `INSERT INTO "${name}" (payload, account) SELECT jsonb_build_object('p', repeat('x', 1000)), CASE WHEN g <= 50000 THEN 'hot' ELSE 'k' || (g % 500) END FROM generate_series(1, 150000) g`,
     );
-    const s = new PostgresStatements(t);
-    const turn = s.concurrency.turn();
     // A claim of 2,000 rows reads a front of 10,000 due rows: more than the statistics count due.
-    const claim = s.concurrency.claim(2_000, new Date(), at(30_000));
-    await admin().query('BEGIN');
-    let plan: Node;
-    try {
-      await admin().query(turn.sql, [...turn.params]);
-      const r = await admin().query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim.sql}`, [...claim.params]);
-      plan = (r.rows[0]['QUERY PLAN'] as { Plan: Node }[])[0]!.Plan;
-    } finally {
-      await admin().query('ROLLBACK');
-    }
+    const plan = await afterTurn(admin(), t, 2_000);
     // Before the turn turned off sorts too, the planner read the whole (key, lease, id) index in
     // an index-only scan and sorted it by id (W6 (e): 335,000 rows and 210 ms a claim, the table
     // draining a third of its rate for 40 s): here 166,787 rows.
     expect(rowsRead(plan)).toBeLessThan(20_000);
+    // The sorts it keeps carry the cost a turned-off setting adds: no JIT compiles the claim for it.
+    expect(plan.jit).toBe(false);
   });
 });

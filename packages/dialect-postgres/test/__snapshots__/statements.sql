@@ -4174,7 +4174,7 @@ ORDER BY
 
 -- claimTurn
 -- params: ["sqlinbox.concurrency:jobs"]
--- text: 286 characters, sha256 6d2e793e8373cb15
+-- text: 318 characters, sha256 2e98be4e5a0970ae
 SELECT
   pg_advisory_xact_lock(hashtextextended ($1::text, 0)),
   set_config('enable_seqscan', 'off', true),
@@ -4182,6 +4182,7 @@ SELECT
   set_config('enable_hashjoin', 'off', true),
   set_config('enable_mergejoin', 'off', true),
   set_config('enable_sort', 'off', true),
+  set_config('jit', 'off', true),
   1 AS ok;
 
 -- claimLeaseByKey (n 10)
